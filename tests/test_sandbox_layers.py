@@ -509,6 +509,61 @@ def test_sealed_ordered_dict_and_deque_keep_no_item_across_the_codes_own_code() 
     assert done.returncode == 0 and done.stdout.strip() == "[]", (done.stdout, done.stderr)
 
 
+def test_sealed_partial_holds_what_it_calls() -> None:
+    """After `seal_partial` a callee that sets its partial's state anew (`bisect.insort`'s key) frees nothing the call
+    still passes: the key is never handed an item of the freed list (it was: a forged bytearray over all memory); calls,
+    reprs, pickles and copies of partials, a subclass's made before and after the seal, answer as before. In an
+    interpreter of its own (the seal is for good)."""
+    code = """if True:
+        import bisect, copy, functools, importlib.util, pickle, sys
+        spec = importlib.util.spec_from_file_location("_confine", sys.argv[1])
+        confine = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(confine)
+
+        class Sub(functools.partial):
+            pass
+
+        def echo(*args, **named):
+            return args, named
+
+        def honest():
+            p = functools.partial(echo, 1, x=2)
+            return (p(3), p(3, x=5), repr(p), repr(Sub(echo, 1)), Sub(echo, 9)(1), pickle.loads(pickle.dumps(p))(0),
+                    copy.deepcopy(p)(0), sorted([3, 1, 2], key=functools.partial(int.__mul__, -1)))
+
+        before = honest()
+        assert confine.seal_partial() is None
+        assert honest() == before, (honest(), before)
+
+        class Later(functools.partial):
+            pass
+
+        assert Later(echo, 1)(2) == ((1, 2), {}) and repr(Later(echo)).startswith("Later(<function echo")
+        words = lambda *values: b"".join(value.to_bytes(8, "little") for value in values)
+        forged = words(1 << 20, id(bytearray), 1 << 62, (1 << 62) + 1, 0, 0, 0)
+        refill, handed = words(*[id(forged) + 32] * 1000)[:8000 - 33], []
+
+        class Key:
+            def __call__(self, item):
+                if not handed:
+                    handed.append(None)
+                    partial.__setstate__((bisect.insort, (), None, None))
+                    handed.extend(bytes(memoryview(refill)) for _ in range(4))
+                    return 0
+                handed.append(item)
+                raise KeyError
+
+        partial = functools.partial(bisect.insort, list(range(1000)))
+        try:
+            partial(5, key=Key())
+        except KeyError:
+            pass
+        print([len(h) for h in handed if type(h) is bytearray])
+    """
+    confine = Path(__file__).resolve().parents[1] / "coworkenv" / "sandbox" / "_confine.py"
+    done = subprocess.run([sys.executable, "-c", code, str(confine)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.strip() == "[]", (done.stdout, done.stderr)
+
 def test_the_bootstraps_gates_keep_their_code_and_look_no_name_up() -> None:
     """The gates `seal_buffered_io` installs are plain functions held by immutable types: the hook refuses and
     reports changing their code or defaults (a code of the code's own there would hand it the buffer again), and

@@ -649,6 +649,8 @@ def isolate(
             ("seal_ordered_dict", "OrderedDict walks nodes the code's own code freed"),
             # deque.index compares items it holds itself (a value's reflected `__eq__` freed the item C compared).
             ("seal_deque", "deque.index hands the code an item it freed"),
+            # A partial holds what it calls and prints (a callee's `__setstate__` freed the arguments C still passed).
+            ("seal_partial", "functools.partial calls with arguments the code's own code freed"),
             ("seal_ctypes", "ctypes stays usable, which rewrites the hook's memory")):
         failed = None if "hook" in disabled else confine[seal]()
         if failed is not None:

@@ -968,13 +968,90 @@ def seal_deque() -> str | None:
     return None
 
 
+# A C `functools.partial` calls its function with its stored arguments by borrowed references (`partial_vectorcall`
+# passes the tuple's items and the function as they are), and its repr walks them while their reprs run: a callee's
+# Python code (a `key=` of `bisect.insort`, an argument's `__repr__`) that calls `__setstate__` on the partial frees
+# the old function, tuple and keyword dict under the C code still using them. `bisect.insort` of a list held by the
+# partial alone went on bisecting the freed list's item table, refilled by bytes of the code's own naming a forged
+# bytearray header, and handed that to the key (all memory, no audit event; forty-sixth round). Sealed here: calls and
+# repr are gates that take references of their own to the function, arguments and keywords first (set through
+# `type.__setattr__`, so that the call and repr slots of the type and its subclasses follow; the vectorcall flag is
+# cleared, so every call goes through the slot); `__setstate__` stays for pickling and copies, and frees nothing in use.
+def _partial_call(self: Any, /, *args: Any, _sealed_tools: Any = (), **named: Any) -> Any:
+    func_of, args_of, keywords_of = _sealed_tools[:3]  # a keyword default: the call's own keywords are the code's
+    func, given, keywords = func_of(self), args_of(self), keywords_of(self)  # held for the whole call
+    if keywords:
+        return func(*given, *args, **{**keywords, **named})
+    return func(*given, *args, **named)
+
+
+def _partial_repr(self: Any, tools: Any = ()) -> Any:
+    func_of, args_of, keywords_of, type_, partial_t, dict_, id_, ident, running = tools
+    seen = (id_(self), ident())
+    if seen in running:
+        return "..."
+    running.add(seen)
+    try:
+        func, given, keywords = func_of(self), args_of(self), dict_(keywords_of(self))
+        text = ""
+        for arg in given:
+            text = f"{text}, {arg!r}"
+        for key, value in keywords.items():
+            text = f"{text}, {key!s}={value!r}"
+        name = "functools.partial" if type_(self) is partial_t else type_(self).__name__
+        return f"{name}({func!r}{text})"
+    finally:
+        running.discard(seen)
+
+
+_TPFLAGS_HAVE_VECTORCALL = 1 << 11
+
+
+def seal_partial() -> str | None:
+    """Make a C `functools.partial` hold what it calls and prints (above). Returns why it could not, or None."""
+    import _functools
+    import _thread
+    import builtins
+
+    cls: Any = _functools.partial
+    own = cls.__dict__
+    flags = ctypes.c_ulong.from_address(id(cls) + _TP_FLAGS)
+    if (flags.value != cls.__flags__ or not cls.__flags__ & _TPFLAGS_IMMUTABLETYPE
+            or not cls.__flags__ & _TPFLAGS_HAVE_VECTORCALL
+            or any(type(own.get(name)).__name__ != "member_descriptor" for name in ("func", "args", "keywords"))
+            or any(type(own.get(name)).__name__ != "wrapper_descriptor" for name in ("__call__", "__repr__"))):
+        return "functools.partial is not the C type this bootstrap knows"
+    function_t: Any = type(_partial_repr)
+    tools: tuple[Any, ...] = (own["func"].__get__, own["args"].__get__, own["keywords"].__get__, type, cls, dict, builtins.id,
+             _thread.get_ident, set())
+    call = function_t(_partial_call.__code__, {}, "__call__")
+    call.__kwdefaults__ = {"_sealed_tools": tools}
+    show = function_t(_partial_repr.__code__, {}, "__repr__", (tools,))
+    pending, types = [cls], []
+    while pending:
+        kind = pending.pop()
+        pending.extend(type.__subclasses__(kind))
+        types.append(kind)
+    flags.value = cls.__flags__ & ~_TPFLAGS_IMMUTABLETYPE
+    try:
+        type.__setattr__(cls, "__call__", call)  # the call slots of the type and its subclasses follow
+        type.__setattr__(cls, "__repr__", show)
+    finally:
+        flags.value = cls.__flags__ | _TPFLAGS_IMMUTABLETYPE
+    for kind in types:  # each call through the slot: a partial's own vectorcall borrowed what it passed
+        kind_flags = ctypes.c_ulong.from_address(id(kind) + _TP_FLAGS)
+        kind_flags.value = kind_flags.value & ~_TPFLAGS_HAVE_VECTORCALL
+    return None
+
+
 def sealed_codes() -> tuple[Any, ...]:
-    """The code objects of the gates `seal_buffered_io`, `seal_array`, `seal_ordered_dict` and `seal_deque`
-    install, which the hook keeps from being changed."""
+    """The code objects of the gates `seal_buffered_io`, `seal_array`, `seal_ordered_dict`, `seal_deque` and
+    `seal_partial` install, which the hook keeps from being changed."""
     return (_own_method_get.__code__, _own_method_set.__code__, _buffered_new.__code__, _array_setitem.__code__,
             _array_append.__code__, _array_insert.__code__, _array_extend.__code__, _array_fromlist.__code__,
             _array_tofile.__code__, _odict_compare.__code__, _odict_repr.__code__, _odict_copy.__code__,
-            _odict_pop.__code__, _odict_popitem.__code__, _deque_index.__code__)
+            _odict_pop.__code__, _odict_popitem.__code__, _deque_index.__code__,
+            _partial_call.__code__, _partial_repr.__code__)
 
 
 def seal_buffered_io() -> str | None:

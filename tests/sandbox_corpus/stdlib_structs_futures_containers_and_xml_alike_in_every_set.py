@@ -1,9 +1,10 @@
 # expect: ok
 # expect-kernel: ok
-# value: 18
+# value: 19
 # Honest twin of the forty-sixth round's memory snippets (`memory_struct_initialised_again_while_it_packs`,
 # `memory_future_callback_freed_while_it_is_scheduled`, `memory_ordered_dict_node_freed_while_it_compares`,
-# `memory_deque_item_freed_while_index_compares`, `memory_element_child_freed_while_remove_compares`): what a check
+# `memory_deque_item_freed_while_index_compares`, `memory_element_child_freed_while_remove_compares`,
+# `memory_partial_arguments_freed_while_it_calls`; functools' partials below): what a check
 # does with `struct`, asyncio's futures and tasks, OrderedDicts, deques and ElementTree answers alike in every set,
 # where a Struct is initialised only when it is made, asyncio runs its pure-Python futures, OrderedDicts compare,
 # print, copy and pop through gates, `deque.index` compares a copy and ElementTree is pure Python: Structs made by
@@ -15,10 +16,13 @@
 # OrderedDicts), printed (empty, nested, holding itself, a subclass), copied, popped by key and from either end, with
 # the same errors, moved, pickled; `deque.index` with bounds, negative and past the ends, `__index__` bounds, NaN by
 # identity, its errors; XML parsed from text and a file, searched by path and tag, edited (`remove`, `insert`,
-# `set`), iterated, serialised, pulled incrementally, with the parse error's position.
+# `set`), iterated, serialised, pulled incrementally, with the parse error's position; partials called with
+# positional and keyword arguments (the call's overriding the stored), nested, mapped, as sort keys, printed (a
+# subclass, one holding itself), pickled, copied and deep-copied.
 import asyncio
 import contextvars
 import copy
+import functools
 import io
 import pickle
 import struct
@@ -207,7 +211,28 @@ def deques_and_xml():
     return results
 
 
+class Bound(functools.partial):
+    pass
+
+
+def echo(*args, **named):
+    return args, named
+
+
+def partials():
+    p = functools.partial(echo, 1, x=2)
+    looped = functools.partial(echo)
+    looped.__setstate__((echo, (looped,), {}, None))
+    shown = [repr(p).split(" at ")[0], repr(Bound(echo, "a")).split(" at ")[0], repr(looped).endswith("...)")]
+    return [[p(3), p(3, x=5, y=6), functools.partial(p, 4)(), Bound(echo, 9)(1), list(map(functools.partial(pow, 2), range(4))),
+             sorted([3, 1, 2], key=functools.partial(int.__mul__, -1)), pickle.loads(pickle.dumps(p))(0),
+             copy.copy(p)(0), copy.deepcopy(p)(0), shown]
+            == [((1, 3), {"x": 2}), ((1, 3), {"x": 5, "y": 6}), ((1, 4), {"x": 2}), ((9, 1), {}), [1, 2, 4, 8], [3, 2, 1],
+                ((1, 0), {"x": 2}), ((1, 0), {"x": 2}), ((1, 0), {"x": 2}),
+                ["functools.partial(<function echo", "Bound(<function echo", True]]]
+
+
 def check(**p):
-    results = structs() + ordered_dicts() + deques_and_xml()
+    results = structs() + ordered_dicts() + deques_and_xml() + partials()
     asyncio.run(tasks(results))
     return sum(1 for ok in results if ok is True)
