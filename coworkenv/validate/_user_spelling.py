@@ -104,13 +104,14 @@ def _respelled(text: str, named: list[str], said: str) -> str | None:
     """`text` with each value of `named` it states, exactly, as `said` spells it otherwise (also where `said` spells
     it as the text does too: a mail's subject `Contract Renewal Memo` and its body `contract renewal memo`, either an
     honest copy, defects93); None where none."""
-    out = text
-    for value in named:
-        if value not in out:
-            continue
-        theirs = _as_user_spelled(value, said, also_as_is=True)
-        if theirs is not None:
-            out = re.sub(rf"(?<![\w/.-]){re.escape(value)}(?![\w/-])", theirs.replace("\\", "\\\\"), out)
+    theirs = {value: spelled for value in named if value in text
+              and (spelled := _as_user_spelled(value, said, also_as_is=True)) is not None}
+    if not theirs:
+        return None
+    # One pass over the text as written, longest value first: a value respelled is not respelled back by another
+    # check's value spelled the other way (`Contract Renewal Memo` and a condition's `contract renewal memo`).
+    values = "|".join(re.escape(v) for v in sorted(theirs, key=len, reverse=True))
+    out = re.sub(rf"(?<![\w/.-])(?:{values})(?![\w/-])", lambda m: theirs[m.group(0)], text)
     return out if out != text else None
 
 

@@ -131,11 +131,11 @@ DEFECTS = [
     *(_defect(f"titles-subject-cased-{seed}", f"synth:todo_track_mail_requests@{seed}",
               "is failed for naming the to-dos it added as the mails' bodies did (`contract renewal memo`): the reply "
               "check wants the subjects' `Contract Renewal Memo`, case-sensitively", _pinned(_title), _twin(_same))
-      for seed in (1, 2, 3)),
+      for seed in (1, 2)),
     *(_defect(f"titles-body-cased-{seed}", f"synth:todo_track_mail_requests@{seed}",
               "is failed for naming the to-dos it added as the mails' subjects did (`Contract Renewal Memo`): the "
               "reply check wants the bodies' `contract renewal memo`, case-sensitively", _pinned(_same), _twin(_title))
-      for seed in (4, 5, 6)),
+      for seed in (4, 5)),
     *(_defect(f"priorities-table-cased-{seed}", f"synth:ticket_triage_update@{seed}",
               "is failed for giving the new priorities as the policy's scale line writes them (`P2`): the reply check "
               "wants the table's `p2`, case-sensitively", _priorities_pinned, _priorities_upper)
