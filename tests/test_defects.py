@@ -41,6 +41,9 @@ NARROW_CLASSES = {
                                  "stated updates (delegate_and_follow_up's and adapt_announced_change's "
                                  "reassignments, adapt_silent_change's resolve) set off the colleague's answer "
                                  "or are also read by a count or an order of the same tool's calls"),
+    "in_list_respelled": ({"draft_only_reply", "scheduler_pause_failing_jobs"}, "only a draft's reply-to and a config "
+                          "entry's value are kept as written whatever their case (mail_send refuses a reply-to no "
+                          "message has: inbox_triage_reply's answer in capitals fails its own check)"),
     "like_write_unchecked": ({"scheduler_pause_failing_jobs"}, "only its references make one write alike on several "
                              "records with nothing told that another check would read (inbox_triage_reply's moves and "
                              "oncall_handoff's hand-overs put a folder or an assignee the instructions state, which "
