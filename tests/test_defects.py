@@ -44,6 +44,8 @@ NARROW_CLASSES = {
     "in_list_respelled": ({"draft_only_reply", "scheduler_pause_failing_jobs"}, "only a draft's reply-to and a config "
                           "entry's value are kept as written whatever their case (mail_send refuses a reply-to no "
                           "message has: inbox_triage_reply's answer in capitals fails its own check)"),
+    "unit_value_admitted": ({"correct_bad_data"}, "only its checks read the settings a config update keeps beside the "
+                            "one it fixes (the hunt's 12 capabilities, seeds 1-5)"),
     "like_write_unchecked": ({"scheduler_pause_failing_jobs"}, "only its references make one write alike on several "
                              "records with nothing told that another check would read (inbox_triage_reply's moves and "
                              "oncall_handoff's hand-overs put a folder or an assignee the instructions state, which "
