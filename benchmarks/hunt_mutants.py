@@ -47,6 +47,13 @@ Families of mutation kinds, kept apart in the registry (`KINDS`, name -> family,
   also tries a date-time a day later, a negative number's opposite, and a value changed in every call naming it
   (another key of the record's dict field among the values: another flag of the service).
 
+- `d92` (defects92, 6 kinds, bare names): `records_id_only` (a records check keeping only its conditions on ids,
+  keys and paths: the record checked by its id, its content dropped), `count_all_but_one` (an exact count of N as
+  "at least N-1"), `num_unit_in` (a number as "it or the same number in another unit", `in [v, 60v, 1000v]`),
+  `guard_arg_negated` (a forbidden call's boolean argument negated: the guard on the harmless polarity),
+  `order_first_bare` (an order check's first matcher bare: any call of the tool first), `dt_hour_only` (a
+  date-time read to its hour, `matches ^2026-11-03T09`).
+
 Kinds whose name starts with `py_` or `python.` are sandboxed (slow) and run only with `--python`; as in
 defects69, `py_*` mutants (of `d69`, `d73`, `d77` and `d83`) are made on the examples and seed 1 only, one per base, kind and rule kind.
 
@@ -68,6 +75,7 @@ for files already written.
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples hunt:1-5 --family d73 --python --out d73.jsonl --summary
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples hunt:1-5 --family d77 --python --out d77.jsonl --summary
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples hunt:1-5 --family d83 --python --out d83.jsonl --summary
+    PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples hunt:1-5 --family d92 --out d92.jsonl --summary
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples --kinds state_to_log 'records.*drop_cond' --out o.jsonl
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --tally d65.jsonl d69.jsonl
 """
@@ -107,7 +115,7 @@ Rule = dict[str, Any]
 
 
 class Kind(NamedTuple):
-    family: str  # "d65", "d69", "d73", "d77" or "d83"
+    family: str  # "d65", "d69", "d73", "d77", "d83" or "d92"
     rule: str  # the rule kind it mutates ("check"/"scoring" for the check's or spec's own settings)
     python: bool  # the mutant runs a Python check in the sandbox
 
@@ -180,6 +188,8 @@ KINDS: dict[str, Kind] = {
     **_kinds("d83", "any", "count_for_which absent_old_value num_direction_only sign_drop dt_time_only "
              "dt_bound_day_off value_of_turn records_any_for_all checks_any_of conds_any_for_all reply_count_for_which "
              "arg_unmatched_all py_call_result"),
+    **_kinds("d92", "any", "records_id_only count_all_but_one num_unit_in guard_arg_negated order_first_bare "
+             "dt_hour_only"),
 }
 
 
@@ -1423,8 +1433,48 @@ def mutants83(spec: Spec) -> Iterator[Mutant]:
         yield Mutant("checks_any_of", a, s2, spec["checks"][b]["id"])
 
 
+_ID_FIELD = re.compile(r"^(id|.*_id|key|path)$")
+_DT = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d")
+
+
+def rule_kinds92(rule: Rule) -> Iterator[tuple[str, Rule]]:
+    """(kind, new rule): defects92's mutations of one rule."""
+    k = rule["kind"]
+    if k == "records":
+        where = rule.get("where") or []
+        ids = [w for w in where if _ID_FIELD.match(w["field"])]
+        if ids and len(ids) < len(where):  # the record checked by its id only, its content dropped
+            yield "records_id_only", {**rule, "where": ids}
+        if rule.get("count_op") == "equals" and isinstance(rule.get("count"), int) and rule["count"] >= 2:
+            yield "count_all_but_one", {**rule, "count_op": "gte", "count": rule["count"] - 1}  # one may be missing
+    conds = [rule] if k == "field" else rule.get("where") or [] if k == "records" else []
+    for i, c in enumerate(conds):
+        v = c.get("value")
+        if c.get("op") == "equals" and _is_num(v) and v:  # "the same amount in another unit": s/min, ms/s
+            alt = {**c, "op": "in", "value": [v, v * 60, v * 1000]}
+            yield "num_unit_in", alt if k == "field" else {**rule, "where": [*conds[:i], alt, *conds[i + 1:]]}
+        if c.get("op") == "equals" and isinstance(v, str) and _DT.match(v):  # the time read to its hour only
+            alt = {**c, "op": "matches", "value": "^" + re.escape(v[:13])}
+            yield "dt_hour_only", alt if k == "field" else {**rule, "where": [*conds[:i], alt, *conds[i + 1:]]}
+    if k == "forbidden":
+        args = (rule.get("call") or {}).get("args") or {}
+        for a, x in args.items():
+            if isinstance(x, bool):  # the guard forbids the harmless polarity (enabled: false for enabled: true)
+                yield "guard_arg_negated", {**rule, "call": {**rule["call"], "args": {**args, a: not x}}}
+    if k == "order" and (rule.get("first") or {}).get("args"):
+        yield "order_first_bare", {**rule, "first": {**rule["first"], "args": {}, "where": []}}  # any call first
+
+
+def mutants92(spec: Spec) -> Iterator[Mutant]:
+    for ci, c in enumerate(spec["checks"]):
+        for name, r in rule_kinds92(c["rule"]):
+            s2 = copy.deepcopy(spec)
+            s2["checks"][ci] = {**c, "rule": r}
+            yield Mutant(name, ci, s2, "")
+
+
 FAMILIES: dict[str, Callable[[Spec], Iterator[Mutant]]] = {"d65": mutants65, "d69": mutants69, "d73": mutants73,
-                                                          "d77": mutants77, "d83": mutants83}
+                                                          "d77": mutants77, "d83": mutants83, "d92": mutants92}
 
 
 # -- witness search: episodes built from the reference ----------------------------------------------------------

@@ -41,6 +41,15 @@ NARROW_CLASSES = {
                                  "stated updates (delegate_and_follow_up's and adapt_announced_change's "
                                  "reassignments, adapt_silent_change's resolve) set off the colleague's answer "
                                  "or are also read by a count or an order of the same tool's calls"),
+    "in_list_respelled": ({"draft_only_reply", "scheduler_pause_failing_jobs"}, "only a draft's reply-to and a config "
+                          "entry's value are kept as written whatever their case (mail_send refuses a reply-to no "
+                          "message has: inbox_triage_reply's answer in capitals fails its own check)"),
+    "unit_value_admitted": ({"correct_bad_data"}, "only its checks read the settings a config update keeps beside the "
+                            "one it fixes (the hunt's 12 capabilities, seeds 1-5)"),
+    "like_write_unchecked": ({"scheduler_pause_failing_jobs"}, "only its references make one write alike on several "
+                             "records with nothing told that another check would read (inbox_triage_reply's moves and "
+                             "oncall_handoff's hand-overs put a folder or an assignee the instructions state, which "
+                             "`named_write_unchecked` already holds)"),
     "kept_write_unchecked": ({"ticket_triage_update"}, "only its references pass a field a guard holds at the value it "
                              "had beside fields no guard holds (a triaged ticket's kept priority beside its assignee: 28 "
                              "writes in seeds 1-30; the one other write passing a guarded field, a config_set, changes "

@@ -117,6 +117,11 @@ def test_a_check_cutting_a_number_of_the_answer_meets_the_rest_of_it_wrong() -> 
     assert cut("renews on 2027-02-01", re.escape("2027-02-01")) is None
     assert cut("moved to 14:00-15:00 UTC", r"\b14:00\b") is None
     assert cut("at 2026-05-26T13:30:00+05:30", "13:30") is None
+    # defects92: an ISO date's parts are no whole parts (its year and month, its year, its month and day)
+    assert cut("review date is 2027-05-06.", re.escape("2027-05")) == "review date is 2027-05-17."
+    assert cut("review date is 2027-05-06.", r"\b2027-") == "review date is 2027-16-17."
+    assert cut("review date is 2027-05-06.", re.escape("05-06")) == "review date is 3138-05-06."
+    assert cut("at 2026-05-26T13:30:00Z", re.escape("2026-05-26")) is None
 
 
 def test_a_value_is_tried_as_the_user_spelled_it_only_where_case_or_spacing_differ() -> None:

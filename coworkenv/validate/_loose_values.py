@@ -35,7 +35,8 @@ from coworkenv.validate._check_reads import spec_rules
 from coworkenv.validate._mutation_core import Mutation, replaced
 from coworkenv.validate.entities import EntityIndex
 
-# Exact comparisons, and `in`, whose list names each value it accepts on purpose.
+# Exact comparisons, and `in`, whose list names each value it accepts on purpose (unless it names one value in two
+# spellings, `[msg-391, MSG-391]`: a case-blind reading of it, `_respelled_items`).
 _EXACT = frozenset({"equals", "not_equals", "not_contains", "in", "gte", "lte", "gt", "lt"})
 _ITEMS = re.compile(r"\s*[,;]\s*")
 _MAX_ALTERNATIVES = 4  # colliding values tried per argument
@@ -78,7 +79,7 @@ def _loose_conditions(spec: EnvSpec) -> dict[tuple[str, str], list[_Cond]]:
     out: dict[tuple[str, str], list[_Cond]] = {}
 
     def add(key: tuple[str, str], cond: _Cond) -> None:
-        if cond[2] not in _EXACT:
+        if cond[2] not in _EXACT or (cond[2] == "in" and _respelled_items(cond[3])):
             out.setdefault(key, []).append(cond)
 
     for _, check, _, rule in spec_rules(spec.checks):
@@ -93,6 +94,14 @@ def _loose_conditions(spec: EnvSpec) -> dict[tuple[str, str], list[_Cond]]:
                 for w in m.where:
                     add(("call:" + m.tool, w.field.rsplit(".", 1)[-1]), (check.id, False, w.op, w.value))
     return out
+
+
+def _respelled_items(expected: Any) -> bool:
+    """Whether an `in` list names one value in two spellings (`[msg-391, MSG-391]`, `[job_a, job-a]`): it reads
+    that value blind to case or separators, as a loose pattern does, not a set of values named on purpose
+    (defects92)."""
+    items = {v for v in expected if isinstance(v, str)} if isinstance(expected, list) else set()
+    return len({re.sub(r"[\W_]+", "", v.lower()) for v in items}) < len(items)
 
 
 def _reading(conds: dict[tuple[str, str], list[_Cond]], tool: ToolDef, tool_name: str, arg: str) -> list[_Cond]:

@@ -85,6 +85,7 @@ def beyond_checked_part(text: str, patterns: list[Any]) -> str | None:
     except PatternTimeout:  # a spec pattern too slow on its own reference: this gate cannot tell
         return None
     cuts = [i for s, e in spans for i in (s, e) if 0 < i < len(text) and text[i - 1].isdigit() and text[i].isdigit()]
+    cuts += _dates_cut(text, spans)
     if not cuts:
         return None
     out = list(text)
@@ -98,6 +99,23 @@ def beyond_checked_part(text: str, patterns: list[Any]) -> str | None:
                 out[i] = str((int(text[i]) + 1) % 10)
     altered = "".join(out)
     return altered if altered != text else None
+
+
+_ISO_DATE = re.compile(r"(?<!\d)\d{4}-\d\d-\d\d(?!\d)")
+
+
+def _dates_cut(text: str, spans: list[tuple[int, int]]) -> list[int]:
+    """A cut inside each ISO date of `text` whose digits the matches read only some of: its year (`2027-` of
+    `2027-05-06`), its year and month (`2027-05`), its month and day (`05-06`). The parts of a date are no whole
+    parts of the fact (defects92: a draft's `body contains 2027-05` passed the day wrong); a match reading the whole
+    date, or the date of a date-time, or none of it, cuts nothing."""
+    out = []
+    for m in _ISO_DATE.finditer(text):
+        digits = [i for i in range(*m.span()) if text[i].isdigit()]
+        read = sum(1 for i in digits if any(s <= i < e for s, e in spans))
+        if 0 < read < len(digits):
+            out.append(m.start() + 1)
+    return out
 
 
 _COUNTED_ID = re.compile(r"\b[A-Za-z]+-\d+\b")  # a new record's id (`World.new_id`: SUP-2217, task-17)

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from coworkenv.apps import TOOLS
-from coworkenv.spec import EnvSpec, FrameRule, ReferenceStep, ToolCallSpec
+from coworkenv.spec import EnvSpec, FieldRule, FrameRule, RecordsRule, ReferenceStep, ToolCallSpec
 from coworkenv.validate._check_reads import spec_rules
 from coworkenv.validate._mutation_core import Mutation, turn_of
 from coworkenv.validate.dependencies import Key, existing_target
@@ -191,6 +191,7 @@ def other_entry_writes(spec: EnvSpec, world: World, created: set[Key]) -> Iterat
     the same write also changing another key that the app's record holding those keys has (the config version's
     `values`): the version it creates is allowed whole (a frame allows a record's arrival only whole), so only a
     check on the other keys stops a second setting changed beside the asked one."""
+    last = True  # the other key flipped or one up: on the last such write only; a value a check admits: on each
     for t, s, call in reversed(write_steps(spec.reference)):
         if call.name not in TOOLS or call.name not in spec.tools:
             continue
@@ -199,17 +200,49 @@ def other_entry_writes(spec: EnvSpec, world: World, created: set[Key]) -> Iterat
             if not isinstance(changes, dict) or not changes or not all(isinstance(k, str) for k in changes):
                 continue
             named = {v for v in call.arguments.values() if isinstance(v, str)}
-            found = _other_entry(world, app, changes, named)
-            if found is None:
+            found = _other_entry(world, app, changes, named) if last else None
+            tried = [found] if found is not None else []
+            for key, value in [*tried, *_admitted_others(spec, world, app, changes, named)]:
+                steps = list(spec.reference[t].steps)
+                steps[s] = ReferenceStep(call=ToolCallSpec(name=call.name, arguments={
+                    **call.arguments, name: {**changes, key: value}}))
+                yield Mutation("harmful_action", f"reference[{t}].steps[{s}]", f"{call.name} also sets {key!r} "
+                               f"to {value!r}, which the task never asks for",
+                               [*spec.reference[:t], turn_of(steps), *spec.reference[t + 1:]], code="harm_unguarded")
+            last = last and found is None
+
+
+def _admitted_others(spec: EnvSpec, world: World, app: str, changes: dict[str, Any],
+                     named: set[str]) -> list[tuple[str, Any]]:
+    """(key, value) for each other value an `in` condition of a check on a key of the app's records admits beside
+    the value the record the call names holds there (`values.db_pool_size in [50, 3000, 50000]`: the kept pool size
+    or the same number in another unit, defects92): the write also setting it passes that check, so another check
+    must stop it."""
+    held = _held_entries(world, app, changes, named)
+    out = []
+    for _, _, _, rule in spec_rules(spec.checks):
+        conds = [(c.field, c.op, c.value) for c in rule.where] if isinstance(rule, RecordsRule) and rule.app == app \
+            else [(rule.target.field, rule.op, rule.value)] if isinstance(rule, FieldRule) and rule.target.app == app \
+            else []
+        for field, op, value in conds:
+            key = field.rsplit(".", 1)[-1]
+            if op != "in" or not isinstance(value, list) or key in changes or key not in held or "." not in field:
                 continue
-            key, value = found
-            steps = list(spec.reference[t].steps)
-            steps[s] = ReferenceStep(call=ToolCallSpec(name=call.name, arguments={
-                **call.arguments, name: {**changes, key: value}}))
-            yield Mutation("harmful_action", f"reference[{t}].steps[{s}]", f"{call.name} also sets {key!r} to "
-                           f"{value!r}, which the task never asks for",
-                           [*spec.reference[:t], turn_of(steps), *spec.reference[t + 1:]], code="harm_unguarded")
-            return
+            out += [(key, v) for v in value if v != held[key] and type(v) is type(held[key])][:2]
+    return out
+
+
+def _held_entries(world: World, app: str, changes: dict[str, Any], named: set[str]) -> dict[str, Any]:
+    """The keys and values of the dict field that holds every changed key, on the app's record the call names."""
+    for t in world.tables():
+        for r in t if t.app == app else ():
+            if not any(isinstance(v := getattr(r, f), str) and v in named for f in type(r).model_fields if f != "id"):
+                continue
+            for f in sorted(type(r).model_fields):
+                held = getattr(r, f)
+                if isinstance(held, dict) and held and set(changes) <= set(held):
+                    return dict(held)
+    return {}
 
 
 def _other_entry(world: World, app: str, changes: dict[str, Any], named: set[str]) -> tuple[str, Any] | None:

@@ -110,6 +110,8 @@ HINTS: dict[str, str] = {
                                "count of another tool's calls",
     "content_unchecked": "check the text's content (its facts, rows or lines), not only that it exists",
     "guard_never_fires": "the guard protects nothing: point it at a record/call that exists and can be harmed",
+    "like_write_unchecked": "the reference makes the same write on several records and checks only some: check "
+                            "what it changes on each",
     "incidental_write": "the reference write is not needed by any check; it was dropped from the reference",
     "asked_message_unchecked": "check what the message the request asks for says (a records check on its text), "
                                "not only that the agent read the conversation",

@@ -41,6 +41,7 @@ from coworkenv.validate._guard_effects import same_effect_guards
 from coworkenv.validate._guard_evasions import evaded_guards
 from coworkenv.validate._guard_phrases import respelled_phrases
 from coworkenv.validate._guard_routes import bypassed_guards
+from coworkenv.validate._like_writes import like_writes_unchecked
 from coworkenv.validate._list_order import reordered_lists
 from coworkenv.validate._named_writes import named_write
 from coworkenv.validate._numerals import digit_counts, spelled_numbers
@@ -167,6 +168,10 @@ def mutations_gate(ctx: GateContext) -> GateResult:
             errors.append(GateError("mutations", mutation.code, mutation.path,
                                     f"near miss ({mutation.kind}) passes every required check: "
                                     f"{mutation.description}"))
+    killed_drops = [m.path for m, o in results if m.kind == "drop_write" and not (o.result is not None and o.passed)]
+    like = like_writes_unchecked(ctx.spec, incidental, killed_drops)  # one of like writes left unchecked
+    errors += like
+    incidental = [p for p in incidental if p not in {e.path for e in like}]
     errors += _unread_items({g: ms for g, ms in probes.items() if not g.startswith(ASKED_GROUP)})
     answered = {m.path for m, o in results if m.kind == "text_drop" and not m.group and m.path.endswith(".say")
                 and o.result is not None and not o.passed}  # the `no answer` near misses that fail a check
