@@ -54,6 +54,7 @@ from tests.defects import (
     date_yearless_pinned,
     dead_guard,
     declared_draft_credited,
+    declared_write_as_read,
     delay_pinned,
     digit_class_read,
     draft_credited,
@@ -398,6 +399,7 @@ MODULES = (
     read_attempt_credited,
     read_elsewhere_credited,
     declared_draft_credited,
+    declared_write_as_read,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
