@@ -57,7 +57,7 @@ from coworkenv import Env
 from coworkenv.env import Action
 from coworkenv.loading import load_spec
 from coworkenv.world import parse_time
-from tests.support.claw_eval_own import MockService, world_now
+from tests.support.claw_eval_own import MockService, shown, world_now
 from tests.test_import_claw_eval_parity import _argument, _episodes, _fixture_values
 
 
@@ -368,11 +368,7 @@ def compare(root: Path, out: Path, episodes: int, wall_clock: bool = False,
                 name, args = call["name"], call["arguments"]
                 service = next((s for s in services if endpoints[name] in s.routes.handlers), None)
                 status, theirs = service.call(endpoints[name], args) if service else (404, {"detail": "Not Found"})
-                content = env.step(Action.call(name, args)).messages[-1]["content"]
-                try:
-                    ours = json.loads(content)
-                except ValueError:
-                    ours = {"error": content}
+                ours = shown(env.step(Action.call(name, args)).messages[-1]["content"])
                 calls += 1
                 our_error, their_error = not env.audit[-1].ok or failed(ours), status >= 400 or failed(theirs)
                 if keys is not None and not our_error and not their_error:

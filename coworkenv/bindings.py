@@ -31,11 +31,11 @@ from pydantic import (
 from coworkenv.apps import SERVICE_TOOLS, TOOLS
 from coworkenv.apps._common import MAX_LIMIT
 from coworkenv.request_models import (
-    HANDLER_FAILED,
     NOT_FOUND,
     Answered,
     Framework,
     check_spans,
+    handler_failed,
     read_request,
 )
 from coworkenv.tools import NoRecord, ToolDef, ToolError, Toolkit, validation_summary
@@ -458,7 +458,7 @@ class DeclaredTool(ToolDef):
             raise _not_found(self.decl.bind, kwargs, exc) from None
         except ToolError as exc:
             if exc.body is None and framework is not None and any(t in str(exc) for t in framework.handler_fails):
-                raise Answered(HANDLER_FAILED, str(exc)) from None  # (the app's text audited: it says why)
+                raise handler_failed(str(exc)) from None  # (the app's text audited: it says why)
             raise
         if self.decl.bind.item_filters and isinstance(result, list):
             result = [item for item in result if _kept_item(self.decl.bind, kwargs, item)]

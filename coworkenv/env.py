@@ -21,7 +21,7 @@ from coworkenv.prompts import prompt_tools
 from coworkenv.spec import AfterCall, EnvSpec, UserTurn
 from coworkenv.spec_regex import PatternRefused, PatternTimeout
 from coworkenv.spec_seal import sealed_table_hashes
-from coworkenv.tools import ToolBox, ToolOutcome
+from coworkenv.tools import ToolBox, ToolOutcome, shown_text
 from coworkenv.world import World, format_time, parse_time
 
 # id(spec) -> the world its records make, built once and shared copy-on-write by the Envs of that spec object. An
@@ -229,7 +229,7 @@ class Env:
             self.dynamics.after_call(request.name, args)
         self.dynamics.advance(self._world.tick_s + self._fault_delay(fault))
         op = tool.op if tool is not None and tool.op != request.name else ""
-        shown = orjson.dumps(observation).decode()
+        shown = shown_text(observation, outcome.ok)
         # A result is kept as the JSON the agent was shown, the very text of the tool message (decoded if read): a
         # long episode then holds one string per call rather than every result's dicts and lists, which each garbage
         # collection would traverse, or a second copy of the text.
@@ -247,7 +247,7 @@ class Env:
             return outcome.observation(), outcome
         partial = ""
         if fault == "truncated":  # a read ran; the agent gets only the first part of its response
-            text = orjson.dumps(outcome.observation()).decode()
+            text = outcome.shown()
             partial = text[: max(8, len(text) // 3)]
         error = fault_error(fault, self.spec.faults, partial)
         return error, ToolOutcome(False, error=str(error["error"]))

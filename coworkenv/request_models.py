@@ -6,8 +6,9 @@ before or around its handler, worded as the framework words them.
   `RequestValidationError` answer: pydantic's errors, lax mode, without their `url`); a body it takes is read as it
   reads it (`"2"` for an int is 2, `true` for an int 1, a whole float 2), fields it lacks dropped.
 - A route the service lacks is a 404 `{"detail": "Not Found"}`.
-- A handler that raises is Starlette's 500 `Internal Server Error` (plain text): Claw-Eval's dispatcher reads no JSON
-  from it and records, and shows the agent, the decoder's error (`HANDLER_FAILED`).
+- A handler that raises is Starlette's 500 `Internal Server Error` (plain text, `INTERNAL_SERVER_ERROR`): the agent is
+  shown that text as it is, not a JSON body; Claw-Eval's dispatcher reads no JSON from it and records the decoder's
+  error (`HANDLER_FAILED`), which is the call's audited error, what its graders read.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from coworkenv.tools import ToolError
 
 NOT_FOUND = {"detail": "Not Found"}
 HANDLER_FAILED = {"error": "Expecting value: line 1 column 1 (char 0)"}
+INTERNAL_SERVER_ERROR = "Internal Server Error"  # Starlette's plain-text body of a handler that raised
 
 # The annotations a request model field may have: these names, `list[...]`/`dict[...]` of them, `X | None`,
 # `Optional[X]`.
@@ -33,12 +35,19 @@ _TYPES: dict[str, Any] = {"str": str, "int": int, "float": float, "bool": bool, 
 
 
 class Answered(ToolError):
-    """A failed call whose answer is the body the service's framework sends (`body`), not an error text of ours: the
-    agent is shown the body; the error text (audited) is `text`, else the body's JSON."""
+    """A failed call whose answer is the body the service's framework sends (`body`: JSON, or a text shown as it is),
+    not an error text of ours: the agent is shown the body; the error text (audited) is `text`, else the body's JSON."""
 
-    def __init__(self, body: dict[str, Any], text: str | None = None) -> None:
+    def __init__(self, body: dict[str, Any] | str, text: str | None = None) -> None:
         super().__init__(text if text is not None else json.dumps(body, ensure_ascii=False, separators=(",", ":")))
         self.body = body
+
+
+def handler_failed(text: str | None = None) -> Answered:
+    """The answer to a call whose handler raised: Starlette's plain-text 500 shown to the agent; audited as `text` (the
+    app's error, saying why) or else the dispatcher's record of it (`HANDLER_FAILED`'s JSON)."""
+    return Answered(INTERNAL_SERVER_ERROR, text if text is not None else json.dumps(
+        HANDLER_FAILED, ensure_ascii=False, separators=(",", ":")))
 
 
 class RequestField(BaseModel):
@@ -151,4 +160,4 @@ def check_spans(spans: list[DaySpan], arguments: dict[str, Any], now: str | None
         try:
             base + span.sign * timedelta(days=count)
         except OverflowError:
-            raise Answered(HANDLER_FAILED) from None
+            raise handler_failed() from None

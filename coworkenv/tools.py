@@ -30,9 +30,9 @@ RENDERING: ContextVar[bool] = ContextVar("coworkenv_tool_rendering", default=Fal
 
 class ToolError(Exception):
     """A failed tool call. Becomes an observation the agent can read and recover from: `{"error": text}`, or `body`
-    when set (the answer a service's framework gives, `coworkenv.request_models`)."""
+    when set (the answer a service's framework gives, `coworkenv.request_models`: JSON, or a text shown as it is)."""
 
-    body: dict[str, Any] | None = None
+    body: dict[str, Any] | str | None = None
 
 
 class NoRecord(ToolError):
@@ -218,12 +218,22 @@ class ToolOutcome:
     ok: bool
     result: Any = None
     error: str | None = None
-    body: dict[str, Any] | None = None  # a failure's answer other than `{"error": error}` (`ToolError.body`)
+    body: dict[str, Any] | str | None = None  # a failure's answer other than `{"error": error}` (`ToolError.body`)
 
     def observation(self) -> Any:
         if self.ok:
             return self.result
         return self.body if self.body is not None else {"error": self.error}
+
+    def shown(self) -> str:
+        """The text of the tool message: the observation's JSON, or a failure's text body as it is (a service's
+        plain-text answer, such as a crashed handler's `Internal Server Error`, is not a JSON string)."""
+        return shown_text(self.observation(), self.ok)
+
+
+def shown_text(observation: Any, ok: bool) -> str:
+    """The text an agent is shown for a call's observation (`ToolOutcome.shown`)."""
+    return observation if isinstance(observation, str) and not ok else orjson.dumps(observation).decode()
 
 
 class ToolBox:

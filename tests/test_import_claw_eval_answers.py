@@ -24,7 +24,7 @@ from coworkenv.importers.claw_eval_routes import default_fixture
 from coworkenv.loading import load_spec
 from coworkenv.tools import ToolBox
 from coworkenv.world import World, parse_time
-from tests.support.claw_eval_own import MockService, world_now
+from tests.support.claw_eval_own import MockService, shown, world_now
 
 CHECKOUT = os.environ.get("CLAW_EVAL_CHECKOUT")
 TASKS = Path(__file__).parent / "fixtures" / "claw_eval_like" / "tasks"
@@ -209,7 +209,7 @@ def test_imported_lists_hold_the_records_claw_evals_services_list(tmp_path: Path
                 path = endpoints[call["name"]]
                 service = next((s for s in services if path in s.routes.handlers), None)
                 status, theirs = service.call(path, call["arguments"]) if service else (404, {})
-                ours = json.loads(env.step(Action.call(call["name"], call["arguments"])).messages[-1]["content"])
+                ours = shown(env.step(Action.call(call["name"], call["arguments"])).messages[-1]["content"])
                 if call["name"] in lists and status == 200:
                     compared += 1
                     if _listed(ours) != _listed(theirs):

@@ -22,7 +22,7 @@ from coworkenv.importers.claw_eval_task import load_task
 from coworkenv.loading import load_spec
 from coworkenv.request_models import HANDLER_FAILED, RequestField, annotation_type, read_request
 from coworkenv.spec import EnvSpec
-from tests.support.claw_eval_own import MockService, world_now
+from tests.support.claw_eval_own import MockService, shown, world_now
 from tests.test_import_claw_eval_answers import _MOVING_GMAIL, _one_tool_checkout
 
 # A gmail service as Claw-Eval's is written (its mail moved as it loads): a list with int fields and defaults, a get
@@ -98,12 +98,13 @@ def test_framework_answers_and_coercions_are_the_services(gmail: tuple[Path, Env
                           world_now(spec))
     env = Env(spec, max_steps=len(_CALLS) + 1)
     env.reset()
-    answers = []
+    answers, contents = [], []
     for name, args in _CALLS:
         theirs: Any
         status, theirs = service.call(_PATHS[name], args) if _PATHS[name] in service.routes.handlers else (
             404, {"detail": "Not Found"})
-        ours: Any = json.loads(env.step(Action.call(name, args)).messages[-1]["content"])
+        contents.append(env.step(Action.call(name, args)).messages[-1]["content"])
+        ours: Any = shown(contents[-1])
         ok = env.audit[-1].ok
         assert ok == (status < 400 and "error" not in theirs), (name, args, ours, theirs)
         if "messages" in theirs:
@@ -119,7 +120,9 @@ def test_framework_answers_and_coercions_are_the_services(gmail: tuple[Path, Env
     assert answers[11] == (422, {"detail": [{"type": "missing", "loc": ["body", "message_id"], "msg": "Field required",
                                              "input": {}}]})
     assert answers[12][1]["detail"][0]["type"] == "string_type"
-    assert answers[8] == answers[9] == (500, HANDLER_FAILED)
+    # a handler that raised: Starlette's plain text, shown as it is (not a JSON body); audited as the dispatcher records
+    assert answers[8] == answers[9] == (500, "Internal Server Error") and contents[8] == "Internal Server Error"
+    assert env.audit[8].error is not None and json.loads(env.audit[8].error) == HANDLER_FAILED
     assert answers[-1] == answers[-2] == (404, {"detail": "Not Found"})
     assert [len(a[1]["detail"]) for a in answers if a[0] == 422] == [1, 1, 1, 2, 1, 1, 1, 2, 3, 1]
     # a refused call is audited refused; its error text is the answer's JSON

@@ -913,3 +913,27 @@ def test_scratch_measure_stops_a_process_with_more_mappings_than_the_host_reads(
     with _holder(tmp_path / "mapped.bin", pages=4000) as pid:
         assert removed_but_held_bytes(pid, str(tmp_path)) is None
         assert scratch_exceeds(str(tmp_path), 1 << 30, pid=pid)
+
+
+def test_scratch_measure_leaves_the_folders_access_times_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The watch's listing moved each folder's access time, which the code reads back (`os.stat`, no audit event): it
+    saw every look the host took (`scratch_watch_looks_seen_in_access_times`) and could write between two. A host
+    that may not keep the time (`O_NOATIME` needs the folder's owner or `CAP_FOWNER`: EPERM) still counts."""
+    from coworkenv.sandbox import _scratch
+
+    (tmp_path / "a" / "b").mkdir(parents=True)
+    (tmp_path / "a" / "b" / "data.bin").write_bytes(b"x" * 64 * 1024)
+    folders = (tmp_path, tmp_path / "a", tmp_path / "a" / "b")
+    for folder in folders:
+        os.utime(folder, (1, folder.stat().st_mtime))  # older than the last change: `relatime` moves it at a listing
+    assert not _scratch.scratch_exceeds(str(tmp_path), 1 << 20)
+    assert [folder.stat().st_atime for folder in folders] == [1, 1, 1]
+    opened = os.open
+
+    def no_noatime(path: str, flags: int, *args: Any, **kwargs: Any) -> int:
+        if flags & os.O_NOATIME:
+            raise PermissionError(1, "Operation not permitted", path)
+        return opened(path, flags, *args, **kwargs)
+
+    monkeypatch.setattr(_scratch.os, "open", no_noatime)
+    assert _scratch.scratch_exceeds(str(tmp_path), 32 * 1024)  # the bytes two folders down

@@ -263,3 +263,59 @@ def test_a_python_rule_in_a_checks_tiers_is_probed_like_a_checks_own() -> None:
     assert episodes is not None and episodes.oracle().result is not None  # the oracle gate's episode, played first
     found = python_probes(ctx)  # the probes alone: the gate would also play every near miss with the check
     assert [p.code for p in found.get("py", [])] == ["nondeterministic_check"], found
+
+
+# Lines in each form the host reads a violation in, around one shown name or path as long as the channel takes: the
+# hook never writes one longer than its reason cap (`_hook.REASON_CHARS`, then "..."), but the host parsed whatever
+# stood where a quoted name stands as Python (`ast.literal_eval`), 68 KiB into some 32 MiB of syntax tree and 50 ms of
+# its CPU, after the call (324 KiB, where the code may ask: 150 MiB and 0.27 s; sandbox51).
+_LONG_SHOWN = "'a'" + ",0" * 34000
+_LONG_VIOLATIONS = (
+    "opening directory " + _LONG_SHOWN,
+    _LONG_SHOWN,  # a refused event's name, quoted
+    "writing " + _LONG_SHOWN + " outside the scratch directory",
+    "sqlite3.connect to a URI with the parameter " + _LONG_SHOWN + " twice",
+)
+
+
+@pytest.mark.parametrize("reason", _LONG_VIOLATIONS, ids=["directory", "event", "writing", "sqlite"])
+def test_a_violation_line_longer_than_the_hook_writes_costs_the_host_nothing_to_judge(reason: str) -> None:
+    import tracemalloc
+
+    from coworkenv.sandbox._hook import REASON_CHARS
+    from coworkenv.sandbox._host import _HOOK_REASON_CHARS, _hook_wrote
+
+    line = json.dumps({"violation": reason}).encode() + b"\n"
+    tracemalloc.start()
+    try:
+        result = _decode(line + _frame("1"))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert (result.ok, result.error_kind) == (False, "bad_result"), result
+    assert peak < 4 * len(line) + 2**20, f"{peak} bytes traced judging a {len(line)}-byte line"
+    # The longest the hook shows is still the hook's: a sqlite parameter's first 40 characters, each escaped by repr.
+    longest = "sqlite3.connect to a URI with the parameter " + repr("\U000e0001" * 40) + " twice"
+    assert len(longest) <= REASON_CHARS and _hook_wrote(longest)
+    assert REASON_CHARS + len("...") == _HOOK_REASON_CHARS  # the hook cuts a longer reason there
+
+
+@pytest.mark.parametrize("junk", [b"\n", b"x\n", b"1\n", b"[]\n", b"{}\n", b' {"result": 1}\n', b"{xxxxxxxxxxxx\n"],
+                         ids=["empty", "text", "number", "array", "object", "spaced", "open"])
+def test_lines_no_frame_could_be_cost_the_host_no_parse(junk: bytes, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Lines that no frame of the bootstrap's or the hook's could be (too short, not `{...}`) are malformed without a
+    decoder's call: 68 KiB of bare newlines, one write of the child's, made 68000 parses and exceptions on main (0.27 s
+    of the host's CPU after the call; 1.3 s at the 324 KiB a code that may ask gets)."""
+    from coworkenv.sandbox import _host
+
+    parses = []
+    loads = _host.json.loads
+
+    def counted(text: Any, **kwargs: Any) -> Any:
+        parses.append(len(text))
+        return loads(text, **kwargs)
+
+    monkeypatch.setattr(_host.json, "loads", counted)
+    result = _decode(junk * (68 * 1024 // len(junk)) + _frame("1"))
+    assert (result.ok, result.error_kind) == (False, "bad_result"), result
+    assert len(parses) <= 2, f"{len(parses)} lines parsed"  # the layers line and the result frame

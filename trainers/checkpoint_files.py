@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import os
+import re
 import shutil
 import sys
 from collections.abc import Iterator
@@ -40,6 +42,7 @@ __all__ = [
     "manifest_problem",
     "replace_dir",
     "restore_interrupted_replace",
+    "saving_weights",
     "start_in_output_problem",
     "unchanged_since_checked",
     "write_checkpoint_manifest",
@@ -286,3 +289,60 @@ def finishing_checkpoint(staging: Path, out_dir: Path) -> Iterator[None]:
         if error.errno is None:
             raise
         raise CheckpointWriteError(staging, out_dir, error) from None
+
+
+class WeightsSaveError(WriteError):
+    """The trained weights that could not be saved into the staging folder (a disk that filled during the training):
+    the message names the folder, what to do and that the checkpoint at `out_dir` is the previous one. It had been
+    the library's own words alone ("Error while serializing: I/O error: No space left on device (os error 28)"),
+    naming no folder, and the files saved before the weights (config.json) stayed in the staging folder."""
+
+    def __init__(self, staging: Path, out_dir: Path, cause: OSError) -> None:
+        super().__init__(staging, cause)
+        self.message = (f"cannot save the trained weights into {staging}: {os_reason(cause)}; "
+                        f"{path_advice(staging, cause)}. This training's weights are not saved (train again once "
+                        f"there is room; what the save had written is removed); the checkpoint at {out_dir} is the "
+                        "previous one, unchanged")
+
+
+# How Rust-backed libraries (safetensors, tokenizers) quote the system's error in their own error types.
+_QUOTED_OS_ERROR = re.compile(r"\(os error (\d+)\)")
+
+
+@contextmanager
+def saving_weights(staging: Path, out_dir: Path, main_process: bool = True) -> Iterator[None]:
+    """The save of the trained model into `staging`: a failure of the file system (an OSError, or safetensors'
+    SafetensorError quoting one) becomes a `WeightsSaveError`, and the main process removes what the save wrote
+    (no checkpoint without its weights; a partial weights file holds the room that was missing)."""
+    try:
+        yield
+    except Exception as error:
+        cause = _system_error(error, staging)
+        if cause is None or isinstance(error, WriteError):
+            raise
+        if main_process:
+            for entry in list(staging.iterdir()) if staging.is_dir() else []:
+                if entry.is_dir() and not entry.is_symlink():
+                    shutil.rmtree(entry, ignore_errors=True)
+                else:
+                    entry.unlink(missing_ok=True)
+        raise WeightsSaveError(staging, out_dir, cause) from None
+
+
+def _system_error(error: Exception, staging: Path) -> OSError | None:
+    """The failure of the file system that `error` of a save stands for, if any: an OSError, a library's error quoting
+    one (safetensors), or torch's writer failing (`training_args.bin`), which quotes none (a full disk where the disk
+    of `staging` has next to no room left, else an I/O error)."""
+    if isinstance(error, OSError):
+        return error if error.errno else None
+    quoted = _QUOTED_OS_ERROR.search(str(error))
+    if quoted:
+        return OSError(int(quoted[1]), os.strerror(int(quoted[1])))
+    if "PytorchStreamWriter failed writing" not in str(error):
+        return None
+    try:
+        full = shutil.disk_usage(staging).free < 1 << 20
+    except OSError:
+        full = False
+    code = errno.ENOSPC if full else errno.EIO
+    return OSError(code, os.strerror(code))

@@ -33,6 +33,7 @@ __all__ = [
     "EvalMetrics",
     "EvalReport",
     "ReportComparison",
+    "backend_rendering",
     "compare_reports",
     "describe_settings_differences",
     "eval_sampling",
@@ -195,7 +196,7 @@ def evaluate(
     lost = split_outcomes(runs)[1]
     if lost:
         raise InfrastructureFailure(server_label(model), lost, len(runs))
-    return report_from_records(runs, model.name, k, run_settings(sampling, max_steps),
+    return report_from_records(runs, model.name, k, run_settings(sampling, max_steps, backend_rendering(model)),
                                wall_s=time.perf_counter() - started, llm_stats=model.stats.as_dict())
 
 
@@ -243,14 +244,24 @@ class ReportComparison:
 
 # The recorded settings under which the same model scores otherwise: a hotter sampling, shorter replies or fewer
 # assistant messages per episode fail episodes the model would pass, another verifier version scores the same
-# episode otherwise (the envs' checks and scoring are in their ids already). The seed is not one (a resample).
-SCORE_SETTINGS = ("temperature", "max_tokens", "max_steps", "verifier_version")
-_RECORDED_SINCE = {"verifier_version"}  # recorded from 2026-12-06 on: an earlier report's value is unknown, not other
+# episode otherwise (the envs' checks and scoring are in their ids already), another chat rendering of the tools and
+# calls (`trainers.rendering`: full, compact...) is another prompt, and a model reads one it was not trained on
+# worse. The seed is not one (a resample).
+SCORE_SETTINGS = ("temperature", "max_tokens", "max_steps", "verifier_version", "rendering")
+# recorded from 2026-12-06 on: an earlier report's value is unknown, not other
+_RECORDED_SINCE = {"verifier_version", "rendering"}
 
 
-def run_settings(sampling: Mapping[str, Any], max_steps: int) -> dict[str, Any]:
-    """What an evaluation's report records as its `sampling`: the sampling, the step budget, the verifier version."""
-    return {**sampling, "max_steps": max_steps, "verifier_version": VERIFIER_VERSION}
+def run_settings(sampling: Mapping[str, Any], max_steps: int, rendering: str = "full") -> dict[str, Any]:
+    """What an evaluation's report records as its `sampling`: the sampling, the step budget, the verifier version,
+    the chat rendering the model was prompted with (`backend_rendering`)."""
+    return {**sampling, "max_steps": max_steps, "verifier_version": VERIFIER_VERSION, "rendering": rendering}
+
+
+def backend_rendering(model: LLMBackend) -> str:
+    """The chat rendering (`trainers.rendering`) a backend prompts its model with: a local checkpoint's own (the one
+    it was trained with); `full` for a server, which renders the tools as the env serves them."""
+    return str(getattr(getattr(model, "renderer", None), "rendering", None) or "full")
 
 
 def settings_differences(settings: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, Any]]:

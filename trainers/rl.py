@@ -52,6 +52,7 @@ from trainers.checkpoint_files import (
     file_versions,
     finishing_checkpoint,
     replace_dir,
+    saving_weights,
     start_in_output_problem,
     unchanged_since_checked,
 )
@@ -364,7 +365,8 @@ def _train_into(staging: Path, out_dir: Path, run: RLRunConfig, specs: Sequence[
                              start_record=model_record)
     trainer, recorder = setup.trainer, setup.recorder
     output = trainer.train()
-    trainer.save_model(str(staging))
+    with saving_weights(staging, out_dir, trainer.is_world_process_zero()):  # a full disk: named, the save removed
+        trainer.save_model(str(staging))
     result = RLResult(
         out_dir=out_dir, reward=run.reward, credit=run.credit, steps=int(trainer.state.global_step),
         wall_s=round(time.perf_counter() - started, 3), envs=[spec.id for spec in setup.envs],

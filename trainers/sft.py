@@ -32,6 +32,7 @@ from trainers.checkpoint_files import (
     checkpoint_staging,
     finishing_checkpoint,
     replace_dir,
+    saving_weights,
     start_in_output_problem,
 )
 from trainers.config import SFTRunConfig, load_sft_config
@@ -383,7 +384,8 @@ def _train_into(staging: Path, out_dir: Path, config: SFTRunConfig | str | Path,
     trainer.accelerator.wait_for_everyone()  # the main process emptied `staging` before anyone writes there
     output = trainer.train()
     # Every process takes part in saving: under ZeRO-3 the weights are gathered from all ranks.
-    trainer.save_model(str(staging))
+    with saving_weights(staging, out_dir, trainer.is_world_process_zero()):  # a full disk: named, the save removed
+        trainer.save_model(str(staging))
 
     losses = [entry["loss"] for entry in recorder.entries]
     if not losses:

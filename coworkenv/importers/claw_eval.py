@@ -28,12 +28,15 @@ from coworkenv.importers.claw_eval_records import RecordMap
 from coworkenv.importers.claw_eval_routes import (
     REQUIRED,
     default_fixture,
+    handler_counts_whole,
+    handler_reads,
     request_fields,
     request_models,
+    tool_endpoints,
     unserved_error,
     unserved_tools,
 )
-from coworkenv.importers.claw_eval_services import ServiceAdapter, adapter_for, unsupported_reason
+from coworkenv.importers.claw_eval_services import ServiceAdapter, adapter_for, by_endpoint, unsupported_reason
 from coworkenv.importers.claw_eval_task import ClawCheck, ClawTask, ClawTool, ImportProblem, load_task
 from coworkenv.importers.spec_file_names import (
     IMPORTED_BY,
@@ -151,11 +154,13 @@ def import_task(task_dir: Path, error_rate: float | None = None,
                      for row in table if "id" in row} for a in adapters.values()}
     decls: list[ToolDecl] = []
     unserved, models = unserved_tools(task_dir, task), request_models(task_dir, task)
-    requests = request_fields(task_dir, task)
+    requests, endpoints, reads = request_fields(task_dir, task), tool_endpoints(task), handler_reads(task_dir, task)
+    whole = handler_counts_whole(task_dir, task)
     for tool in task.tools:
         owner = adapters.get(unserved[tool.name][0]) if tool.name in unserved else None
         decl = _tool_decl(tool, adapters.values(), leave, models.get(tool.name), notes, held, rows,
-                          requests.get(tool.name)) \
+                          requests.get(tool.name), endpoints.get(tool.name), reads.get(tool.name, set()),
+                          whole.get(tool.name)) \
             if owner is None else _unserved_decl(tool, owner, unserved_error(*unserved[tool.name]), notes)
         if decl is not None:
             decls.append(decl)
@@ -336,17 +341,28 @@ def _tool_decl(tool: ClawTool, adapters: Any, leave: Any, model: dict[str, Any] 
                notes: list[str] | None = None,
                held: Mapping[str, Mapping[str, Mapping[str, Any]]] | None = None,
                rows: Mapping[str, Mapping[str, Mapping[str, Any]]] | None = None,
-               request: list[RequestField] | None = None) -> ToolDecl | None:
+               request: list[RequestField] | None = None,
+               endpoint: tuple[str, str] | None = None, reads: set[str] | frozenset[str] = frozenset(),
+               counts_whole: bool | None = None) -> ToolDecl | None:
     """The tool bound to its op. `model`: the fields of its endpoint's request model, when the checkout holds the
     service's source: an argument the op needs that the tool's schema lacks but the model takes is then taken
     undeclared (an agent passing it is served; a call without it fails, as there). `held`: each service's records
     by id, as it holds them once loaded (what a tool answering them shows); `rows`: the app's records the import
     made of them, by id. `request`: the request model itself, which then reads each call (its framework's 422
-    answers, its coercions) in place of the declared schema."""
-    for adapter in adapters:
-        mapping = adapter.tools.get(tool.name)
-        if mapping is None:
-            continue
+    answers, its coercions) in place of the declared schema. `endpoint`: the service and path its URL reaches, which
+    bind the tool where the import knows the route (`by_endpoint`), whatever its name, as Claw-Eval's runner calls
+    the URL; else its name does. `reads`: the
+    request fields its handler reads (`req.<field>`): one the import has no field for changes the service's answers.
+    `counts_whole`: whether its handler's `total` counts the list before its cut (read from its source), else the
+    adapter's own `cut_total` says."""
+    adapters = list(adapters)
+    found = [] if endpoint is None else [(a, m) for a in adapters if a.name == endpoint[0]
+                                         for m in [by_endpoint(a, endpoint[1], tool.name)] if m is not None]
+    if found and found[0][1] is not found[0][0].tools.get(tool.name) and notes is not None:
+        notes.append(f"tools.{tool.name}: bound by its endpoint {endpoint[1] if endpoint else ''}, as the "
+                     f"{found[0][0].name} service serves it")
+    found = found or [(a, a.tools[tool.name]) for a in adapters if tool.name in a.tools]
+    for adapter, mapping in found[:1]:
         props = tool.input_schema.get("properties", {})
         unmet = _unmet(mapping, props)
         undeclared: list[str] = []
@@ -368,7 +384,10 @@ def _tool_decl(tool: ClawTool, adapters: Any, leave: Any, model: dict[str, Any] 
         args: dict[str, ArgBinding | str] = {}
         for name in known_args:
             known = mapping.args.get(name)
-            if known is None and name not in windowed:
+            if known is None and name not in windowed and name in reads:  # (a new version's page, offset...)
+                leave(f"tools.{tool.name}.{name}", f"the {adapter.name} service's handler reads it (req.{name}), "
+                      f"so its answers depend on it; no {adapter.app} field for it: ignored here")
+            elif known is None and name not in windowed:
                 leave(f"tools.{tool.name}.{name}", f"no {adapter.app} field for it: accepted and ignored", False)
             elif known is not None and (known.to is not None or known.kept is not None) and model is not None \
                     and name not in model:
@@ -404,7 +423,8 @@ def _tool_decl(tool: ClawTool, adapters: Any, leave: Any, model: dict[str, Any] 
                                      not_found=adapter.not_found if adapter.not_found is not None and all(
                                          n in known_args for n in re.findall(r"\{(\w+)\}", adapter.not_found))
                                      else None,
-                                     cut=Cut(argument=mapping.cut, total=mapping.cut_total)
+                                     cut=Cut(argument=mapping.cut, total=mapping.cut_total if counts_whole is None
+                                             else counts_whole)
                                      if mapping.cut is not None and mapping.cut in known_args else None,
                                      item_filters={n: f for n, f in mapping.item_filters.items()
                                                    if n in known_args},

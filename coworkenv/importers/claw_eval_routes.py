@@ -25,6 +25,10 @@ class ServiceSource:
     routes: dict[str, dict[str, Any] | None]
     kinds: dict[str, dict[str, str]]
     annotations: dict[str, dict[str, str]] = field(default_factory=dict)  # route -> field -> annotation's text
+    reads: dict[str, set[str]] = field(default_factory=dict)  # route -> the fields its handler reads (`req.<field>`)
+    # route -> whether its answer's `total` counts the whole list before its cut (`len(found)` beside `found[:n]`),
+    # not the listed items (`len(results)` beside `results`), where the handler says so plainly
+    counts_whole: dict[str, bool] = field(default_factory=dict)
 
 
 _KINDS = {"str": "string", "int": "integer", "float": "number", "bool": "boolean", "list": "array", "dict": "object"}
@@ -111,6 +115,8 @@ def _read(tree: ast.Module) -> ServiceSource:
     routes: dict[str, dict[str, Any] | None] = {}
     kinds: dict[str, dict[str, str]] = {}
     annotations: dict[str, dict[str, str]] = {}
+    reads: dict[str, set[str]] = {}
+    counts_whole: dict[str, bool] = {}
     for node in tree.body:
         if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):  # the OCR service's handlers are async
             continue
@@ -119,11 +125,44 @@ def _read(tree: ast.Module) -> ServiceSource:
                     "post", "get", "put", "delete", "patch") and deco.args and isinstance(deco.args[0], ast.Constant) \
                     and isinstance(deco.args[0].value, str):
                 routes[deco.args[0].value] = _request_model(node, models)
+                reads[deco.args[0].value] = {n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute)
+                                             and isinstance(n.value, ast.Name) and n.value.id == "req"}
+                whole = _counts_whole(node)
+                if whole is not None:
+                    counts_whole[deco.args[0].value] = whole
                 name = _request_model_name(node, models)
                 if name is not None and models[name] is not None:
                     kinds[deco.args[0].value] = model_kinds[name]
                     annotations[deco.args[0].value] = model_annotations[name]
-    return ServiceSource(routes, kinds, annotations)
+    return ServiceSource(routes, kinds, annotations, reads, counts_whole)
+
+
+def _counts_whole(handler: ast.FunctionDef | ast.AsyncFunctionDef) -> bool | None:
+    """Whether the handler's answer `{"items": X, "total": len(Y)}` counts more than it lists: Y a list X is a slice
+    of (`X = Y[:n]`, or `Y[:n]` in place), not X itself; None when no answer is written so."""
+    sliced = {(t.id, n.value.value.id) for n in ast.walk(handler) if isinstance(n, ast.Assign)
+              and isinstance(n.value, ast.Subscript) and isinstance(n.value.value, ast.Name)
+              and isinstance(n.value.slice, ast.Slice) for t in n.targets if isinstance(t, ast.Name)}
+    found: set[bool] = set()
+    for node in ast.walk(handler):
+        if not isinstance(node, ast.Dict):
+            continue
+        entries = {k.value: v for k, v in zip(node.keys, node.values, strict=True) if isinstance(k, ast.Constant)}
+        total = entries.get("total")
+        if not (isinstance(total, ast.Call) and isinstance(total.func, ast.Name) and total.func.id == "len"
+                and len(total.args) == 1 and isinstance(total.args[0], ast.Name)):
+            continue
+        counted = total.args[0].id
+        for key, value in entries.items():
+            if key == "total":
+                continue
+            if isinstance(value, ast.Name) and value.id == counted:
+                found.add(False)
+            elif (isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Slice)
+                  and isinstance(value.value, ast.Name) and value.value.id == counted) or (
+                    isinstance(value, ast.Name) and (value.id, counted) in sliced):
+                found.add(True)
+    return found.pop() if len(found) == 1 else None
 
 
 def _request_model_name(handler: ast.FunctionDef | ast.AsyncFunctionDef, models: dict[str, dict[str, Any] | None]) -> str | None:
@@ -230,6 +269,22 @@ def request_models(task_dir: Path, task: Any) -> dict[str, dict[str, Any]]:
         if fields is not None:
             found[tool] = fields
     return found
+
+
+def handler_reads(task_dir: Path, task: Any) -> dict[str, set[str]]:
+    """Tool name -> the request fields its endpoint's handler reads (`req.<field>`), where the checkout holds the
+    service's source."""
+    sources = task_services(task_dir, task)
+    return {tool: sources[service].reads.get(path, set()) for tool, (service, path) in tool_endpoints(task).items()
+            if service in sources}
+
+
+def handler_counts_whole(task_dir: Path, task: Any) -> dict[str, bool]:
+    """Tool name -> whether its endpoint's answer's `total` counts the whole list before the cut (`_counts_whole`),
+    where the checkout holds the service's source and the handler says."""
+    sources = task_services(task_dir, task)
+    return {tool: sources[service].counts_whole[path] for tool, (service, path) in tool_endpoints(task).items()
+            if service in sources and path in sources[service].counts_whole}
 
 
 def request_fields(task_dir: Path, task: Any) -> dict[str, list[RequestField]]:

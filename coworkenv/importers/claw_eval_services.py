@@ -525,3 +525,77 @@ ADAPTERS["inventory"] = ServiceAdapter("inventory", "inventory", "INVENTORY_FIXT
 }, key="product_id", not_found="Product {product_id} not found")
 
 ADAPTERS.update(BACKOFFICE)
+
+# Each tool's endpoint on its Claw-Eval service (the `tool_endpoints` of the public checkout's tasks, each a route of
+# its service's source): Claw-Eval's runner sends a call to the tool's URL, whatever the tool is called, so a tool
+# the import does not know by name is bound by its endpoint (`by_endpoint`): a new version's name for it, or one
+# endpoint offered under two names (`inventory_list_products` / `inventory_list_items`, `send_report` on
+# `/web/notify`).
+ENDPOINTS: dict[str, str] = {
+    "gmail_list_messages": "/gmail/messages",
+    "gmail_get_message": "/gmail/messages/get",
+    "gmail_save_draft": "/gmail/drafts/save",
+    "gmail_send_message": "/gmail/send",
+    "helpdesk_list_tickets": "/helpdesk/tickets",
+    "helpdesk_get_ticket": "/helpdesk/tickets/get",
+    "helpdesk_update_ticket": "/helpdesk/tickets/update",
+    "helpdesk_close_ticket": "/helpdesk/tickets/close",
+    "contacts_search": "/contacts/search",
+    "contacts_get": "/contacts/get",
+    "contacts_send_message": "/contacts/send_message",
+    "crm_list_customers": "/crm/customers",
+    "crm_get_customer": "/crm/customers/get",
+    "crm_export_report": "/crm/export",
+    "kb_search": "/kb/search",
+    "kb_get_article": "/kb/articles/get",
+    "kb_update_article": "/kb/articles/update",
+    "notes_list": "/notes/list",
+    "notes_get": "/notes/get",
+    "notes_share": "/notes/share",
+    "calendar_list_events": "/calendar/events",
+    "calendar_get_event": "/calendar/events/get",
+    "calendar_delete_event": "/calendar/events/delete",
+    "calendar_create_event": "/calendar/events/create",
+    "calendar_get_user_events": "/calendar/user_events",
+    "web_search": "/web/search",
+    "web_fetch": "/web/fetch",
+    "send_notification": "/web/notify",
+    "todo_list_tasks": "/todo/tasks",
+    "todo_get_task": "/todo/tasks/get",
+    "todo_update_task": "/todo/tasks/update",
+    "todo_create_task": "/todo/tasks/create",
+    "todo_delete_task": "/todo/tasks/delete",
+    "inventory_list_products": "/inventory/products",
+    "inventory_list_items": "/inventory/products",
+    "inventory_get_product": "/inventory/products/get",
+    "inventory_get_item": "/inventory/products/get",
+    "inventory_create_order": "/inventory/orders/create",
+    "finance_list_transactions": "/finance/transactions",
+    "finance_get_transaction": "/finance/transactions/get",
+    "finance_submit_report": "/finance/report/submit",
+    "finance_report_submit": "/finance/report/submit",
+    "config_list_integrations": "/config/integrations",
+    "config_get_integration": "/config/integrations/get",
+    "config_update_integration": "/config/integrations/update",
+    "config_send_notification": "/config/notify",
+    "scheduler_list_jobs": "/scheduler/jobs",
+    "scheduler_get_job": "/scheduler/jobs/get",
+    "scheduler_job_history": "/scheduler/jobs/history",
+    "scheduler_create_job": "/scheduler/jobs/create",
+    "scheduler_update_job": "/scheduler/jobs/update",
+    "scheduler_delete_job": "/scheduler/jobs/delete",
+    "rss_list_feeds": "/rss/feeds",
+    "rss_list_articles": "/rss/articles",
+    "rss_get_article": "/rss/articles/get",
+    "rss_publish": "/rss/publish",
+    "ocr_extract_text": "/ocr/extract",
+}
+
+
+def by_endpoint(adapter: ServiceAdapter, path: str, name: str = "") -> ToolMap | None:
+    """The adapter's tool served at `path` on its service (`ENDPOINTS`): the one of that `name` when it is served
+    there (one route may have two names), else the first; None when the adapter serves no such route."""
+    if ENDPOINTS.get(name) == path and name in adapter.tools:
+        return adapter.tools[name]
+    return next((mapping for known, mapping in adapter.tools.items() if ENDPOINTS.get(known) == path), None)
+

@@ -443,11 +443,8 @@ class _Asks:
         stop it: a code could ask for refusals for as long as it liked). Without
         `answer` (the child has exited: nobody would read them) the lines are only removed."""
         spent = 0.0
-        while (end := result.find(b"\n", self.scanned)) >= 0:
+        while (end := self._next_request(result)) >= 0:
             line = bytes(result[self.scanned:end + 1])
-            if not line.startswith(_ASK_PREFIX):
-                self.scanned = end + 1
-                continue
             del result[self.scanned:end + 1]
             if not answer:
                 continue
@@ -464,6 +461,21 @@ class _Asks:
             if sent != len(data):
                 raise _AskUnread
         return spent
+
+    def _next_request(self, result: bytearray) -> int:
+        """Where the next whole request line in `result` ends (it starts at `scanned`, moved there), or -1 (`scanned`
+        moved past the whole lines that are none). Found by searching for the request's prefix after a line break, not
+        line by line: 324 KiB of bare newlines, one write of the code's, cost a Python step each, 0.15 s of the host's
+        CPU (sandbox51)."""
+        start = self.scanned
+        if not result.startswith(_ASK_PREFIX, start):
+            found = result.find(b"\n" + _ASK_PREFIX, start)
+            if found < 0:
+                self.scanned = result.rfind(b"\n", start) + 1 or start  # a line still being written waits
+                return -1
+            start = found + 1
+        self.scanned = start
+        return result.find(b"\n", start)
 
     def _reply(self, line: bytes) -> dict[str, str]:
         limits = self.limits
@@ -739,6 +751,13 @@ def _drain(fd: int, limit: int) -> bytes:
     return bytes(data)
 
 
+# Every line the bootstrap and the hook write is a JSON object, written without a space before or after it, and none is
+# shorter than `{"result":0}`. The code may write any line on fd 3, and each line the host parses costs it a decoder's call
+# and, for what is no JSON, an exception: 68 KiB of bare newlines (one write, microseconds of the child's time) took
+# 0.27 s of the host's CPU after the call, the 324 KiB a code that may ask gets 1.3 s (sandbox51).
+_SHORTEST_FRAME = len(b'{"result":0}')
+
+
 def _parse_frames(data: bytes) -> tuple[tuple[str, ...], dict[str, str], list[str], list[dict[str, Any]], bool]:
     """Split the result channel into (layers, missing layers and why, violations, final frames, whether anything
     was malformed)."""
@@ -749,6 +768,9 @@ def _parse_frames(data: bytes) -> tuple[tuple[str, ...], dict[str, str], list[st
     lines = data.split(b"\n")
     malformed = lines[-1] != b""
     for i, line in enumerate(lines[:-1]):
+        if len(line) < _SHORTEST_FRAME or line[:1] != b"{" or line[-1:] != b"}":
+            malformed = True  # no frame the bootstrap or the hook writes: judged without a parse
+            continue
         try:  # the code can write this channel itself: nesting deep enough to recurse out, numbers beyond a float
             obj = json.loads(line, parse_constant=_reject_constant, parse_float=_finite_float,
                              object_pairs_hook=_unique_keys)
@@ -811,12 +833,22 @@ _HOOK_REASONS = tuple(re.compile(pattern, re.DOTALL) for pattern in (
 ))
 _HOOK_EVENT_START = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\.")
 _HOOK_SHOWN_CHARS = 120  # kept in step with _hook.NAME_CHARS
+# The longest report the hook writes: its reason cap (kept in step with _hook.REASON_CHARS) and the "..." of a cut.
+# A longer line is the code's, judged by its length alone: what stands where a quoted name stands is parsed as Python
+# (`ast.literal_eval`), and a 68 KiB name of the code's (`'a',0,0,...`, a tuple) made 32 MiB of syntax tree and took 50
+# ms of the host's CPU after the call; 150 MiB and 0.27 s at the 324 KiB a code that may ask gets (sandbox51).
+_HOOK_REASON_CHARS = 500 + len("...")
+# One quoted text as `repr` writes a str or bytes: a quote, then escapes or characters other than that quote, a
+# backslash or a line break, then the same quote.
+_ONE_LITERAL = re.compile(r"""b?(?:'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*")""", re.DOTALL)
 
 
 def _shown_by_repr(text: str) -> bool:
     """Whether `text` is what `repr` gives for a str or bytes, or its first 120 characters."""
     if len(text) == _HOOK_SHOWN_CHARS and text.isprintable():
         return True  # cut: no closing quote to find (a name or path of any length)
+    if _ONE_LITERAL.fullmatch(text) is None:  # never parse an expression of the code's (a tuple of 250 items)
+        return False
     try:
         value = ast.literal_eval(text)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
@@ -826,6 +858,8 @@ def _shown_by_repr(text: str) -> bool:
 
 def _hook_wrote(reason: str) -> bool:
     """Whether the audit hook writes `reason` in a violation report (the code may write any line itself)."""
+    if len(reason) > _HOOK_REASON_CHARS:
+        return False
     for pattern in _HOOK_REASONS:
         found = pattern.fullmatch(reason)
         if found is None:

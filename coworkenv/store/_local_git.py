@@ -210,6 +210,10 @@ class LocalGitPublisher:
                 left = self._restore("a failed publish")
                 if left is not None and isinstance(failure, Exception):
                     raise PublishError(f"{_without_unchanged(failure)}; {left}") from None
+                if isinstance(failure, PublishError) and not _says_unchanged(failure) and self._refs_are(refs):
+                    # git's own failure (a full disk at `git add`, at the refs): say what became of the version.
+                    raise PublishError(f"{failure}; nothing was published: {self.repo_dir} holds its last version as "
+                                       "before") from None
                 raise
             finally:
                 self._marker.unlink(missing_ok=True)
@@ -256,21 +260,42 @@ class LocalGitPublisher:
         self._write_tree(upload)
         files = sorted(upload.files)
         self._git("add", "--all")
+        # Its place in the publish order, which neither the clock nor a reset by hand can move (_versions_in_order).
+        tag_message = f"{message}\n\n{PUBLISH_NUMBER}: {self._next_publish_number()}"
         if self._committed_untagged(message):
             # An interrupted publish of this version committed it and stopped before its tag: tag that commit.
             logger.warning("the head of %s already holds version %s (an interrupted publish committed it); "
                            "tagging it instead of committing again", self.repo_dir, version)
+            revision = self._git("rev-parse", "HEAD").strip()
+            self._move_refs(version, self._tag_object(version, revision, tag_message), None)
         else:
-            # --allow-empty: every version gets its commit even when its content equals the previous one.
-            self._git("commit", "--quiet", "--allow-empty", "--no-verify", "-m", message)
-        # Its place in the publish order, which neither the clock nor a reset by hand can move (_versions_in_order).
-        self._git("tag", "--annotate", version, "-m", f"{message}\n\n{PUBLISH_NUMBER}: {self._next_publish_number()}")
-        revision = self._git("rev-parse", "HEAD").strip()
+            # Every version gets its commit, even when its content equals the previous one's.
+            parent = self._git("rev-parse", "HEAD").strip() if self._has_commits() else None
+            tree = self._git("write-tree").strip()
+            revision = self._git("commit-tree", tree, *(["-p", parent] if parent else []), "-m", message).strip()
+            branch = f"update refs/heads/{BRANCH} {revision} {parent}" if parent else \
+                f"create refs/heads/{BRANCH} {revision}"
+            self._move_refs(version, self._tag_object(version, revision, tag_message), branch)
         if replaced is not None:
             logger.warning("published %s to %s at %s: %s", version, self.repo_dir, revision, replaced)
         else:
             logger.info("published %s to %s at %s", version, self.repo_dir, revision)
         return PublishResult(revision=revision, tag=version, location=str(self.repo_dir), files=files)
+
+    def _tag_object(self, version: str, revision: str, message: str) -> str:
+        """Write the annotated tag object of `version` on commit `revision` (no ref yet); its id."""
+        tagger = self._git("var", "GIT_COMMITTER_IDENT").strip()
+        text = f"object {revision}\ntype commit\ntag {version}\ntagger {tagger}\n\n{message.strip()}\n"
+        return self._git("mktag", input=text).strip()
+
+    def _move_refs(self, version: str, tag: str, branch: str | None) -> None:
+        """Make tag `version` (object `tag`) and, unless None, do `branch` (the line of `git update-ref --stdin`
+        that moves BRANCH onto the version's commit) as one transaction of git's: both or neither. `git commit`
+        then `git tag` moved the branch first, and a tag that then met a full disk (or a kill) left the new version
+        on the branch and in the folder, untagged and not a published version, for readers of the folder to load
+        and for the next publish to tag."""
+        lines = [*([branch] if branch else []), f"create refs/tags/{version} {tag}"]
+        self._git("update-ref", "-m", f"publish {version}", "--stdin", input="".join(f"{line}\n" for line in lines))
 
     def _blobs(self, version: str) -> dict[str, str]:
         """The files of `version`: repository path -> git blob id."""
@@ -448,6 +473,13 @@ class LocalGitPublisher:
         """Every ref and HEAD, as git lists them (what makes an object reachable)."""
         return self._run("show-ref", "--head").stdout
 
+    def _refs_are(self, refs: str) -> bool:
+        """Whether the refs are `refs` still (False where git cannot tell)."""
+        try:
+            return self._refs() == refs
+        except (PublishError, OSError):
+            return False
+
     def _loose_objects(self) -> set[Path]:
         """The loose object files of the repository (`objects/xx/...`), git's temp objects included."""
         objects = self._git_dir / "objects"
@@ -550,7 +582,7 @@ class LocalGitPublisher:
         finally:
             os.close(fd)  # closing releases the lock
 
-    def _run(self, *args: str, locate: bool = True) -> subprocess.CompletedProcess[str]:
+    def _run(self, *args: str, locate: bool = True, input: str | None = None) -> subprocess.CompletedProcess[str]:
         # Inherited GIT_* variables (e.g. from a hook) would point git at another repository, and without an
         # explicit GIT_DIR git would walk up into an enclosing repository (such as the project's own).
         env = {key: value for key, value in os.environ.items() if not key.startswith("GIT_")}
@@ -560,14 +592,14 @@ class LocalGitPublisher:
             env.update(GIT_DIR=str(self._git_dir), GIT_WORK_TREE=str(self.repo_dir))
         try:
             return subprocess.run(["git", *args], cwd=self.repo_dir, env=env, capture_output=True, text=True,
-                                  check=False)
+                                  check=False, input=input)
         except OSError as exc:
             if exc.filename not in ("git", None):  # the repository folder itself (cwd): named by the caller
                 raise
             raise PublishError(_git_unusable(self.repo_dir, env.get("PATH", os.defpath), exc)) from None
 
-    def _git(self, *args: str, locate: bool = True) -> str:
-        result = self._run(*args, locate=locate)
+    def _git(self, *args: str, locate: bool = True, input: str | None = None) -> str:
+        result = self._run(*args, locate=locate, input=input)
         damage = _DAMAGED_REPOSITORY.search(result.stderr) if result.returncode == 128 and locate else None
         if damage is not None:
             raise PublishError(
@@ -575,14 +607,15 @@ class LocalGitPublisher:
                 "aside (it keeps what is left of its versions: `git fsck` there shows what) and publish again into "
                 "a fresh folder, or put back its .git from a backup")
         if result.returncode != 0:
-            refused = _os_refusal(result.stderr)
+            refused = _os_refusal(result.stderr, self.repo_dir)
             # A refusal of the system is about the disk, not the repository (which is sound): say what to do about it.
             advice = path_advice(self.repo_dir, refused) if refused else \
                 "fix the repository state or publish into a new directory"
+            told = result.stderr.strip()
+            if refused is not None and os_reason(refused) not in told:  # git left the system's reason out
+                told += f" ({os_reason(refused)}: the disk holding {self.repo_dir} is full)"
             raise PublishError(
-                f"`git {' '.join(args)}` failed in {self.repo_dir} (exit {result.returncode}): "
-                f"{result.stderr.strip()}; {advice}"
-            )
+                f"`git {' '.join(args)}` failed in {self.repo_dir} (exit {result.returncode}): {told}; {advice}")
         return result.stdout
 
 
@@ -619,7 +652,7 @@ _GIT_OUT_OF_SPACE = ("Out of diskspace",)
 _REFUSALS = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS, errno.EIO)
 
 
-def _os_refusal(stderr: str) -> OSError | None:
+def _os_refusal(stderr: str, repo_dir: Path) -> OSError | None:
     """The system's refusal of a write that git's `stderr` reports, as an OSError (None: git failed for another
     reason). Those were "fix the repository state", where the repository was sound and the disk was full."""
     if any(words in stderr for words in _GIT_OUT_OF_SPACE):
@@ -627,11 +660,34 @@ def _os_refusal(stderr: str) -> OSError | None:
     for code in _REFUSALS:
         if os.strerror(code) in stderr:
             return OSError(code, os.strerror(code))
+    # A ref's lock file that could not be written is told without the system's reason ("couldn't write
+    # '.git/refs/heads/main.lock'"): on a disk (or inode table) with next to nothing left, that reason was a full disk.
+    if _UNWRITTEN.search(stderr) and _nearly_full(repo_dir):
+        return OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
     return None
+
+
+_UNWRITTEN = re.compile(r"couldn't write|unable to write|unable to create|write error")
+
+
+def _nearly_full(folder: Path) -> bool:
+    """Whether the file system of `folder` has under 1 MiB or under 16 inodes left for this user."""
+    try:
+        found = os.statvfs(folder)
+    except OSError:
+        return False
+    return found.f_bavail * found.f_frsize < 1 << 20 or 0 <= found.f_favail < 16 < found.f_files
 
 
 def _first_line(text: str) -> str:
     return (text.strip().splitlines() or ["unknown error"])[0]
+
+
+def _says_unchanged(failure: BaseException) -> bool:
+    """Whether the message of `failure` already says that nothing was published or that the folder is as it was."""
+    message = str(failure)
+    return any(words in message for words in ("nothing was published", "keeps its last version", "nothing was touched",
+                                              UNCHANGED))
 
 
 def _without_unchanged(failure: BaseException) -> str:

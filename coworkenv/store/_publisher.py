@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
 import re
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, TypeVar, runtime_checkable
 
-from coworkenv.atomic import TEMP_PREFIX, atomic_write_bytes
+from coworkenv.atomic import TEMP_PREFIX, WriteError, atomic_write_bytes, os_reason, path_advice
 from coworkenv.checkpoint_manifest import checked_snapshot
 from coworkenv.credential_values import held_credentials
 from coworkenv.held_folders import held_temp_dir, remove_abandoned
@@ -145,6 +147,7 @@ def check_version(version: str) -> None:
         )
 
 
+_NO_ROOM = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)  # a copy that found no room, or a file size limit
 FOLDER_STAGING = ".coworkenv-publish-"  # a folder publish's staging folder, beside the folder published
 SYSTEM_FOLDER_STAGING = "coworkenv-folder-"  # ... in the system's temp folder where it cannot be beside
 
@@ -162,9 +165,26 @@ def release_upload(release: DatasetRelease) -> Iterator[Upload]:
     """Stage a release's files in a temp directory; it replaces `data/` and README.md."""
     check_version(release.version)
     # Held while in use: a publish killed here leaves a whole copy of the release, which a later publish removes.
-    with held_temp_dir("coworkenv-release-") as root:
-        paths = stage_release(release, root)
+    with ExitStack() as held:
+        try:
+            root = held.enter_context(held_temp_dir("coworkenv-release-"))
+            paths = stage_release(release, root)
+        except OSError as exc:
+            raise PublishError(_staging_failed(release.version, exc)) from None
         yield Upload(files={path: root / path for path in paths}, supersedes=_is_dataset_file)
+
+
+def _staging_failed(version: str, exc: OSError) -> str:
+    """Why the release's files could not be staged in the system's temp folder (a full /tmp, most often), what to do,
+    and that nothing was published. It had been the write's own line, naming a file of the staging folder that its
+    removal had deleted, and saying of it that "any earlier version of the file is unchanged"."""
+    temp = tempfile.gettempdir()
+    named = exc.final if isinstance(exc, WriteError) else Path(os.fsdecode(exc.filename)) if exc.filename else None
+    which = "TMPDIR" if os.environ.get("TMPDIR") else "the system's temp folder"
+    return (f"cannot stage version {version} for publishing in {temp} ({which}): "
+            f"{f'{named.name}: ' if named else ''}{os_reason(exc)}; {path_advice(Path(temp), exc)} (or set TMPDIR to "
+            "a folder on a disk with room for the release's files); nothing was published, and the staged files "
+            "were removed")
 
 
 @contextmanager
@@ -186,16 +206,23 @@ def folder_upload(folder: Path, version: str, card_md: str, record: str | None =
     beside = os.access(folder.parent, os.W_OK | os.X_OK)
     if beside:  # what a publish staged in the system's temp folder (a parent not writable, earlier versions) left
         remove_abandoned(tempfile.gettempdir(), SYSTEM_FOLDER_STAGING)
-    with held_temp_dir(FOLDER_STAGING if beside else SYSTEM_FOLDER_STAGING, str(folder.parent) if beside else None
-                       ) as staging:
-        # The files published are copied into the staging folder and checked there against the checkpoint's record
-        # (when the folder has one): git's copy and the Hub's upload read the copies, so a file renamed over or
-        # written in place into an original after its check is not published in the checked one's place.
-        snapshot = checked_snapshot(folder, files, staging / "files", record)
+    with ExitStack() as held:
+        try:
+            staging = held.enter_context(held_temp_dir(
+                FOLDER_STAGING if beside else SYSTEM_FOLDER_STAGING, str(folder.parent) if beside else None))
+            # The files published are copied into the staging folder and checked there against the checkpoint's
+            # record (when the folder has one): git's copy and the Hub's upload read the copies, so a file renamed
+            # over or written in place into an original after its check is not published in the checked one's place.
+            snapshot = checked_snapshot(folder, files, staging / "files", record)
+            card = staging / CARD_NAME
+            if not isinstance(snapshot, str):
+                atomic_write_bytes(card, card_md.encode())
+        except OSError as exc:
+            if exc.errno not in _NO_ROOM:  # a file of the folder unreadable, ...: named by the publisher as before
+                raise
+            raise PublishError(_folder_staging_failed(folder, version, files, beside, exc)) from None
         if isinstance(snapshot, str):
             raise PublishError(f"{snapshot}; nothing was published")
-        card = staging / CARD_NAME
-        atomic_write_bytes(card, card_md.encode())
         snapshot[CARD_NAME] = card  # the given card wins over a README.md inside the folder
         found = secret_in_files(snapshot, held_credentials())
         if found is not None:
@@ -205,6 +232,20 @@ def folder_upload(folder: Path, version: str, card_md: str, record: str | None =
                 "was published. Remove the file (or the credential from it) or, if the credential is no longer "
                 "secret, rotate it, then publish again")
         yield Upload(files=snapshot, supersedes=_is_folder_file)
+
+
+def _folder_staging_failed(folder: Path, version: str, files: dict[str, Path], beside: bool, exc: OSError) -> str:
+    """Why the copies of `folder`'s files (checked, then published) could not be made, with the room they need. It
+    had been the copy's own OSError, naming a file of the staging folder already removed, not the room needed."""
+    where = folder.parent if beside else Path(tempfile.gettempdir())
+    named = exc.final if isinstance(exc, WriteError) else Path(os.fsdecode(exc.filename)) if exc.filename else None
+    need = 0
+    for path in files.values():
+        with contextlib.suppress(OSError):
+            need += path.stat().st_size
+    return (f"cannot publish {folder} as {version}: its files are copied into {where} first (they are checked there, "
+            f"then published), which needs about {need / 2**20:.1f} MiB: {f'{named.name}: ' if named else ''}"
+            f"{os_reason(exc)}; {path_advice(where, exc)}; nothing was published, and the copies made were removed")
 
 
 def stage_release(release: DatasetRelease, dest: Path) -> list[str]:

@@ -19,13 +19,25 @@ in capitals, an id the app does not know, an argument the tool does not take), w
 read whose drop fails a check is refused the same way. A check that reads `ok`, or the record, fails the refusal like the drop. A call the
 reference's own run saw refused (a task that has the agent try, and report the refusal) is not replayed.
 
-A read of another record is one too: a check that the agent consulted the source with a call matcher on the reading
-tool that does not pin the record (`called` with no arguments, a `where` every runbook meets, `order` with a loose
+A read of another record or scope is one too: a check that the agent consulted the source with a call matcher on
+the reading tool that does not pin it (`called` with no arguments, a `where` every runbook meets, `order` with a loose
 `first`), or a Python check that finds any read of the tool, credits an agent that opened another runbook, message
-or note (one that exists: the read succeeds) and answered from memory. Each needed reference read of a record (its
-drop fails a check) that such a check could take for another is played moved onto another record of the same table
-(the first by id that the reference does not name); where that passes, and a check reading the calls passes it though
-it failed the drop, the verifier credits a read of any record: `read_elsewhere_credited`.
+or note (one that exists: the read succeeds), or searched for other words, listed another person's or status's
+tickets, another service's logs or another week's events, and answered from memory. Each needed reference read (its
+drop fails a check) is moved one argument at a time: an argument naming a record of the world onto each other record
+the reference does not name, a choice among fixed values onto each other value, the window its date-times bound a
+week later, the words it searches for onto other words. A loose matcher (one that takes the read and the move and
+pins no argument the move keeps) is tried on the first few moves it takes; a Python check reading the audit on the
+first move onto another record, or for a search (no record to open) on the search moved in every argument that
+bounds it, where each text argument moves. Where a move passes, and a check reading the calls passes it though it
+failed the drop, the verifier credits a read of any record or scope: `read_elsewhere_credited`.
+
+A draft saved and then sent (`mail_save_draft`, `mail_send_draft` of the id it returned) can have its words checked
+on the saving call (`called mail_save_draft` whose body holds the answer) while the sent-mail check reads only the
+folder and recipients: an agent that saves a first version with other words, then the right draft, and sends the
+first version passes. For each such pair in the reference whose words a check reads (the draft saved with other
+words fails a check), the reference is played with an earlier version (other words, the same recipients) saved
+before the draft and sent instead; where that passes: `sent_draft_unchecked`.
 
 A message prepared and not sent is an attempt too: a check on the mail `messages` table that finds the reply by
 its recipient and words but not its folder (`folder == sent`), or a frame that lets a draft in, is met by the same
@@ -42,18 +54,19 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from datetime import datetime, timedelta
+from typing import Any, Literal, get_args, get_origin
 
 from coworkenv.agents import OraclePolicy
 from coworkenv.bindings import Binding, DeclaredTool, bind_arguments, convert, exposed_tools, spec_catalog
 from coworkenv.checks.primitives import call_matches
 from coworkenv.env import base_world
-from coworkenv.spec import EnvSpec, ReferenceStep, ToolCallSpec
+from coworkenv.spec import EnvSpec, ReferenceStep, ReferenceTurn, ToolCallSpec
 from coworkenv.spec_checks import CalledRule, OrderRule
 from coworkenv.tools import ToolDef, ToolError, ToolOutcome
 from coworkenv.validate._check_reads import nested_rules, parts_read, python_rules
 from coworkenv.validate._episodes import EpisodeOutcome, SpecEpisodes
-from coworkenv.validate._mutation_core import replaced, without
+from coworkenv.validate._mutation_core import replaced, turn_of, without
 from coworkenv.validate.gates import GateError
 from coworkenv.validate.mutations import Mutation, is_write, step_of
 from coworkenv.world import World
@@ -63,6 +76,13 @@ from coworkenv.world import World
 REFUSAL = "refused: the service did not carry out this request (permission denied for this record in its state)"
 # A tool that delivers a message at once -> the tool that saves the same message (same arguments) without sending it.
 UNSENT = {"mail_send": "mail_save_draft"}
+# Words a read searches for in place of the reference's: another search, which finds other records or none.
+OTHER_WORDS = "weekly report"
+# The most moves of one read played (each is one episode).
+MOVES = 3
+# An earlier version of a draft: other words, the same recipients (and no thread: a first try).
+OTHER_MESSAGE = {"subject": "Re: your message", "body": "Thanks for your message, I will come back to you shortly.",
+                 "attachments": []}
 
 
 def audit_readers(spec: EnvSpec) -> set[str]:
@@ -154,40 +174,107 @@ def credited_attempts(spec: EnvSpec, episodes: SpecEpisodes,
     return errors
 
 
-def _elsewhere(spec: EnvSpec, call: ToolCallSpec, tools: dict[str, ToolDef], world: World) -> ToolCallSpec | None:
-    """The read moved onto another record of the table it reads (its first required argument naming a record of the
-    tool's app, a declared tool's too) set to the first id that no reference call names), or None where it reads no
-    record of the world or the table holds no other."""
+def _literals(annotation: Any) -> list[Any]:
+    """The values a `Literal` annotation (in a union, an `Optional` too) allows."""
+    if get_origin(annotation) is Literal:
+        return list(get_args(annotation))
+    return [v for a in get_args(annotation) for v in _literals(a)]
+
+
+def _instant(value: Any) -> datetime | None:
+    """`value` as an ISO-8601 date-time (with a time of day), or None."""
+    if not isinstance(value, str) or "T" not in value:
+        return None
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+
+
+def _elsewhere(spec: EnvSpec, call: ToolCallSpec, tools: dict[str, ToolDef],
+               world: World) -> list[tuple[bool, ToolCallSpec]]:
+    """The read moved onto another record or scope, one argument (or its window) at a time: an argument naming a
+    record of a table of the world (the tool's app's first) set to each other record's id that no reference call
+    names; a choice among fixed values (a status, a level, a folder) set to each other value; the window its
+    date-times bound shifted a week later; the words it searches for set to other words. Each with whether it
+    moves the record the read opens (a required argument naming a record of the tool's app). Empty where nothing
+    moves."""
     tool = tools[call.name]
     named = {v for turn in spec.reference for st in turn.steps if st.call is not None
              for v in st.call.arguments.values() if isinstance(v, str)}
+    tables = sorted(world.tables(), key=lambda tb: tb.app != tool.app)
+    moves: list[tuple[bool, ToolCallSpec]] = []
+    texts = []
     for arg, field in tool.params.model_fields.items():
         value = call.arguments.get(arg)
-        table = next((tb for tb in world.tables() if tb.app == tool.app and tb.get(value) is not None), None) \
-            if field.is_required() and isinstance(value, str) else None
+        if not isinstance(value, str):
+            continue
+        allowed = _literals(field.annotation)
+        table = next((tb for tb in tables if tb.get(value) is not None), None)
         if table is not None:
-            other = next((r for r in sorted(table.ids()) if r not in named), None)
-            return None if other is None else ToolCallSpec(name=call.name, arguments={**call.arguments, arg: other})
-    return None
+            source = field.is_required() and table.app == tool.app
+            moves += [(source, ToolCallSpec(name=call.name, arguments={**call.arguments, arg: r}))
+                      for r in sorted(table.ids()) if r not in named]
+        elif allowed:
+            moves += [(False, ToolCallSpec(name=call.name, arguments={**call.arguments, arg: v}))
+                      for v in allowed if v != value]
+        elif _instant(value) is None and "@" not in value:
+            texts.append(arg)
+    window = {k: _instant(v) for k, v in call.arguments.items()}
+    if any(window.values()):  # the same window a week later: another day's events, another stretch of the logs
+        moves.append((False, ToolCallSpec(name=call.name, arguments={
+            k: (t + timedelta(days=7)).isoformat().replace("+00:00", "Z") if t is not None else call.arguments[k]
+            for k, t in window.items()})))
+    moves += [(False, ToolCallSpec(name=call.name, arguments={**call.arguments, arg: OTHER_WORDS})) for arg in texts
+              if call.arguments[arg] != OTHER_WORDS]
+    return moves
+
+
+def _changed(call: ToolCallSpec, moved: ToolCallSpec) -> set[str]:
+    return {k for k in {*call.arguments, *moved.arguments} if call.arguments.get(k) != moved.arguments.get(k)}
 
 
 def _loose_matchers(spec: EnvSpec, call: ToolCallSpec, moved: ToolCallSpec) -> set[str]:
-    """The ids of the checks with a call matcher (`called`, `order`) that takes the read and its move alike."""
+    """The ids of the checks with a call matcher (`called`, `order`) that takes the read and its move alike, and
+    pins no argument the move leaves as it was (a matcher on a log search's service does not judge its window)."""
+    changed = _changed(call, moved)
     out = set()
     for check in spec.checks:
         for _, rule in nested_rules(check.rule):
             matchers = [rule.call] if isinstance(rule, CalledRule) else \
                 [rule.first, rule.then] if isinstance(rule, OrderRule) else []
-            if any(call_matches(m, call.name, call.arguments) and call_matches(m, moved.name, moved.arguments)
+            if any({*m.args, *(c.field.split(".")[0] for c in m.where)} <= changed
+                   and call_matches(m, call.name, call.arguments) and call_matches(m, moved.name, moved.arguments)
                    for m in matchers):
                 out.add(check.id)
     return out
 
 
+def _tried_moves(spec: EnvSpec, call: ToolCallSpec, moves: list[tuple[bool, ToolCallSpec]],
+                 audit: set[str]) -> list[tuple[ToolCallSpec, set[str]]]:
+    """The moves worth playing, each with the checks that could take it for the read: the first few a loose matcher
+    takes; else, where a Python check reads the audit, the first move onto another record, or for a search (no
+    record to open) the search moved in every argument that bounds it."""
+    loose = [(m, audit | found) for _, m in moves if (found := _loose_matchers(spec, call, m))]
+    if loose or not audit:
+        return loose[:MOVES]
+    record = next((m for source, m in moves if source), None)
+    if record is not None:
+        return [(record, audit)]
+    # A search or list: every argument that bounds it moved at once (a grader pinning any of them fails it), where
+    # each of its text arguments moves (a recipient's address does not, and a grader may pin the search by it).
+    every: dict[str, Any] = {}
+    for _, m in moves:
+        every.update({k: v for k, v in m.arguments.items() if k not in every and v != call.arguments.get(k)})
+    moved = ToolCallSpec(name=call.name, arguments={**call.arguments, **every})
+    whole = all(k in every for k, v in call.arguments.items() if isinstance(v, str))
+    return [(moved, audit)] if every and whole else []
+
+
 def credited_elsewhere(spec: EnvSpec, episodes: SpecEpisodes) -> list[GateError]:
-    """`read_elsewhere_credited` for each needed reference read of a record (its drop fails a check) that passes every
-    check moved onto another record of the same table, a check reading the calls (a loose matcher, a Python check
-    reading the audit) passing the move though it failed the drop."""
+    """`read_elsewhere_credited` for each needed reference read (its drop fails a check) that passes every check
+    moved onto another record or scope (another message, another query, status or window), a check reading the
+    calls (a loose matcher, a Python check reading the audit) passing the move though it failed the drop."""
     tools, world, audit = spec_catalog(spec), base_world(spec), audit_readers(spec)
     errors = []
     for t, turn in enumerate(spec.reference):
@@ -195,26 +282,27 @@ def credited_elsewhere(spec: EnvSpec, episodes: SpecEpisodes) -> list[GateError]
             call = step.call
             if call is None or is_write(call.name, tools):
                 continue
-            moved = _elsewhere(spec, call, tools, world)
-            readers = (audit | _loose_matchers(spec, call, moved)) if moved is not None else set()
-            if moved is None or not readers or not _carried_out(spec, episodes.oracle(), t, s):
+            tried = _tried_moves(spec, call, _elsewhere(spec, call, tools, world), audit)
+            if not tried or not _carried_out(spec, episodes.oracle(), t, s):
                 continue
             dropped = episodes.mutant(without(spec.reference, t, s), keep_reads=True)
             if dropped.result is None or dropped.passed:
                 continue
-            kept = episodes.mutant(replaced(spec.reference, t, s, ReferenceStep(call=moved)), keep_reads=True)
-            if kept.result is None or not kept.passed or \
-                    not any(e.ok and e.tool == moved.name and e.args == moved.arguments for e in kept.audit):
-                continue
-            before, after = dropped.check_passed(), kept.check_passed()
-            credited = sorted(c for c in readers if after.get(c) and not before.get(c, True))
-            if credited:
-                errors.append(GateError(
-                    "mutations", "read_elsewhere_credited", f"reference[{t}].steps[{s}]",
-                    f"the reference with its {call.name} moved onto another record ({moved.arguments}, which exists) "
-                    f"passes every required check, while dropping the read fails {', '.join(credited)}: the check "
-                    "credits a read of any record; name the record the task says to consult (its id or path in the "
-                    "matcher's `args`)"))
+            for moved, readers in tried:
+                kept = episodes.mutant(replaced(spec.reference, t, s, ReferenceStep(call=moved)), keep_reads=True)
+                if kept.result is None or not kept.passed or \
+                        not any(e.ok and e.tool == moved.name and e.args == moved.arguments for e in kept.audit):
+                    continue
+                before, after = dropped.check_passed(), kept.check_passed()
+                credited = sorted(c for c in readers if after.get(c) and not before.get(c, True))
+                if credited:
+                    errors.append(GateError(
+                        "mutations", "read_elsewhere_credited", f"reference[{t}].steps[{s}]",
+                        f"the reference with its {call.name} moved onto another record or scope ({moved.arguments}, "
+                        f"the read succeeds) passes every required check, while dropping the read fails "
+                        f"{', '.join(credited)}: the check credits a read of any record or scope; name the record, "
+                        "query or window the task says to consult (in the matcher's `args`)"))
+                    break
     return errors
 
 
@@ -307,4 +395,60 @@ def credited_drafts(spec: EnvSpec, episodes: SpecEpisodes,
             f"the reference with its {call.name} saved as a draft ({saved.name}, the same message) passes every "
             "required check, while dropping it fails: no one receives a draft, and the checks credit it as sent; "
             "check the message's folder (`folder` equals `sent`), in the frame too"))
+    return errors
+
+
+def _sent_draft_saves(spec: EnvSpec, oracle: EpisodeOutcome) -> Iterator[tuple[int, int, int, int]]:
+    """(turn, step) of each reference save of a draft (built-in `mail_save_draft`) and of the reference's
+    `mail_send_draft` that sends it (its `draft_id` the id the save returned in the reference's own run)."""
+    calls = [(t, s, st.call) for t, turn in enumerate(spec.reference) for s, st in enumerate(turn.steps)
+             if st.call is not None]
+    saved = [e for e in oracle.audit if e.tool == "mail_save_draft" and e.ok and isinstance(e.result, dict)]
+    for t, s, call in calls:
+        if call.name != "mail_send_draft":
+            continue
+        entry = next((e for e in saved if e.result.get("id") == call.arguments.get("draft_id")), None)
+        save = next(((k, j) for k, j, c in calls if entry is not None and c.name == entry.tool
+                     and c.arguments == entry.args and (k, j) < (t, s)), None)
+        if save is not None:
+            yield (*save, t, s)
+
+
+def _inserted(reference: list[ReferenceTurn], t: int, s: int, new: ReferenceStep) -> list[ReferenceTurn]:
+    steps = [*reference[t].steps[:s], new, *reference[t].steps[s:]]
+    return [*reference[:t], turn_of(steps), *reference[t + 1:]]
+
+
+def sent_drafts_unchecked(spec: EnvSpec, episodes: SpecEpisodes) -> list[GateError]:
+    """`sent_draft_unchecked` for each draft the reference saves and sends whose words a check reads (the draft
+    saved with other words fails a check), where an earlier version with other words saved before it and sent
+    instead passes every check: the checks read the words of the draft saved, not of the mail sent."""
+    oracle = episodes.oracle()
+    errors = []
+    for t0, s0, t, s in _sent_draft_saves(spec, oracle):
+        save, send = spec.reference[t0].steps[s0].call, spec.reference[t].steps[s].call
+        assert save is not None and send is not None
+        other = ToolCallSpec(name=save.name, arguments={k: v for k, v in {**save.arguments, **OTHER_MESSAGE}.items()
+                                                         if k != "in_reply_to"})
+        plain = episodes.mutant(replaced(spec.reference, t0, s0, ReferenceStep(call=other)))
+        if plain.result is None or plain.passed:
+            continue  # the words are not checked at all: the near misses judge that
+        versions = _inserted(spec.reference, t0, s0, ReferenceStep(call=other))
+        probe = episodes.mutant(versions)  # the draft ids as the world gives them with the earlier version saved
+        first = next((e.result.get("id") for e in probe.audit if e.tool == other.name and e.args == other.arguments
+                      and e.ok and isinstance(e.result, dict)), None)
+        if first is None:
+            continue
+        resent = ToolCallSpec(name=send.name, arguments={**send.arguments, "draft_id": first})
+        kept = probe if first == send.arguments.get("draft_id") else \
+            episodes.mutant(replaced(versions, t, s + (t == t0), ReferenceStep(call=resent)))
+        if kept.result is None or not kept.passed or \
+                not any(e.ok and e.tool == send.name and e.args == resent.arguments for e in kept.audit):
+            continue
+        errors.append(GateError(
+            "mutations", "sent_draft_unchecked", f"reference[{t}].steps[{s}]",
+            f"the reference with an earlier version of its draft (other words, the same recipients) saved before it "
+            f"and sent instead ({send.name} of {first}) passes every required check, while the draft saved with those "
+            "words alone fails: the checks read the words of the draft saved, not of the mail sent; check the words "
+            "on the sent message (`folder` equals `sent`)"))
     return errors

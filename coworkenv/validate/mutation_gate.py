@@ -47,7 +47,12 @@ from coworkenv.validate._numerals import digit_counts, spelled_numbers
 from coworkenv.validate._pace import Paced, slower_agents
 from coworkenv.validate._paced_counts import paced_counts
 from coworkenv.validate._python_tolerance import python_admitted_numbers
-from coworkenv.validate._refused_calls import credited_attempts, credited_drafts, credited_elsewhere
+from coworkenv.validate._refused_calls import (
+    credited_attempts,
+    credited_drafts,
+    credited_elsewhere,
+    sent_drafts_unchecked,
+)
 from coworkenv.validate._spelling import respelled_writes
 from coworkenv.validate._undone import created_writes, inverse_writes, undone_writes
 from coworkenv.validate._units import converted_units
@@ -189,6 +194,7 @@ def mutations_gate(ctx: GateContext) -> GateResult:
     errors += credited_attempts(ctx.spec, episodes, results)  # a refused call credited (`_refused_calls`)
     errors += credited_elsewhere(ctx.spec, episodes)  # a read of another record credited as the source's
     errors += credited_drafts(ctx.spec, episodes, results)  # a message saved as a draft credited as sent
+    errors += sent_drafts_unchecked(ctx.spec, episodes)  # a draft's words credited as the sent mail's
     errors += python_admitted_numbers(ctx.spec, episodes)  # a Python check's tolerance admits another number
     total = sum(t[1] for t in by_kind.values())
     score = killed / total if total else 1.0

@@ -165,6 +165,8 @@ from tests.defects import (
     run_value_read,
     sandbox_draw_read,
     score_weightless,
+    search_elsewhere_credited,
+    sent_draft_unchecked,
     set_order_carried,
     set_order_deep,
     set_order_leftover,
@@ -398,6 +400,8 @@ MODULES = (
     flag_key_unprobed,
     read_attempt_credited,
     read_elsewhere_credited,
+    search_elsewhere_credited,
+    sent_draft_unchecked,
     declared_draft_credited,
     declared_write_as_read,
 )

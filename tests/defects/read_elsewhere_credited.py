@@ -55,6 +55,7 @@ def _defect(name: str, base: str, tool: str, arg: str, value: str, other: str, l
                   witness=_moved(tool, arg, value, other), witness_kind="cheat", gate=GATE, code=CODE)
 
 
+_SEARCH = {"where": [{"field": "service", "op": "contains", "value": "search"}]}
 _MD = {"where": [{"field": "path", "op": "contains", "value": ".md"}]}
 DEFECTS = [
     _defect("runbook-any-file", "synth:feature_flag_rollout@1", "files_read_file", "path",
@@ -68,4 +69,11 @@ DEFECTS = [
     _defect("audit-note-any-note", "synth:web_page_audit@1", "notes_read_note", "note_id", "note-84", "note-85", {}),
     _defect("config-any-service", "synth:lookup_answer_source@1", "services_get_config", "service",
             "svc-pricing", "svc-fraud", {"where": [{"field": "service", "op": "matches", "value": "^svc-"}]}),
+    # The matcher takes some other records, not the first by id: the move must find one it takes.
+    _defect("staging-logs-any-search-service", "synth:feature_flag_rollout@1", "logs_tail", "service",
+            "svc-search-staging", "svc-search", _SEARCH),
+    _defect("staging-service-any-search-service", "synth:feature_flag_rollout@1", "services_get_service", "service",
+            "svc-search-staging", "svc-search", _SEARCH),
+    _defect("staging-logs-any-search-service-2", "synth:feature_flag_rollout@2", "logs_tail", "service",
+            "svc-search-staging", "svc-search", _SEARCH),
 ]

@@ -27,10 +27,11 @@ def publish_killed_at_git_step(repo_dir: str, tag: str, step: str, when: str) ->
 
     real = LocalGitPublisher._run
 
-    def run(self: LocalGitPublisher, *args: str, locate: bool = True) -> subprocess.CompletedProcess[str]:
+    def run(self: LocalGitPublisher, *args: str, locate: bool = True,
+            input: str | None = None) -> subprocess.CompletedProcess[str]:
         if args[0] == step and when == "before":
             os.kill(os.getpid(), signal.SIGKILL)
-        result = real(self, *args, locate=locate)
+        result = real(self, *args, locate=locate, input=input)
         if args[0] == step and when == "after":
             os.kill(os.getpid(), signal.SIGKILL)
         return result
@@ -40,7 +41,7 @@ def publish_killed_at_git_step(repo_dir: str, tag: str, step: str, when: str) ->
 
 
 def publish_killed_holding_a_git_lock(repo_dir: str, tag: str, lock: str) -> None:
-    """Publish `release(tag)` into `repo_dir`, SIGKILLed inside its `git commit` while git holds `.git/LOCK` (what
+    """Publish `release(tag)` into `repo_dir`, SIGKILLed inside its `git commit-tree` while git holds `.git/LOCK` (what
     a kill -9 of the whole process group, an OOM kill or a power loss leaves)."""
     import os
     import signal
@@ -51,13 +52,14 @@ def publish_killed_holding_a_git_lock(repo_dir: str, tag: str, lock: str) -> Non
 
     real = LocalGitPublisher._run
 
-    def run(self: LocalGitPublisher, *args: str, locate: bool = True) -> subprocess.CompletedProcess[str]:
-        if args[0] == "commit":
+    def run(self: LocalGitPublisher, *args: str, locate: bool = True,
+            input: str | None = None) -> subprocess.CompletedProcess[str]:
+        if args[0] == "commit-tree":
             # As git takes a lock: created exclusively, open while it writes the new content.
             fd = os.open(self.repo_dir / ".git" / lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
             os.write(fd, b"half an index")
             os.kill(os.getpid(), signal.SIGKILL)
-        return real(self, *args, locate=locate)
+        return real(self, *args, locate=locate, input=input)
 
     LocalGitPublisher._run = run  # type: ignore[method-assign]
     publish_release(repo_dir, tag)

@@ -1,6 +1,8 @@
 """Fault corpus, `coworkenv eval ... --compare LABEL=REPORT` of reports run under other settings that change what a
 score means: another temperature, max_tokens per reply, max_steps per episode (or a report that does not record
-one), another k, another verifier version (the scoring code; the envs' checks and scoring are in their ids); also two compared reports that differ between themselves.
+one), another k, another verifier version (the scoring code; the envs' checks and scoring are in their ids), another
+chat rendering of the tools and calls (`trainers.rendering`: a checkpoint trained `compact` is prompted so, a server
+`full`; import38); also two compared reports that differ between themselves.
 
 On main such reports were shown side by side as if comparable: the change column and its 95% paired bootstrap
 interval (a "significant" gain of a run with 30 steps over one with 2 is the step budget, not the model), the
@@ -61,6 +63,7 @@ CASES: dict[str, tuple[list[dict[str, Any]], list[str]]] = {  # the compared rep
     "two compared reports differing between themselves": ([{}, {"max_steps": 8}], ["max_steps", "8"]),
     "another k": ([{"k": 3}], ["k"]),
     "another verifier version": ([{"verifier_version": "1"}], ["verifier_version", "r0 1"]),
+    "another chat rendering": ([{"rendering": "compact"}], ["rendering", "r0 compact", "this run full"]),
 }
 
 
@@ -90,6 +93,25 @@ def test_forced_the_report_says_the_runs_differ_and_gives_no_interval(world: Any
     assert "95% CI" not in shown
     written = json.loads((tmp_path / "D" / "eval_report.json").read_text())
     assert written["differences"] == [] and written["settings_differ"] == {"max_steps": {"base": 30, "openai:model-b": 2}}
+
+
+def test_a_checkpoints_rendering_is_read_before_it_loads(world: Any, tmp_path: Path) -> None:
+    # a local checkpoint trained `compact` against a server's report (`full`): refused before the weights load (the
+    # folder holds none: loading it would fail otherwise)
+    from coworkenv.checkpoint_manifest import write_checkpoint_manifest
+    from trainers.rendering import write_rendering
+
+    root, specs, _, _, report = world
+    checkpoint = tmp_path / "ckpt"
+    checkpoint.mkdir()
+    write_rendering(checkpoint, "compact")
+    write_checkpoint_manifest(checkpoint)
+    refused(["eval", "--model", str(checkpoint), "--envs", str(specs), *RUN,
+             "--compare", f"base={_copy(root, 'checkpoint', report)}"], "rendering", "base full", "this run compact")
+
+
+def test_a_report_records_its_rendering(world: Any) -> None:
+    assert world[4]["sampling"]["rendering"] == "full"  # a server's
 
 
 def test_guard_another_seed_is_compared_with_intervals(world: Any) -> None:

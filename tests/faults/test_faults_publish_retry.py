@@ -149,15 +149,16 @@ def clean_local(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[tuple[st
 def _failing_git_step(monkeypatch: pytest.MonkeyPatch, step: str) -> None:
     real = LocalGitPublisher._run
 
-    def run(self: LocalGitPublisher, *args: str, locate: bool = True) -> subprocess.CompletedProcess[str]:
-        if args[0] == step:  # the publish runs `git tag` only to tag, `git commit` only to commit
+    def run(self: LocalGitPublisher, *args: str, locate: bool = True,
+            input: str | None = None) -> subprocess.CompletedProcess[str]:
+        if args[0] == step:  # each of these git commands runs once in a publish
             return subprocess.CompletedProcess(["git", *args], 128, "", "fatal: Unable to write: I/O error")
-        return real(self, *args, locate=locate)
+        return real(self, *args, locate=locate, input=input)
 
     monkeypatch.setattr(LocalGitPublisher, "_run", run)
 
 
-@pytest.mark.parametrize("step", ["card", "copy", "add", "commit", "tag"])
+@pytest.mark.parametrize("step", ["card", "copy", "add", "write-tree", "commit-tree", "mktag", "update-ref"])
 def test_a_local_publish_that_failed_at_any_step_then_retried_equals_one_clean_publish(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, clean_local: Any, step: str) -> None:
     repo = tmp_path / "hub"
@@ -178,7 +179,8 @@ def test_a_local_publish_that_failed_at_any_step_then_retried_equals_one_clean_p
     assert temp_files(repo) == []
 
 
-@pytest.mark.parametrize(("step", "when"), [("commit", "after"), ("tag", "before"), ("add", "after")])
+@pytest.mark.parametrize(("step", "when"), [("commit-tree", "after"), ("mktag", "after"), ("update-ref", "before"),
+                                           ("add", "after")])
 def test_a_local_publish_killed_around_its_commit_then_retried_equals_one_clean_publish(
         tmp_path: Path, clean_local: Any, step: str, when: str) -> None:
     repo = tmp_path / "hub"

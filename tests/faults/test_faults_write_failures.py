@@ -35,6 +35,10 @@ from coworkenv.store import LocalGitPublisher, PublishError
 from tests.faults.harness import CAPABILITY, ROOT, release, snapshot, temp_files
 from tests.faults.test_faults_output_sets import _curate, _envs, made  # noqa: F401 (a fixture)
 
+# Four runs on one tmpfs in a user namespace, each printing a line: a publish of many shards filling the disk part
+# way, then a small one short of a page at its last writes, then of each page before; then a Hub publish (the
+# in-memory stand-in of tests/test_store_hf_hub.py) whose temp folder, where it stages the release, is full; then a
+# checkpoint folder published with no room beside it for the copy of its weights that the publish checks.
 _FULL_DISK = r"""
 import json, os, subprocess, sys
 from pathlib import Path
@@ -73,6 +77,69 @@ for share in (0.1, 0.6):  # full while the files are copied, then while git writ
 size(64 * 1024)
 LocalGitPublisher(repo).publish(second)
 print(json.dumps({"points": points, "versions": LocalGitPublisher(repo).published_versions()}))
+subprocess.run(["rm", "-rf", str(repo)], check=True)
+
+def refs(repo):
+    return subprocess.run(["git", "-C", str(repo), "show-ref"], capture_output=True, text=True).stdout
+
+first, second = release("v1", rows=10), release("v2", rows=10)
+repo, probe = mount / "small", mount / "probe"
+LocalGitPublisher(repo).publish(first)
+subprocess.run(["cp", "-a", str(repo), str(probe)], check=True)
+start = used()
+LocalGitPublisher(probe).publish(second)
+need = used() - start
+subprocess.run(["rm", "-rf", str(probe)], check=True)
+before, base, known = snapshot(repo), used(), refs(repo)
+page = os.statvfs(mount).f_frsize // 1024
+points = []
+for short in range(1, 7):  # the disk fills at the last write of the publish, then at each one before it
+    size(max(used() + page, base + need - page * short))
+    try:
+        LocalGitPublisher(repo).publish(second)
+        outcome = "published"
+    except Exception as exc:
+        outcome = f"{type(exc).__name__}: {exc}"
+    points.append({"short": short, "outcome": outcome, "same": snapshot(repo) == before, "refs": refs(repo) == known})
+    size(64 * 1024)
+    if outcome == "published":
+        break
+print(json.dumps({"points": points, "versions": LocalGitPublisher(repo).published_versions()}))
+
+import tempfile
+from typing import cast
+from huggingface_hub import HfApi
+from coworkenv.store import HfHubPublisher
+from tests.test_store_hf_hub import REPO, TOKEN, RecordingHubApi
+
+os.environ.update(HF_TOKEN=TOKEN, HF_HUB_OFFLINE="1")
+tempfile.tempdir = str(mount / "tmp")  # the temp folder a publish stages the release in, on the small disk
+os.mkdir(tempfile.tempdir)
+api = RecordingHubApi()
+HfHubPublisher(REPO, api=cast(HfApi, api)).publish(release("v1", rows=10))
+size(used() + 4 * page)
+try:
+    HfHubPublisher(REPO, api=cast(HfApi, api)).publish(release("v2", rows=120))
+    outcome = "published"
+except Exception as exc:
+    outcome = f"{type(exc).__name__}: {exc}"
+print(json.dumps({"outcome": outcome, "tags": sorted(api.tags), "left": os.listdir(tempfile.tempdir)}))
+
+size(64 * 1024)
+ckpt, into = mount / "ckpt", mount / "models"
+ckpt.mkdir()
+(ckpt / "config.json").write_text("{}")
+LocalGitPublisher(into).publish_folder(ckpt, "c1", "# a checkpoint")
+(ckpt / "model.safetensors").write_bytes(os.urandom(256 * 1024))
+before = snapshot(into)
+size(used() + 16 * page)  # room for part of the copy a publish checks the weights in
+try:
+    LocalGitPublisher(into).publish_folder(ckpt, "c2", "# a checkpoint")
+    outcome = "published"
+except Exception as exc:
+    outcome = f"{type(exc).__name__}: {exc}"
+print(json.dumps({"outcome": outcome, "versions": LocalGitPublisher(into).published_versions(),
+                  "same": snapshot(into) == before, "left": sorted(os.listdir(mount))}))
 """
 
 
@@ -84,18 +151,24 @@ def _namespaces_allowed() -> bool:
     return probe.returncode == 0
 
 
-@pytest.mark.skipif(not _namespaces_allowed(), reason="no user namespace with a tmpfs mount here")
-def test_a_publish_filling_a_real_disk_keeps_the_last_version_in_the_folder(tmp_path: Path) -> None:
-    """A local publish of 12 new shards over a version of 4, on a tmpfs with room for 10% and 60% of it: the disk
-    fills while the shards are copied, then while git writes their objects. On main both left the folder with the
-    4 shards of v1 deleted and some of v2's, the restore having failed for want of room."""
-    mount = tmp_path / "disk"
-    mount.mkdir()
+@pytest.fixture(scope="module")
+def full_disks(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any]]:
+    """The four runs of `_FULL_DISK` (one child, one tmpfs), as each printed them."""
+    if not _namespaces_allowed():
+        pytest.skip("no user namespace with a tmpfs mount here")
+    mount = tmp_path_factory.mktemp("disk")
     done = subprocess.run(["unshare", "-Urm", sys.executable, "-c", _FULL_DISK, str(mount)], cwd=ROOT,
                           env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, timeout=300,
                           check=False)
     assert done.returncode == 0, done.stderr[-3000:]
-    found = json.loads(done.stdout.strip().splitlines()[-1])
+    return [json.loads(line) for line in done.stdout.strip().splitlines()[-4:]]
+
+
+def test_a_publish_filling_a_real_disk_keeps_the_last_version_in_the_folder(full_disks: list[dict[str, Any]]) -> None:
+    """A local publish of 12 new shards over a version of 4, on a tmpfs with room for 10% and 60% of it: the disk
+    fills while the shards are copied, then while git writes their objects. On main both left the folder with the
+    4 shards of v1 deleted and some of v2's, the restore having failed for want of room."""
+    found = full_disks[0]
     for point in found["points"]:
         assert point["outcome"] != "published", point
         assert "No space left on device" in point["outcome"] and "free disk space" in point["outcome"], point
@@ -106,14 +179,63 @@ def test_a_publish_filling_a_real_disk_keeps_the_last_version_in_the_folder(tmp_
     assert found["versions"] == ["v1", "v2"], found  # with room again, the same publish goes through
 
 
+
+
+def test_a_publish_whose_last_writes_meet_a_full_disk_is_published_whole_or_not_at_all(
+        full_disks: list[dict[str, Any]]) -> None:
+    """A local publish on a tmpfs short of its last page, then of each page before: the tag, the commit, the tree.
+    On main, one page short, the commit landed and its tag did not: the branch and the folder held v2 untagged (no
+    published version, yet what readers of the folder loaded), the error said "fix the repository state", and the
+    restore failed for want of room. Now the branch and the tag move in one git transaction: both or neither."""
+    found = full_disks[1]
+    assert len(found["points"]) >= 3, found
+    for point in found["points"]:
+        assert point["outcome"] != "published", point
+        assert "No space left on device" in point["outcome"] and "free disk space" in point["outcome"], point
+        assert "fix the repository state" not in point["outcome"], point
+        assert "nothing was published" in point["outcome"], point
+        assert point["same"] and point["refs"], point  # no commit without its tag, no file of v2 in the folder
+    assert found["versions"] == ["v1"], found
+
+
+def test_a_release_that_cannot_be_staged_in_a_full_temp_folder_says_so_and_publishes_nothing(
+        full_disks: list[dict[str, Any]]) -> None:
+    """A Hub publish whose temp folder (TMPDIR) is full while it stages the release's shards. On main: the write's own
+    WriteError, not a PublishError, naming a file of the staging folder its removal had deleted and saying "any
+    earlier version of the file is unchanged"; nothing said of the temp folder, of TMPDIR, or that nothing was
+    published."""
+    found = full_disks[2]
+    said = found["outcome"]
+    assert said.startswith("PublishError: cannot stage version v2 for publishing in "), found
+    assert "No space left on device" in said and "TMPDIR" in said and "nothing was published" in said, found
+    assert "earlier version of the file is unchanged" not in said, found
+    assert found["tags"] == ["v1"] and found["left"] == [], found
+
+
+def test_a_checkpoint_without_room_beside_it_for_its_checked_copy_says_how_much_it_needs(
+        full_disks: list[dict[str, Any]]) -> None:
+    """`publish_folder` copies the checkpoint's files beside it and checks the copies before publishing them. On main,
+    with no room for the copy of its weights: "cannot publish c2 into REPO: <a file of the staging folder, already
+    removed>: No space left on device; ...", saying neither that the copy beside the checkpoint needs the room nor
+    how much."""
+    found = full_disks[3]
+    said = found["outcome"]
+    assert said.startswith("PublishError: cannot publish ") and "are copied into" in said, found
+    assert "needs about 0.3 MiB" in said and "No space left on device" in said, found
+    assert "nothing was published" in said, found
+    assert found["versions"] == ["c1"] and found["same"], found
+    assert not [name for name in found["left"] if name.startswith(".coworkenv-publish-")], found
+
+
 def _git_fails(failing: str, stderr: str, also: str | None = None) -> Callable[..., Any]:
     """A `LocalGitPublisher._run` under which `git FAILING` (and `git ALSO`) end with exit 128 and `stderr`."""
     real = LocalGitPublisher._run
 
-    def run(self: LocalGitPublisher, *args: str, locate: bool = True) -> subprocess.CompletedProcess[str]:
+    def run(self: LocalGitPublisher, *args: str, locate: bool = True,
+            input: str | None = None) -> subprocess.CompletedProcess[str]:
         if args[0] in (failing, also):
             return subprocess.CompletedProcess(["git", *args], 128, "", stderr)
-        return real(self, *args, locate=locate)
+        return real(self, *args, locate=locate, input=input)
 
     return run
 
@@ -128,12 +250,13 @@ def test_a_failed_publish_makes_room_before_it_writes_the_last_version_back(tmp_
     before = snapshot(repo)
     real = LocalGitPublisher._run
 
-    def run(self: LocalGitPublisher, *args: str, locate: bool = True) -> subprocess.CompletedProcess[str]:
+    def run(self: LocalGitPublisher, *args: str, locate: bool = True,
+            input: str | None = None) -> subprocess.CompletedProcess[str]:
         # No room for git to write a file back while a file of the failed publish (new or changed) is still there.
         full = args[0] == "add" or (args[0] == "read-tree" and "-u" in args and snapshot(repo).items() - before.items())
         if full:
             return subprocess.CompletedProcess(["git", *args], 128, "", "fatal: No space left on device")
-        return real(self, *args, locate=locate)
+        return real(self, *args, locate=locate, input=input)
 
     monkeypatch.setattr(LocalGitPublisher, "_run", run)
     with pytest.raises(PublishError) as caught:

@@ -123,9 +123,26 @@ def fastapi_422(exc: ValidationError) -> dict[str, Any]:
                                             default=str))}
 
 
-# A handler that raises is a 500 whose body is the text `Internal Server Error` (Starlette's); Claw-Eval's dispatcher
-# reads no JSON from it and records, and shows the agent, the decoder's error (`runner/dispatcher.py`).
+# A handler that raises is a 500 whose body is the text `Internal Server Error` (Starlette's, text/plain); Claw-Eval's
+# dispatcher reads no JSON from it and records the decoder's error (`runner/dispatcher.py`: `dispatched`).
+INTERNAL_SERVER_ERROR = "Internal Server Error"
 HANDLER_FAILED = {"error": "Expecting value: line 1 column 1 (char 0)"}
+
+
+def dispatched(body: Any) -> tuple[Any, str]:
+    """What Claw-Eval's dispatcher makes of a service's answer: the body it records (`response_body`) and the tool
+    result's text; a body that is no JSON (`resp.json()` raises) is recorded as the decoder's error."""
+    if isinstance(body, str):
+        return dict(HANDLER_FAILED), f"Error: {HANDLER_FAILED['error']}"
+    return body, json.dumps(body, ensure_ascii=False)
+
+
+def shown(content: str) -> Any:
+    """An env's tool message as the service's answer reads: its JSON, or the text of a plain-text answer."""
+    try:
+        return json.loads(content)
+    except ValueError:
+        return content
 
 
 class MockService:
@@ -159,8 +176,8 @@ class MockService:
             result = handler(*args)
             if inspect.iscoroutine(result):  # an async handler (the OCR service's), run as its server awaits it
                 result = asyncio.run(result)
-        except Exception:  # the service's server answers any failing handler so
-            return 500, HANDLER_FAILED
+        except Exception:  # the service's server answers any failing handler so (text/plain)
+            return 500, INTERNAL_SERVER_ERROR
         if isinstance(result, BaseModel):  # a `response_model` answer, sent as its JSON
             result = result.model_dump(mode="json")
         return 200, json.loads(json.dumps(result, default=str))
@@ -236,12 +253,13 @@ def claw_eval_score(root: Path, task_dir: Path, steps: list[dict[str, Any]],
             name, args, use = step["call"]["name"], step["call"]["arguments"], f"call_{n}"
             path = endpoints[name]
             service = next((s for s in services.values() if path in s.routes.handlers), None)
-            status, body = service.call(path, args) if service else (404, {"detail": "Not Found"})
+            status, answer = service.call(path, args) if service else (404, {"detail": "Not Found"})
+            body, text = dispatched(answer)
             answers.append(f"{status} {json.dumps(body, ensure_ascii=False)[:200]}")
             trace.append(TraceMessage(trace_id="t", message=Message(role="assistant", content=[
                 ToolUseBlock(id=use, name=name, input=args)])))
             trace.append(TraceMessage(trace_id="t", message=Message(role="user", content=[ToolResultBlock(
-                tool_use_id=use, content=[TextBlock(text=json.dumps(body, ensure_ascii=False))], is_error=status >= 400)])))
+                tool_use_id=use, content=[TextBlock(text=text)], is_error=status >= 400)])))
             dispatches.append(ToolDispatch(trace_id="t", tool_use_id=use, tool_name=name, request_body=args,
                                            endpoint_url=f"http://localhost{path}", response_status=status,
                                            response_body=body))

@@ -66,6 +66,19 @@ def _backend(llm: str | None, model: str | None, served_model: str | None, concu
         fail(str(exc))
 
 
+def _rendering(llm: str | None, model: str | None) -> str:
+    """The chat rendering this run prompts its model with, known before the backend loads (`backend_rendering`): a
+    local checkpoint's recorded one, `full` for a server."""
+    if llm is not None or not model or model.startswith(("http://", "https://")):
+        return "full"
+    from trainers.rendering import read_rendering
+
+    try:
+        return read_rendering(Path(model))
+    except (ValueError, OSError) as exc:  # as loading the checkpoint would say
+        fail(str(exc))
+
+
 def _refuse_other_episodes(out: Path) -> None:
     """Exit 2 when OUT is at, inside or above a folder of other episodes (a rollout's: the teacher's), which every
     reader of that folder would take with this eval's runs (`episode_output_problem`)."""
@@ -120,7 +133,8 @@ def _refuse_other_settings(others: dict[str, EvalReport], k: int, settings: dict
         fail(f"--compare reports run under other settings ({describe_settings_differences(differing)}): their "
              "scores are not like-for-like, a change between the columns would measure the settings as much as the "
              "models; run this eval with the compared reports' --temperature/--max-tokens/--max-steps (or compare "
-             "reports of the same settings and verifier version), or pass --allow-different-settings to show them "
+             "reports of the same settings, verifier version and chat rendering: a checkpoint is prompted in the "
+             "rendering it was trained with, a server in full), or pass --allow-different-settings to show them "
              "side by side, marked as such, without intervals")
 
 
@@ -193,8 +207,8 @@ def eval_command(
     max_steps: Annotated[int, typer.Option("--max-steps", min=1, help="Assistant messages per episode.")] = DEFAULT_EPISODE_STEPS,
     allow_different_settings: Annotated[bool, typer.Option(
         "--allow-different-settings", help="Show --compare reports run under another temperature, max_tokens, "
-                                           "max_steps or verifier version (marked in the report, without intervals) "
-                                           "instead of refusing.")] = False,
+                                           "max_steps, verifier version or chat rendering (marked in the report, "
+                                           "without intervals) instead of refusing.")] = False,
     seed: Annotated[int, typer.Option("--seed", help="Base seed (sample i uses seed + i).")] = 0,
     concurrency: Annotated[int, typer.Option("--concurrency", min=1, help="Episodes in flight.")] = 8,
     llm_timeout: TimeoutOption = DEFAULT_TIMEOUT_S,
@@ -213,8 +227,8 @@ def eval_command(
         _refuse_other_episodes(out)
     specs = specs_or_exit(envs)
     others = _compared(compare or [])
-    _refuse_other_settings(others, k, run_settings(eval_sampling(k, temperature, max_tokens, seed), max_steps),
-                           allow_different_settings)
+    _refuse_other_settings(others, k, run_settings(eval_sampling(k, temperature, max_tokens, seed), max_steps,
+                                                   _rendering(llm, model)), allow_different_settings)
     if label:  # before the backend: a local checkpoint takes a while to load
         _run_label(label, "", others)
     backend = _backend(llm, model, served_model, concurrency, llm_timeout, llm_retries)

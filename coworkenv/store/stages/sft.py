@@ -26,6 +26,7 @@ import pyarrow.parquet as pq
 from coworkenv.atomic import commit_file, naming_failures, settle_before_reading, sweep_dead_temps, temp_prefix
 from coworkenv.rollout.record import MESSAGE_TYPE, TrajectoryRecord, trajectories_table
 from coworkenv.store._parquet import check_bytes, checked_footer, close_parquet_writer, parquet_writer, read_parquet
+from coworkenv.store.stages._card_split import card_files, card_rows_problem, card_split
 from coworkenv.store.stages._stage import Stage, StageError, _compatible, first_line, missing_path, no_special_files
 
 _HINT = "write SFT shards with `coworkenv curate TRAJ --out DIR` (or the sft_shards asset)"
@@ -182,7 +183,12 @@ def sft_files(path: Path, split: str = "train") -> list[Path]:
                    f"is {missing_path(path)}" if path.exists() or path.is_symlink() else "does not exist")
         raise FileNotFoundError(f"SFT data folder {path} {problem}; pass the folder holding the sft shards")
     root = path / "data" / "sft" if (path / "data" / "sft").is_dir() else path
+    # A Hub-layout repository's card says which files a split has, as `datasets.load_dataset` reads them.
+    declared = card_split(path, "sft", split) if root != path else None
     named = _visible(root.rglob(f"{split}-*.parquet"))
+    if declared is not None:
+        chosen = _visible(file for file in card_files(path, declared) if file.suffix == ".parquet")
+        named = chosen if chosen and all(file.is_relative_to(root) for file in chosen) else named
     if not named:
         _refuse_other_splits(path, root, split)
     files = no_special_files(named or _visible(root.rglob("*.parquet")), root)
@@ -198,6 +204,10 @@ def sft_files(path: Path, split: str = "train") -> list[Path]:
             "datasets. Pass the folder holding only the sft shards."
         )
     _check_complete(files)
+    unlike = card_rows_problem(path, split, declared, files, lambda file: _SHARD.match(file.name) is not None) \
+        if declared is not None else None
+    if unlike is not None:
+        raise StageError(unlike)
     return files
 
 

@@ -1,0 +1,51 @@
+"""Which moves of a read `credited_elsewhere` plays (static: no episode is run)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from coworkenv.bindings import spec_catalog
+from coworkenv.env import base_world
+from coworkenv.loading import parse_spec
+from coworkenv.spec import EnvSpec, ToolCallSpec
+from coworkenv.validate._refused_calls import _elsewhere, _tried_moves, audit_readers
+from tests.defects._core import base_spec
+
+_GRADER = 'def check(state, audit, messages):\n    return any(a["tool"] == "tickets_search" and a["ok"] for a in audit)\n'
+
+
+def _with(base: str, rule: dict[str, Any]) -> EnvSpec:
+    spec = base_spec(base)
+    spec["checks"].append({"id": "looked", "description": "the agent looked", "role": "completion", "weight": 1.0,
+                           "required": True, "safety": False, "pass_score": 1.0, "rule": rule})
+    return parse_spec(spec)
+
+
+def _tried(spec: EnvSpec, tool: str) -> list[tuple[ToolCallSpec, set[str]]]:
+    call = next(st.call for turn in spec.reference for st in turn.steps if st.call and st.call.name == tool)
+    return _tried_moves(spec, call, _elsewhere(spec, call, spec_catalog(spec), base_world(spec)), audit_readers(spec))
+
+
+def test_a_loose_matcher_is_tried_on_the_records_it_takes_not_only_the_first_other() -> None:
+    spec = _with("synth:feature_flag_rollout@1", {"kind": "called", "call": {"tool": "logs_tail", "where": [
+        {"field": "service", "op": "contains", "value": "search"}]}})
+    assert [m.arguments["service"] for m, _ in _tried(spec, "logs_tail")] == ["svc-search"]
+
+
+def test_a_matcher_pinning_the_service_is_not_judged_on_the_window() -> None:
+    spec = _with("synth:incident_investigate_fix@1", {"kind": "called", "call": {
+        "tool": "logs_search", "args": {"service": "svc-kyc"}}})
+    assert _tried(spec, "logs_search") == []
+
+
+def test_a_grader_reading_the_audit_is_tried_on_a_search_moved_in_every_bound() -> None:
+    spec = _with("synth:oncall_handoff@1", {"kind": "python", "entrypoint": "check", "apps": [], "code": _GRADER})
+    [(moved, readers)] = _tried(spec, "tickets_search")
+    assert readers == {"looked"} and moved.arguments["assignee"] != "u-kiran"
+    assert moved.arguments["limit"] == 50
+
+
+def test_a_search_bound_by_an_address_is_not_moved_for_a_grader() -> None:
+    code = _GRADER.replace("tickets_search", "calendar_list_events")
+    spec = _with("synth:refuse_forbidden_action@1", {"kind": "python", "entrypoint": "check", "apps": [], "code": code})
+    assert _tried(spec, "calendar_list_events") == []
