@@ -193,7 +193,9 @@ def eval_report(context: dg.AssetExecutionContext, settings: CoworkenvSettings) 
             twin = untrained_twin(folder, name="base-untrained")
             base = BatchedLocalBackend(twin.model, twin.tokenizer, name=twin.name, rendering=twin.renderer.rendering)
         else:
-            base = BatchedLocalBackend(str(model.name_or_path), name=f"base:{model.name_or_path}")
+            # The base is shown the prompts the fine-tune learned from (its rendering), so the two are like for like.
+            base = BatchedLocalBackend(str(model.name_or_path), name=f"base:{model.name_or_path}",
+                                       rendering=sft.renderer.rendering)
         comparison = compare_reports({
             "base": evaluate(base, specs, **options),  # type: ignore[arg-type]
             "sft": evaluate(sft, specs, **options),  # type: ignore[arg-type]

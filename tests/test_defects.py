@@ -93,6 +93,9 @@ NARROW_CLASSES = {
     "count_by_pace": ({"incident_investigate_fix"}, "only the incident generators have a stream the world logs at "
                       "its own pace; adapt_silent_change and the incident_rollback example ask in their last turn "
                       "too, but a number added to their last reply is already content_unchecked on main"),
+    "count_by_pace_early": ({"incident_investigate_fix"}, "count_by_pace's hole with the count told before the last "
+                            "turn: only the incident generators have a stream the world logs at its own pace, and none "
+                            "of them is multi-turn, so the corpus adds the second turn"),
     "zone_unprobed": ({"schedule_meeting_timezones"}, "only its reference writes a time zone argument (a scan of "
                       "every capability's seed 1)"),
     "flag_key_unprobed": ({"feature_flag_rollout"}, "only its reference turns a flag on and back off (no trace left of "

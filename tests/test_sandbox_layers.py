@@ -380,6 +380,190 @@ def test_sealed_arrays_convert_values_before_they_write() -> None:
     assert done.returncode == 0 and done.stdout.strip() == "[]", (done.stdout, done.stderr)
 
 
+def test_sealed_struct_is_initialised_once() -> None:
+    """After `seal_struct` a `struct.Struct` is initialised only when it is made: a second `__init__` (which freed the
+    codes a `pack_into` under way still walked, and changed the size an `iter_unpack` had checked) and a subclass
+    are refused, while making, packing and unpacking answer as before. In an interpreter of its own (the seal is for
+    good)."""
+    code = """if True:
+        import importlib.util, struct, sys
+        spec = importlib.util.spec_from_file_location("_confine", sys.argv[1])
+        confine = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(confine)
+
+        def honest():
+            s = struct.Struct("<IH")
+            packed, room = s.pack(1, 2), bytearray(8)
+            s.pack_into(room, 2, 3, 4)
+            return (packed, s.unpack(packed), s.unpack_from(room, 2), list(s.iter_unpack(packed * 2)), bytes(room),
+                    s.format, s.size, struct.pack(">q", -5), struct.calcsize("@iq"), struct.Struct(format="b").size)
+
+        before = honest()
+        assert confine.seal_struct() is None
+        assert honest() == before
+        s, refused = struct.Struct("QQ"), []
+        for again in (lambda: s.__init__("Q"), lambda: struct.Struct.__init__(s, "Q"),
+                      lambda: type("Sub", (struct.Struct,), {})):
+            try:
+                again()
+            except TypeError:
+                refused.append(True)
+        s.__init__()  # object.__init__: nothing
+        print(len(refused), s.format, s.size)
+    """
+    confine = Path(__file__).resolve().parents[1] / "coworkenv" / "sandbox" / "_confine.py"
+    done = subprocess.run([sys.executable, "-c", code, str(confine)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.strip() == "3 QQ 16", (done.stdout, done.stderr)
+
+
+def test_sealed_ordered_dict_and_deque_keep_no_item_across_the_codes_own_code() -> None:
+    """After `seal_ordered_dict` `==` of two OrderedDicts whose key's `__eq__` clears one of them hands that key no
+    object forged in the freed nodes' blocks (it did: a bytearray header over all memory), a subclass made before the
+    seal included; comparisons, repr, copies and pops answer as before, errors included. After `seal_deque` an item
+    `deque.index` compares is never handed over freed (a reflected `__eq__` clearing the deque freed it). In an
+    interpreter of its own (the seals are for good)."""
+    code = """if True:
+        import importlib.util, sys
+        from collections import OrderedDict
+        spec = importlib.util.spec_from_file_location("_confine", sys.argv[1])
+        confine = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(confine)
+
+        class Sub(OrderedDict):
+            pass
+
+        def honest():
+            a, b = OrderedDict(x=1, y=2), OrderedDict(y=2, x=1)
+            looped = OrderedDict()
+            looped[0] = looped
+            c, d, out = a.copy(), Sub.fromkeys("abc"), []
+            for call in (lambda: c.pop("nope"), OrderedDict().popitem):
+                try:
+                    call()
+                except KeyError as exc:
+                    out.append(str(exc))
+            return (a == b, a != b, a == dict(b), Sub(a) == b, Sub(a) == Sub(a), a == 1, repr(a), repr(looped),
+                    repr(Sub()), c.pop("x"), c.pop("q", 0), d.popitem(), d.popitem(False), type(d.copy()), out)
+
+        before = honest()
+        assert confine.seal_ordered_dict() is None
+        assert honest() == before, (honest(), before)
+        words = lambda *values: b"".join(value.to_bytes(8, "little") for value in values)
+        forged = words(1 << 20, id(bytearray), 1 << 62, (1 << 62) + 1, 0, 0, 0)
+        node = words(id(forged) + 32, 0, 0, 0)
+        refill, held, handed = words(0, 0, id(node) + 32, 0)[:31], [], []
+
+        class Key:
+            calls = 0
+            def __init__(self, number):
+                self.number = number
+            def __hash__(self):
+                return self.number
+            def __eq__(self, other):
+                Key.calls += 1
+                if Key.calls == 3:
+                    first.clear()
+                    held.extend(bytearray(refill) for _ in range(64))
+                return True
+
+        class Catch(bytearray):
+            def __hash__(self):
+                return 1
+            def __eq__(self, other):
+                handed.append(other)
+                return True
+
+        for kind in (OrderedDict, Sub):
+            Key.calls = 0
+            first = kind((Key(n), n) for n in range(3))
+            first == kind(((Key(0), 0), (Catch(b"c"), 1), (Key(2), 2)))
+        from collections import deque
+        assert deque("abca").index("a", 1) == 3 and confine.seal_deque() is None and deque("abca").index("a", 1) == 3
+        refill = (bytes(16) + forged).ljust(95, b"\\0")
+        holders = [bytearray() for _ in range(32)]
+
+        class Item:
+            __slots__ = tuple("abcdefg")
+            def __eq__(self, other):
+                if not handed:
+                    handed.append(self)
+                    for holder in holders:
+                        holder[:] = refill
+                return False
+
+        class Value(Item):
+            __slots__ = ()
+            def __eq__(self, other):
+                queue.clear()
+                return NotImplemented
+
+        queue = deque([Item()])
+        try:
+            queue.index(Value())
+        except (ValueError, RuntimeError):
+            pass
+        print([len(h) for h in handed if type(h) is bytearray])
+    """
+    confine = Path(__file__).resolve().parents[1] / "coworkenv" / "sandbox" / "_confine.py"
+    done = subprocess.run([sys.executable, "-c", code, str(confine)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.strip() == "[]", (done.stdout, done.stderr)
+
+
+def test_sealed_partial_holds_what_it_calls() -> None:
+    """After `seal_partial` a callee that sets its partial's state anew (`bisect.insort`'s key) frees nothing the call
+    still passes: the key is never handed an item of the freed list (it was: a forged bytearray over all memory); calls,
+    reprs, pickles and copies of partials, a subclass's made before and after the seal, answer as before. In an
+    interpreter of its own (the seal is for good)."""
+    code = """if True:
+        import bisect, copy, functools, importlib.util, pickle, sys
+        spec = importlib.util.spec_from_file_location("_confine", sys.argv[1])
+        confine = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(confine)
+
+        class Sub(functools.partial):
+            pass
+
+        def echo(*args, **named):
+            return args, named
+
+        def honest():
+            p = functools.partial(echo, 1, x=2)
+            return (p(3), p(3, x=5), repr(p), repr(Sub(echo, 1)), Sub(echo, 9)(1), pickle.loads(pickle.dumps(p))(0),
+                    copy.deepcopy(p)(0), sorted([3, 1, 2], key=functools.partial(int.__mul__, -1)))
+
+        before = honest()
+        assert confine.seal_partial() is None
+        assert honest() == before, (honest(), before)
+
+        class Later(functools.partial):
+            pass
+
+        assert Later(echo, 1)(2) == ((1, 2), {}) and repr(Later(echo)).startswith("Later(<function echo")
+        words = lambda *values: b"".join(value.to_bytes(8, "little") for value in values)
+        forged = words(1 << 20, id(bytearray), 1 << 62, (1 << 62) + 1, 0, 0, 0)
+        refill, handed = words(*[id(forged) + 32] * 1000)[:8000 - 33], []
+
+        class Key:
+            def __call__(self, item):
+                if not handed:
+                    handed.append(None)
+                    partial.__setstate__((bisect.insort, (), None, None))
+                    handed.extend(bytes(memoryview(refill)) for _ in range(4))
+                    return 0
+                handed.append(item)
+                raise KeyError
+
+        partial = functools.partial(bisect.insort, list(range(1000)))
+        try:
+            partial(5, key=Key())
+        except KeyError:
+            pass
+        print([len(h) for h in handed if type(h) is bytearray])
+    """
+    confine = Path(__file__).resolve().parents[1] / "coworkenv" / "sandbox" / "_confine.py"
+    done = subprocess.run([sys.executable, "-c", code, str(confine)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.strip() == "[]", (done.stdout, done.stderr)
+
 def test_the_bootstraps_gates_keep_their_code_and_look_no_name_up() -> None:
     """The gates `seal_buffered_io` installs are plain functions held by immutable types: the hook refuses and
     reports changing their code or defaults (a code of the code's own there would hand it the buffer again), and

@@ -135,7 +135,13 @@ def test_a_value_is_tried_as_the_user_spelled_it_only_where_case_or_spacing_diff
     from coworkenv.validate._user_spelling import _respelled
     table = "| bug | p2 |  Put it in the list."
     assert _respelled("PLAT-1 is now P2, in the list.", ["P2", "in"], table) == "PLAT-1 is now p2, in the list."
-    assert _respelled("PLAT-1 is now P2.", ["P2"], table + " P2") is None  # also written so
+    # The source spells it both ways (defects93): either is an honest copy, so the other one is tried.
+    assert _respelled("PLAT-1 is now P2.", ["P2"], table + " P2") == "PLAT-1 is now p2."
+    assert _respelled("PLAT-1 is now p2.", ["p2"], "P2 first, then p2") == "PLAT-1 is now P2."
+    assert _respelled("PLAT-1 is now P2.", ["P2"], "P2 only") is None  # spelled only as the text does
+    mail = "Request: Contract Renewal Memo. Please prepare the contract renewal memo."
+    for named in (["Contract Renewal Memo", "contract renewal memo"], ["contract renewal memo", "Contract Renewal Memo"]):
+        assert _respelled("Added Contract Renewal Memo.", named, mail) == "Added contract renewal memo."
 
 
 def test_a_reply_check_of_a_turn_reading_a_field_a_later_turn_changes_is_found() -> None:

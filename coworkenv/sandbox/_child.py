@@ -83,8 +83,17 @@ ABSENT_WITHOUT_LANDLOCK = frozenset({"_uuid", "pwd", "grp", "ssl", "_ssl"})
 # the file's `readinto` a memoryview of the new object's storage with no owner: a `readinto` of the code's own kept it,
 # and once the object was dropped the view read and wrote whatever took the freed block next (a bytearray's header: all
 # memory, no audit event; forty-third round); `pickle` falls back to its pure-Python unpickler, which reads into
-# buffers it owns.
-ABSENT_MODULES = frozenset({"_dbm", "_gdbm", "readline", "_pickle"})
+# buffers it owns. The C futures and tasks (`_asyncio`, CPython 3.11) call the code's own loop, `__eq__` and
+# `__getattribute__` while they hold their callbacks by borrowed references (gh-125984, gh-125966, gh-126080,
+# gh-126138, fixed in 3.12 and later only): a loop whose `call_soon` is a property removed the first done callback
+# before it was passed on, and was handed the freed block, refilled as a bytearray header of the code's own (all memory,
+# no audit event; forty-sixth round); asyncio falls back to its pure-Python futures and tasks, which copy what they call.
+# The C ElementTree (`_elementtree`) compares an element's children by borrowed references in `remove` (gh-126033, fixed
+# in 3.12 and later only): a value whose type subclasses the child's asked first, cleared the parent and answered
+# NotImplemented, and the child's own `__eq__` was asked with the freed child as `self`, refilled as a forged bytearray
+# header (all memory; forty-sixth round; with `clear()` the next read of the children's table was a NULL read, the
+# forty-fourth round's crash); `xml.etree.ElementTree` falls back to its pure-Python elements and tree builder.
+ABSENT_MODULES = frozenset({"_dbm", "_gdbm", "readline", "_pickle", "_asyncio", "_elementtree"})
 # Attributes set on standard-library modules when they are imported (a tuple becomes a fresh list), so that a harmless
 # call takes the way the sandbox allows in every set, instead of a refusal on one host and an answer on another:
 # - mimetypes picks host configuration files by their existence (`os.path.isfile`, no audit event) and reads them:
@@ -629,16 +638,23 @@ def isolate(
         note(layers, missing, "libc-paths", why_paths if why is None else f"it is a seccomp rule: {why}")
     # Raw memory would let the code rewrite the hook; without the hook, native code is the kernel layers' business.
     # The buffered streams first: their seal calls the C library (seal_ctypes leaves no foreign function callable).
-    views = None if "hook" in disabled else confine["seal_buffered_io"]()
-    if views is not None:
-        missing["audit-hook"] = f"buffered streams hand raw memory to the code ({views})"
-    # array.array's stores convert a value before they write it (its `__index__` could move the buffer: all memory).
-    stores = None if "hook" in disabled else confine["seal_array"]()
-    if stores is not None:
-        missing["audit-hook"] = f"array.array writes where the code's values moved its buffer ({stores})"
-    sealed = None if "hook" in disabled else confine["seal_ctypes"]()
-    if sealed is not None:
-        missing["audit-hook"] = f"ctypes stays usable, which rewrites the hook's memory ({sealed})"
+    # Each seal closes a way C code of CPython 3.11 hands the code raw memory (see each one in _confine).
+    for seal, what in (
+            ("seal_buffered_io", "buffered streams hand raw memory to the code"),
+            # array.array's stores convert a value before they write it (its `__index__` could move the buffer).
+            ("seal_array", "array.array writes where the code's values moved its buffer"),
+            # A struct.Struct is initialised once (a second `__init__` freed the codes a pack still walked).
+            ("seal_struct", "struct.Struct writes where a second initialisation moved its codes"),
+            # The C OrderedDict's comparisons, repr, copy and pops keep no node across the code's own Python code.
+            ("seal_ordered_dict", "OrderedDict walks nodes the code's own code freed"),
+            # deque.index compares items it holds itself (a value's reflected `__eq__` freed the item C compared).
+            ("seal_deque", "deque.index hands the code an item it freed"),
+            # A partial holds what it calls and prints (a callee's `__setstate__` freed the arguments C still passed).
+            ("seal_partial", "functools.partial calls with arguments the code's own code freed"),
+            ("seal_ctypes", "ctypes stays usable, which rewrites the hook's memory")):
+        failed = None if "hook" in disabled else confine[seal]()
+        if failed is not None:
+            missing["audit-hook"] = f"{what} ({failed})"
     for name in [m for m in sys.modules if m == "ctypes" or m.startswith(("ctypes.", "_ctypes"))]:
         del sys.modules[name]  # so a later `import ctypes` goes through the import hook again
     return layers, missing

@@ -802,12 +802,256 @@ def seal_array() -> str | None:
     return None
 
 
+# `struct.Struct.__init__` ran again on a live Struct: it makes the format's table of codes anew and frees the old one,
+# which a `pack`, `pack_into` or `iter_unpack` under way still holds, with the sizes it checked against the old format.
+# A value's `__index__` (Python code of the code's own, asked for each value as the walk goes) that initialised the
+# Struct twice had the second format's codes take the freed block: the walk wrote 8 chosen bytes at offsets it chose,
+# far past the buffer it had checked (a bytearray's header: all memory, no audit event); an iterator read past its
+# buffer, `pack` returned bytes of the C stack (forty-sixth round). Sealed here: the type loses `__init__` from its dict
+# (C's still runs once, when a Struct is made: `type_call` calls the slot; a second call meets `object.__init__`,
+# which refuses arguments) and takes no subclass (whose instances would never be initialised, or could be again).
+def seal_struct() -> str | None:
+    """Initialise a `struct.Struct` only when it is made (above). Returns why it could not, or None."""
+    modified = ctypes.pythonapi.PyType_Modified
+    modified.argtypes, modified.restype = (ctypes.py_object,), None
+    cls = struct.Struct
+    held = gc.get_referents(cls.__dict__)
+    flags = ctypes.c_ulong.from_address(id(cls) + _TP_FLAGS)
+    if (len(held) != 1 or type(held[0]) is not dict or type(held[0].get("__init__")).__name__ != "wrapper_descriptor"
+            or flags.value != cls.__flags__ or type.__subclasses__(cls)):
+        return "struct.Struct does not have the layout this bootstrap knows"
+    flags.value = cls.__flags__ & ~_TPFLAGS_BASETYPE
+    del held[0]["__init__"]  # type_call still runs C's (its slot), once, as the Struct is made
+    modified(cls)
+    return None
+
+
+# The C `OrderedDict` (`_collections`, CPython 3.11) walks its linked list of nodes while it runs the code's own Python
+# code (a key's `__eq__` or `__hash__`, a `__repr__`, a finalizer the collector runs at an allocation) and goes on from
+# a node that code may have freed: `==` of two OrderedDicts (gh-119004, fixed in 3.12 and later only) read the freed
+# first node's `next`, refilled as a bytearray's buffer of the code's own, and compared the key of a node of the code's
+# own making: a forged bytearray header handed to a key's `__eq__` (all memory, no audit event; forty-sixth round);
+# `repr` and `copy` walk the nodes alike, `pop` and `popitem` unlink a node found before a second lookup (whose
+# `__eq__` may free it: an unlink through freed memory). Sealed here: those methods are gates built from the C code
+# that keeps no node across Python code (item access and deletion, which look the node up after the key's own code,
+# the C iterator, which checks the dict's state, and `dict.__eq__`), set through `type.__setattr__` so that the slots of
+# the type and of its subclasses follow (`==`, `!=` and `repr()` call the gates); the answers are C's own.
+ODICT_GATES = ("__eq__", "__ne__", "__repr__", "copy", "pop", "popitem")
+
+
+def _odict_compare(self: Any, other: Any, tools: Any = (), equal: bool = True) -> Any:
+    odict_t, dict_eq, isinstance_, list_, keys, not_implemented, dict_t = tools[:6] + tools[16:17]
+    if not isinstance_(self, odict_t) or not isinstance_(other, dict_t):
+        return not_implemented
+    same = dict_eq(self, other)
+    if same is True and isinstance_(other, odict_t):
+        same = list_(keys(self)) == list_(keys(other))  # the keys in order, on copies
+    return same if same is not_implemented else same is equal
+
+
+def _odict_repr(self: Any, tools: Any = ()) -> Any:
+    odict_t, list_, type_, len_, running, ident, id_, items = tools[:1] + tools[3:4] + tools[6:12]
+    seen = (id_(self), ident())
+    if seen in running:
+        return "..."
+    running.add(seen)
+    try:
+        name = type_(self).__name__
+        if not len_(self):
+            return f"{name}()"
+        return f"{name}({list_(items(self) if type_(self) is odict_t else self.items())!r})"
+    finally:
+        running.discard(seen)
+
+
+def _odict_copy(self: Any, tools: Any = ()) -> Any:
+    new = tools[6](self)()
+    for key in tools[3](tools[4](self)):
+        new[key] = self[key]
+    return new
+
+
+def _odict_pop(self: Any, key: Any, default: Any = _ABSENT, tools: Any = ()) -> Any:
+    if key in self:
+        value = self[key]
+        del self[key]  # the node is looked up after the key's own code, and unlinked at once
+        return value
+    if default is tools[12]:
+        raise tools[13](key)
+    return default
+
+
+def _odict_popitem(self: Any, last: Any = True, tools: Any = ()) -> Any:
+    if not tools[7](self):
+        raise tools[13]("dictionary is empty")
+    key = tools[15](tools[14](self) if last else tools[4](self))
+    return key, tools[17](self, key)
+
+
+def seal_ordered_dict() -> str | None:
+    """Make the C `OrderedDict` keep no node across the code's own Python code (above). Returns why it could not, or
+    None."""
+    import _collections
+    import _thread
+    import builtins
+
+    function_t: Any = type(_odict_repr)
+    cls: Any = _collections.OrderedDict  # what `collections` exports (no import of the package here)
+    flags = ctypes.c_ulong.from_address(id(cls) + _TP_FLAGS)
+    if (flags.value != cls.__flags__ or not cls.__flags__ & _TPFLAGS_IMMUTABLETYPE or cls.__module__ != "collections"
+            or any(type(cls.__dict__.get(name)).__name__ not in ("wrapper_descriptor", "method_descriptor")
+                   for name in (*ODICT_GATES, "__iter__", "__reversed__"))):
+        return "OrderedDict is not the C type this bootstrap knows"
+    tools: tuple[Any, ...] = (
+        cls, dict.__eq__, builtins.isinstance, list, cls.__dict__["__iter__"], NotImplemented, type, builtins.len,
+        set(), _thread.get_ident, builtins.id, cls.__dict__["items"], _ABSENT, KeyError,
+        cls.__dict__["__reversed__"], builtins.next, dict)
+    pop = function_t(_odict_pop.__code__, {}, "pop", (_ABSENT, tools))
+    gates = {"__eq__": function_t(_odict_compare.__code__, {}, "__eq__", (tools, True)),
+             "__ne__": function_t(_odict_compare.__code__, {}, "__ne__", (tools, False)),
+             "__repr__": function_t(_odict_repr.__code__, {}, "__repr__", (tools,)),
+             "copy": function_t(_odict_copy.__code__, {}, "copy", (tools,)), "pop": pop,
+             "popitem": function_t(_odict_popitem.__code__, {}, "popitem", (True, (*tools, pop)))}
+    flags.value = cls.__flags__ & ~_TPFLAGS_IMMUTABLETYPE
+    try:
+        for name, gate in gates.items():
+            type.__setattr__(cls, name, gate)  # the slots of the type and its subclasses follow
+    finally:
+        flags.value = cls.__flags__ | _TPFLAGS_IMMUTABLETYPE
+    return None
+
+
+# `deque.index` (CPython 3.11; gh-115243, fixed in 3.12 and later only) compares each item by a borrowed reference: a
+# value whose type subclasses the item's asks its own `__eq__` first, which may drop the deque's last reference to the
+# item (its frame holds it until it returns) and answer NotImplemented, and the item's `__eq__` is then asked with the
+# freed item as `self`; refilled as a bytearray's buffer of the code's own, it is a forged bytearray header over all
+# memory (no audit event; forty-sixth round). Sealed here: `index` is a gate that compares items the gate holds itself
+# (a copy of the deque, made by the C iterator), with C's answers and errors.
+def _deque_index(self: Any, value: Any, start: Any = 0, stop: Any = None, tools: Any = ()) -> Any:
+    list_, len_, index_, value_error, range_, type_error = tools
+    items = list_(self)  # references of the gate's own: no comparison frees what it compares
+    count = len_(items)
+    try:
+        start = index_(start)
+        stop = count if stop is None else index_(stop)
+    except type_error:
+        raise type_error("slice indices must be integers or have an __index__ method") from None
+    if start < 0:
+        start = start + count if start + count > 0 else 0
+    if stop < 0:
+        stop = stop + count if stop + count > 0 else 0
+    if stop > count:
+        stop = count
+    for place in range_(start, stop):
+        item = items[place]
+        if item is value or item == value:
+            return place
+    raise value_error(f"{value!r} is not in deque")
+
+
+def seal_deque() -> str | None:
+    """Make `deque.index` compare items it holds itself (above). Returns why it could not, or None."""
+    import _collections
+
+    cls: Any = _collections.deque
+    flags = ctypes.c_ulong.from_address(id(cls) + _TP_FLAGS)
+    if (flags.value != cls.__flags__ or not cls.__flags__ & _TPFLAGS_IMMUTABLETYPE
+            or type(cls.__dict__.get("index")).__name__ != "method_descriptor"):
+        return "deque is not the C type this bootstrap knows"
+    function_t: Any = type(_deque_index)
+    gate = function_t(_deque_index.__code__, {}, "index", (0, None, (list, len, _index, ValueError, range, TypeError)))
+    flags.value = cls.__flags__ & ~_TPFLAGS_IMMUTABLETYPE
+    try:
+        type.__setattr__(cls, "index", gate)
+    finally:
+        flags.value = cls.__flags__ | _TPFLAGS_IMMUTABLETYPE
+    return None
+
+
+# A C `functools.partial` calls its function with its stored arguments by borrowed references (`partial_vectorcall`
+# passes the tuple's items and the function as they are), and its repr walks them while their reprs run: a callee's
+# Python code (a `key=` of `bisect.insort`, an argument's `__repr__`) that calls `__setstate__` on the partial frees
+# the old function, tuple and keyword dict under the C code still using them. `bisect.insort` of a list held by the
+# partial alone went on bisecting the freed list's item table, refilled by bytes of the code's own naming a forged
+# bytearray header, and handed that to the key (all memory, no audit event; forty-sixth round). Sealed here: calls and
+# repr are gates that take references of their own to the function, arguments and keywords first (set through
+# `type.__setattr__`, so that the call and repr slots of the type and its subclasses follow; the vectorcall flag is
+# cleared, so every call goes through the slot); `__setstate__` stays for pickling and copies, and frees nothing in use.
+def _partial_call(self: Any, /, *args: Any, _sealed_tools: Any = (), **named: Any) -> Any:
+    func_of, args_of, keywords_of = _sealed_tools[:3]  # a keyword default: the call's own keywords are the code's
+    func, given, keywords = func_of(self), args_of(self), keywords_of(self)  # held for the whole call
+    if keywords:
+        return func(*given, *args, **{**keywords, **named})
+    return func(*given, *args, **named)
+
+
+def _partial_repr(self: Any, tools: Any = ()) -> Any:
+    func_of, args_of, keywords_of, type_, partial_t, dict_, id_, ident, running = tools
+    seen = (id_(self), ident())
+    if seen in running:
+        return "..."
+    running.add(seen)
+    try:
+        func, given, keywords = func_of(self), args_of(self), dict_(keywords_of(self))
+        text = ""
+        for arg in given:
+            text = f"{text}, {arg!r}"
+        for key, value in keywords.items():
+            text = f"{text}, {key!s}={value!r}"
+        name = "functools.partial" if type_(self) is partial_t else type_(self).__name__
+        return f"{name}({func!r}{text})"
+    finally:
+        running.discard(seen)
+
+
+_TPFLAGS_HAVE_VECTORCALL = 1 << 11
+
+
+def seal_partial() -> str | None:
+    """Make a C `functools.partial` hold what it calls and prints (above). Returns why it could not, or None."""
+    import _functools
+    import _thread
+    import builtins
+
+    cls: Any = _functools.partial
+    own = cls.__dict__
+    flags = ctypes.c_ulong.from_address(id(cls) + _TP_FLAGS)
+    if (flags.value != cls.__flags__ or not cls.__flags__ & _TPFLAGS_IMMUTABLETYPE
+            or not cls.__flags__ & _TPFLAGS_HAVE_VECTORCALL
+            or any(type(own.get(name)).__name__ != "member_descriptor" for name in ("func", "args", "keywords"))
+            or any(type(own.get(name)).__name__ != "wrapper_descriptor" for name in ("__call__", "__repr__"))):
+        return "functools.partial is not the C type this bootstrap knows"
+    function_t: Any = type(_partial_repr)
+    tools: tuple[Any, ...] = (own["func"].__get__, own["args"].__get__, own["keywords"].__get__, type, cls, dict, builtins.id,
+             _thread.get_ident, set())
+    call = function_t(_partial_call.__code__, {}, "__call__")
+    call.__kwdefaults__ = {"_sealed_tools": tools}
+    show = function_t(_partial_repr.__code__, {}, "__repr__", (tools,))
+    pending, types = [cls], []
+    while pending:
+        kind = pending.pop()
+        pending.extend(type.__subclasses__(kind))
+        types.append(kind)
+    flags.value = cls.__flags__ & ~_TPFLAGS_IMMUTABLETYPE
+    try:
+        type.__setattr__(cls, "__call__", call)  # the call slots of the type and its subclasses follow
+        type.__setattr__(cls, "__repr__", show)
+    finally:
+        flags.value = cls.__flags__ | _TPFLAGS_IMMUTABLETYPE
+    for kind in types:  # each call through the slot: a partial's own vectorcall borrowed what it passed
+        kind_flags = ctypes.c_ulong.from_address(id(kind) + _TP_FLAGS)
+        kind_flags.value = kind_flags.value & ~_TPFLAGS_HAVE_VECTORCALL
+    return None
+
+
 def sealed_codes() -> tuple[Any, ...]:
-    """The code objects of the gates `seal_buffered_io` and `seal_array` install, which the hook keeps from being
-    changed."""
+    """The code objects of the gates `seal_buffered_io`, `seal_array`, `seal_ordered_dict`, `seal_deque` and
+    `seal_partial` install, which the hook keeps from being changed."""
     return (_own_method_get.__code__, _own_method_set.__code__, _buffered_new.__code__, _array_setitem.__code__,
             _array_append.__code__, _array_insert.__code__, _array_extend.__code__, _array_fromlist.__code__,
-            _array_tofile.__code__)
+            _array_tofile.__code__, _odict_compare.__code__, _odict_repr.__code__, _odict_copy.__code__,
+            _odict_pop.__code__, _odict_popitem.__code__, _deque_index.__code__,
+            _partial_call.__code__, _partial_repr.__code__)
 
 
 def seal_buffered_io() -> str | None:

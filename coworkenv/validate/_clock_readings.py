@@ -5,9 +5,12 @@ A check on a told time (`the meeting is at 15:30`) may accept the same instant i
 check's pattern admits (`1[05]:30` admits 10:30) is a wrong answer it passes. `same_clocks(spec)` tells them apart:
 for a stated clock (hour, minute) it gives every clock that names an instant it names, in any zone of the spec (the
 directory's, UTC, and the IANA names its texts and arguments state), of the instants the spec states (the user's
-turns, the reference's answers and the arguments of its writes: what the agent was told, wrote or told); None where
-the clock names none of them (a time read from the world, a search's range: nothing says which other clocks are the
-same instant, and the digit-class near miss moves the digit one up only, as before).
+turns, the reference's answers and the arguments of its writes: what the agent was told, wrote or told); where it
+names none of them, of the instants the initial world holds, read in UTC, the user's own zone and the zones the texts
+name (a job's last run, a log line's time the agent reads and tells: `0[01]:39` for a last run at 01:39 UTC admits
+00:39, defects93; every zone of the directory would make most hours some world instant somewhere); None where it
+names none of those either (a search's range: nothing says which other clocks are the same instant, and the
+digit-class near miss moves the digit one up only, as before).
 """
 
 from __future__ import annotations
@@ -15,10 +18,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from datetime import datetime
+from typing import Any
 
 from coworkenv.bindings import spec_catalog
 from coworkenv.spec import EnvSpec
-from coworkenv.validate._asked_facts import zones
+from coworkenv.validate._asked_facts import base_world, zones
 from coworkenv.validate.entities import leaves
 from coworkenv.world._time import zone
 
@@ -55,29 +59,53 @@ def _spec_texts(spec: EnvSpec) -> tuple[list[str], list[str]]:
     return told, searched
 
 
+def _zones(names: Iterable[str]) -> list[Any]:
+    known = []
+    for name in sorted(names):
+        try:
+            known.append(zone(name))
+        except ValueError:
+            continue
+    return known
+
+
+def _own_zone(spec: EnvSpec) -> set[str]:
+    """The user's time zone, by the directory (none where it does not list the user)."""
+    try:
+        people = base_world(spec).table("directory", "people")
+    except KeyError:
+        return set()
+    me = spec.user.lower().lstrip("@")
+    return {p.timezone for p in people if p.timezone
+            and me in {str(r).lower().lstrip("@") for r in (p.id, p.email, p.chat_handle) if r}}
+
+
 def same_clocks(spec: EnvSpec) -> Callable[[Clock], set[Clock] | None]:
     """For a clock (hour, minute): the clocks naming an instant it names (itself among them), on a 24- or 12-hour
     clock, in any zone the spec knows; None where it names no instant the spec states or its world holds. Computed
     on first use (most specs state no clock a pattern reads by a class)."""
     cache: dict[str, list[set[Clock]]] = {}  # filled on first use
 
-    def readings() -> list[set[Clock]]:
+    def readings(which: str) -> list[set[Clock]]:
         if not cache:
             texts, searched = _spec_texts(spec)
-            names = zones(spec) | {m.group(0) for t in texts + searched for m in _IANA.finditer(t)}
-            known = []
-            for name in sorted(names):
-                try:
-                    known.append(zone(name))
-                except ValueError:
-                    continue
-            cache["stated"] = [{(local.hour, local.minute) for z in known for local in (i.astimezone(z),)}
-                               for i in sorted(_instants(texts))]
-        return cache["stated"]
+            held = [v for v in leaves(spec.world.model_dump(mode="json")) if isinstance(v, str)]
+            named = {m.group(0) for t in texts + searched for m in _IANA.finditer(t)}
+            stated = _instants(texts)
+            # A clock read from the world is told in UTC, the user's own zone or a zone a text names: the
+            # directory's other zones would make most hours some world instant somewhere.
+            for key, names, instants in (("stated", zones(spec) | named, stated),
+                                         ("held", {"UTC", *_own_zone(spec)} | named, _instants(held) - stated)):
+                known = _zones(names)
+                cache[key] = [{(local.hour, local.minute) for z in known for local in (i.astimezone(z),)}
+                              for i in sorted(instants)]
+        return cache[which]
 
     def same(clock: Clock) -> set[Clock] | None:
         twelve = ((clock[0] + 12) % 24, clock[1])  # `1:30` (pm) names what 13:30 names
-        named = [r for r in readings() if clock in r or twelve in r]
+        named = [r for r in readings("stated") if clock in r or twelve in r]
+        if not named:  # a clock read from the world (a job's last run, a log line's time): the instants it holds
+            named = [r for r in readings("held") if clock in r or twelve in r]
         if not named:
             return None
         out = set().union(*named)

@@ -7,8 +7,10 @@ For each slower replay (not the quicker agent), the reference's and the replay's
 whose records the world added at its own pace (another number of rows) is counted whole, by each field's value and
 by each pair of fields' values. A whole number the last turn's replies state that is such a count in the reference's
 world, and another count in the replay's, is replaced by the replay's count in the replay's replies: the slower agent
-saying what it saw. A check the reference passes that this replay fails is pinned to the reference's pace. Only the
-last turn's replies are read (its reply comes at the end of the episode, where the final worlds are read)."""
+saying what it saw. A check the reference passes that this replay fails is pinned to the reference's pace. The last
+turn's replies are read against the final worlds (its reply comes at the end of the episode); an earlier turn's
+against the worlds as they were when each episode ended that turn (its last message without tool calls: the count
+the agent told then, defects93)."""
 
 from __future__ import annotations
 
@@ -19,7 +21,8 @@ from dataclasses import replace
 from itertools import combinations
 from typing import Any
 
-from coworkenv.agents import OraclePolicy
+from coworkenv.agents import OraclePolicy, Policy
+from coworkenv.env import Action, Env
 from coworkenv.spec import EnvSpec, ReferenceStep, ReferenceTurn
 from coworkenv.validate._episodes import SpecEpisodes
 from coworkenv.validate._pace import Paced
@@ -70,36 +73,67 @@ def _restated(turn: ReferenceTurn, old: int, new: int) -> ReferenceTurn:
     return ReferenceTurn.model_validate({**turn.model_dump(), "steps": [s.model_dump() for s in steps]})
 
 
+class _TurnWorlds:
+    """A policy as it is, keeping the world's rows whenever it ends one of the `turns` (a message without tool
+    calls; the last such message of a turn wins)."""
+
+    def __init__(self, policy: Policy, turns: set[int]) -> None:
+        self.policy, self.name, self.turns = policy, policy.name, turns
+        self.rows: dict[int, dict[tuple[str, str], list[dict[str, Any]]]] = {}
+
+    def act(self, env: Env) -> Action:
+        action = self.policy.act(env)
+        if not action.tool_calls and env.turn in self.turns:
+            self.rows[env.turn] = _rows(env.state)
+        return action
+
+
+def _worlds(episodes: SpecEpisodes, policy: Policy, earlier: set[int],
+            last: int) -> dict[int, dict[tuple[str, str], list[dict[str, Any]]]] | None:
+    """The rows each turn's replies are read against: the final world's for `last`, the world at the end of each
+    turn of `earlier`; None where the episode crashed."""
+    watched = _TurnWorlds(policy, earlier)
+    if episodes.run(watched).result is None:
+        return None
+    return {**watched.rows, last: _rows(episodes.env.state)}
+
+
 def paced_counts(spec: EnvSpec, episodes: SpecEpisodes, paced: Iterable[Paced]) -> Iterator[Paced]:
-    """Each slower replay with a number the last turn's replies state, where it counts records the world added at
-    another pace, restated as the replay's world counts it."""
+    """Each slower replay with a number a turn's replies state, where it counts records the world added at another
+    pace, restated as the replay's world counts it."""
     if not spec.reference or (not spec.dynamics.streams and not spec.dynamics.rules):
         return
     last = len(spec.turns) - 1
-    said = _said(spec.reference[last]) if last < len(spec.reference) else set()
+    said = {t: _said(spec.reference[t]) for t in range(min(len(spec.turns), len(spec.reference)))}
+    said = {t: numbers for t, numbers in said.items() if numbers}
     if not said:
         return
-    oracle: dict[tuple[str, str], list[dict[str, Any]]] | None = None
+    earlier = set(said) - {last}
+    oracle: dict[int, dict[tuple[str, str], list[dict[str, Any]]]] | None = None
     for found in paced:
-        if found.calls_must_succeed or len(found.reference) <= last:
+        if found.calls_must_succeed or len(found.reference) <= max(said):
             continue
         if oracle is None:
-            if episodes.run(OraclePolicy(spec)).result is None:
+            oracle = _worlds(episodes, OraclePolicy(spec), earlier, last)
+            if oracle is None:
                 return
-            oracle = _rows(episodes.env.state)
-        outcome = episodes.run(OraclePolicy(spec, reference=found.reference))
-        if outcome.result is None:
+        replay = _worlds(episodes, OraclePolicy(spec, reference=found.reference), earlier, last)
+        if replay is None:
             continue
-        world = episodes.env.state
-        moved = sorted((t.app, t.name) for t in world.tables() if len(oracle.get((t.app, t.name), ())) != len(t))
-        if not moved:
-            continue
-        before, after = _counts(oracle, moved), _counts(_rows(world, moved), moved)
-        for number in sorted(said):
-            seen = sorted({after[s] for s, n in before.items() if n == number and after[s] != number})
-            for count in seen[:_MAX_COUNTS]:
-                turns = list(found.reference)
-                turns[last] = _restated(turns[last], number, count)
-                yield replace(found, reference=turns,
-                              description=f"{found.description}, its reply stating {count} where the reference "
-                                          f"states {number} (the world's count of the records it added meanwhile)")
+        for t in sorted(said):
+            if t not in oracle or t not in replay:
+                continue
+            ours, theirs = oracle[t], replay[t]
+            moved = sorted(k for k in theirs if len(ours.get(k, ())) != len(theirs[k]))
+            if not moved:
+                continue
+            before, after = _counts(ours, moved), _counts(theirs, moved)
+            for number in sorted(said[t]):
+                seen = sorted({after[s] for s, n in before.items() if n == number and after[s] != number})
+                for count in seen[:_MAX_COUNTS]:
+                    turns = list(found.reference)
+                    turns[t] = _restated(turns[t], number, count)
+                    yield replace(found, reference=turns,
+                                  description=f"{found.description}, its reply of turn {t} stating {count} where the "
+                                              f"reference states {number} (the world's count of the records it added "
+                                              "meanwhile)")

@@ -100,24 +100,29 @@ def _nameable(value: str) -> bool:
 
 
 def _respelled(text: str, named: list[str], said: str) -> str | None:
-    """`text` with each value of `named` it states, exactly, as `said` spells it otherwise; None where none."""
-    out = text
-    for value in named:
-        if value not in out:
-            continue
-        theirs = _as_user_spelled(value, said)
-        if theirs is not None:
-            out = re.sub(rf"(?<![\w/.-]){re.escape(value)}(?![\w/-])", theirs.replace("\\", "\\\\"), out)
+    """`text` with each value of `named` it states, exactly, as `said` spells it otherwise (also where `said` spells
+    it as the text does too: a mail's subject `Contract Renewal Memo` and its body `contract renewal memo`, either an
+    honest copy, defects93); None where none."""
+    theirs = {value: spelled for value in named if value in text
+              and (spelled := _as_user_spelled(value, said, also_as_is=True)) is not None}
+    if not theirs:
+        return None
+    # One pass over the text as written, longest value first: a value respelled is not respelled back by another
+    # check's value spelled the other way (`Contract Renewal Memo` and a condition's `contract renewal memo`).
+    values = "|".join(re.escape(v) for v in sorted(theirs, key=len, reverse=True))
+    out = re.sub(rf"(?<![\w/.-])(?:{values})(?![\w/-])", lambda m: theirs[m.group(0)], text)
     return out if out != text else None
 
 
-def _as_user_spelled(value: str, said: str) -> str | None:
-    """The user's spelling of `value` (the same characters but for letter case and spacing) where it differs."""
+def _as_user_spelled(value: str, said: str, also_as_is: bool = False) -> str | None:
+    """The user's spelling of `value` (the same characters but for letter case and spacing) where it differs; where
+    `said` also spells it exactly as `value`, None, or with `also_as_is` its first other spelling."""
     core = value.strip()
     if not _nameable(core) or not re.search(r"[^\W\d_]", core):
         return None
     pattern = r"\s+".join(re.escape(part) for part in core.split())
     spelled = [m.group(0) for m in re.finditer(rf"(?<![\w/.-]){pattern}(?![\w/-])", said, re.IGNORECASE)]
-    if not spelled or value in spelled:
-        return None  # the user never wrote it, or also wrote it exactly so
-    return spelled[0]
+    other = [s for s in spelled if s != value]
+    if not other or (value in spelled and not also_as_is):
+        return None  # the user never wrote it otherwise, or also wrote it exactly so
+    return other[0]
