@@ -57,6 +57,7 @@ from tests.defects import (
     date_yearless_pinned,
     dead_guard,
     declared_draft_credited,
+    declared_write_as_read,
     delay_pinned,
     digit_class_read,
     draft_credited,
@@ -416,6 +417,7 @@ MODULES = (
     search_elsewhere_credited,
     sent_draft_unchecked,
     declared_draft_credited,
+    declared_write_as_read,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
