@@ -13,12 +13,12 @@ import time
 from typing import Any
 
 import pytest
-from support.validate_base import sound_spec
 
 from coworkenv.checks.run_setup import setup
 from coworkenv.sandbox import run_sandboxed
-from coworkenv.validate import ValidationConfig, validate_spec
+from coworkenv.spec import PythonRule
 from coworkenv.validate._probe_tells import introspection
+from coworkenv.validate.python_probes import run_check
 
 YEAR = 366 * 86_400
 
@@ -76,29 +76,25 @@ def test_every_door_to_sqlites_clock_reads_the_setups_clock(offset: int) -> None
     assert value["given"] == ["2020-02-29", "2023-11-14 22:13:20", 2451544.5, "2021-365", "13:34:56", None, None]
 
 
-QUICK = ValidationConfig(python_repeats=1, clock_offsets_s=(YEAR,))
-_TICKET = "    t = {x['id']: x for x in state['apps']['tickets']['tickets']}\n"
-
-
-def test_a_check_that_stops_passing_next_year_by_sqlites_clock_is_clock_dependent_and_its_twin_is_not() -> None:
-    # The bomb passes today and fails every episode from half a year on: on main no probe saw it (sqlite's 'now' was
-    # never moved). Its twin uses sqlite's date functions on a given time: sound, every probe passes.
+def test_a_check_that_stops_passing_next_year_by_sqlites_clock_fails_the_clock_probe_and_its_twin_does_not() -> None:
+    # The bomb passes today and fails every episode from half a year on: on main the clock probe saw it pass (sqlite's
+    # 'now' was never moved), and `validate_spec` accepted it with no finding. Its twin uses sqlite's date functions
+    # on a given time: sound, the same verdict with the clock moved. The clock probe is `run_check` with an offset.
     deadline = int(time.time()) + YEAR // 2
-    spec = sound_spec()
-    spec["checks"] += [{"id": "bomb", "rule": {"kind": "python", "code": (
+    bomb = PythonRule(code=(
         "import sqlite3\n"
-        "def check(state, audit, messages):\n" + _TICKET +
+        "def check(state, audit, messages):\n"
         "    now = sqlite3.connect(':memory:').execute(\"select unixepoch('now')\").fetchone()[0]\n"
-        f"    return t['OPS-1']['priority'] == 'p1' and now < {deadline}\n")}},
-        {"id": "twin", "rule": {"kind": "python", "code": (
-            "import sqlite3\n"
-            "def check(state, audit, messages):\n" + _TICKET +
-            "    day = sqlite3.connect(':memory:').execute(\"select date(?, '+1 day')\", ('2026-01-01',)).fetchone()[0]\n"
-            "    return t['OPS-1']['priority'] == 'p1' and day == '2026-01-02'\n")}}]
-    gate = validate_spec(spec, config=QUICK).gate("sandbox")
-    assert gate is not None
-    found = {(e.code, e.message.split("'")[1]) for e in gate.errors}
-    assert found == {("clock_dependent", "bomb")}, found
+        f"    return now < {deadline}\n"))
+    twin = PythonRule(code=(
+        "import sqlite3\n"
+        "def check(state, audit, messages):\n"
+        "    day = sqlite3.connect(':memory:').execute(\"select date(?, '+1 day')\", ('2026-01-01',)).fetchone()[0]\n"
+        "    return day == '2026-01-02'\n"))
+    payload = {"state": {"clock": "2026-01-01T00:00:00Z", "apps": {}}, "audit": [], "messages": []}
+    verdicts = {name: (run_check(rule, payload), run_check(rule, payload, offset=YEAR))
+                for name, rule in (("bomb", bomb), ("twin", twin))}
+    assert verdicts == {"bomb": ((True, ""), (False, "")), "twin": ((True, ""), (True, ""))}
 
 
 @pytest.mark.parametrize(("code", "told"), [
