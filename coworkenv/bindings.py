@@ -31,6 +31,8 @@ from pydantic import (
 from coworkenv.apps import SERVICE_TOOLS, TOOLS
 from coworkenv.apps._common import MAX_LIMIT
 from coworkenv.request_models import (
+    CLAW_EVAL_DISPATCHER,
+    METHOD_NOT_ALLOWED,
     NOT_FOUND,
     Answered,
     Framework,
@@ -38,7 +40,7 @@ from coworkenv.request_models import (
     handler_failed,
     read_request,
 )
-from coworkenv.tools import NoRecord, ToolDef, ToolError, Toolkit, validation_summary
+from coworkenv.tools import Dispatcher, NoRecord, ToolDef, ToolError, Toolkit, validation_summary
 from coworkenv.world import KEPT_TABLE, Kept, Table, parse_time
 
 if TYPE_CHECKING:
@@ -530,7 +532,10 @@ def _not_found(binding: Binding, arguments: Mapping[str, Any], exc: NoRecord) ->
 
 
 def _unserved(bind: Binding) -> ToolError:
-    """The failure of a call of a tool whose service lacks its route."""
+    """The failure of a call of a tool whose service lacks its route (or has it for another method: a 405, audited
+    as its body's JSON)."""
+    if bind.framework is not None and bind.framework.method_not_allowed:
+        return Answered(METHOD_NOT_ALLOWED)
     return Answered(NOT_FOUND, bind.unserved) if bind.framework is not None else ToolError(bind.unserved)
 
 
@@ -804,3 +809,10 @@ def exposed_tools(spec: EnvSpec) -> list[str]:
     names = list(spec.tools)
     names.extend(d.name for d in spec.tool_decls if d.name not in names)
     return names
+
+
+def spec_dispatcher(spec: EnvSpec) -> Dispatcher | None:
+    """How a call is read before any tool runs (`ToolBox`'s `dispatcher`): where the spec's declared tools stand for
+    web services behind a dispatcher (`Binding.framework`: an imported Claw-Eval task), as its runner reads it (an
+    unknown tool, arguments that are no JSON: `request_models.CLAW_EVAL_DISPATCHER`); else None, the env's own."""
+    return CLAW_EVAL_DISPATCHER if any(d.bind.framework is not None for d in spec.tool_decls) else None
