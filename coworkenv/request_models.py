@@ -57,9 +57,14 @@ def unknown_tool(name: str) -> ToolOutcome:
     """Claw-Eval's dispatcher's answer to a call of a tool the task does not declare (`runner/dispatcher.py`): the
     agent is shown the text `Error: unknown tool 'X'` (no list of the tools there are); the call is recorded with
     status 404 and the body `{"error": "unknown tool 'X'"}`, which is its audited error (the body's JSON)."""
+    exc = unknown_tool_error(name)
+    return ToolOutcome(False, error=str(exc), body=exc.body)
+
+
+def unknown_tool_error(name: str) -> Answered:
+    """`unknown_tool` as the error a declared tool's call raises (one offered without an endpoint)."""
     body = {"error": f"unknown tool '{name}'"}
-    return ToolOutcome(False, error=json.dumps(body, ensure_ascii=False, separators=(",", ":")),
-                       body=f"Error: {body['error']}")
+    return Answered(f"Error: {body['error']}", json.dumps(body, ensure_ascii=False, separators=(",", ":")))
 
 
 # Claw-Eval's runner: an unknown tool is its dispatcher's text; arguments that are no JSON its provider reads as `{}`
@@ -109,12 +114,16 @@ class Framework(BaseModel):
     method_not_allowed: Annotated[bool, Field(
         description="With the binding's `unserved`: the service has the route, but not for the method the tool's "
                     "endpoint sends (a GET to a POST route): every call is its 405, not a 404")] = False
+    no_endpoint: Annotated[bool, Field(
+        description="With the binding's `unserved`: the tool is offered but names no endpoint, so the dispatcher "
+                    "knows it not: every call is its `Error: unknown tool 'X'` (`unknown_tool`)")] = False
 
     @pydantic.model_serializer(mode="wrap")
     def _as_before(self, handler: pydantic.SerializerFunctionWrapHandler) -> dict[str, Any]:
         data: dict[str, Any] = handler(self)
-        if not self.method_not_allowed:  # (false: dumped as before it existed, so spec ids stay)
-            data.pop("method_not_allowed", None)
+        for name in ("method_not_allowed", "no_endpoint"):  # (false: dumped as before they existed: spec ids stay)
+            if not getattr(self, name):
+                data.pop(name, None)
         return data
 
 

@@ -8,6 +8,7 @@ played on the import and on the stand-in service (tests/support/claw_eval_own.py
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -40,8 +41,9 @@ _TOOLS = [
 ]
 
 
-def _checkout(tmp: Path, tools: list[tuple[str, str, str, int]]) -> tuple[Path, EnvSpec, list[str]]:
-    """CE01 cut to gmail's list, with `tools` (name, path, method) added on the stand-in gmail `_SERVER`."""
+def _checkout(tmp: Path, tools: Sequence[tuple[str, str, str | None, int]]) -> tuple[Path, EnvSpec, list[str]]:
+    """CE01 cut to gmail's list, with `tools` (name, path, method; None: no endpoint) added on the stand-in gmail
+    `_SERVER`."""
     mail = [{"message_id": "msg_1", "from": "a@x.test", "to": "me@acme.test", "subject": "s", "body": "b",
              "date": "2026-03-02T08:00:00Z", "labels": ["INBOX"], "is_read": False}]
     root, out = _one_tool_checkout(tmp, "CE01_draft_invoice_reply", "gmail", "gmail_list_messages", "/gmail/messages",
@@ -50,8 +52,9 @@ def _checkout(tmp: Path, tools: list[tuple[str, str, str, int]]) -> tuple[Path, 
     doc = yaml.safe_load(task_yaml.read_text(encoding="utf-8"))
     for name, path, method, _ in tools:
         doc["tools"].append({"name": name, "description": name, "input_schema": {
-            "type": "object", "properties": {"message_id": {"type": "string"}}, "required": []}})
-        doc["tool_endpoints"].append({"tool_name": name, "url": f"http://localhost:9100{path}", "method": method})
+            "type": "object", "properties": {"message_id": {"type": "string"}}, "required": ["message_id"]}})
+        if method is not None:
+            doc["tool_endpoints"].append({"tool_name": name, "url": f"http://localhost:9100{path}", "method": method})
     task_yaml.write_text(yaml.safe_dump(doc), encoding="utf-8")
     (report,) = import_checkout(root, out, judge=False)
     assert report.spec_file is not None, report.notes
@@ -65,7 +68,8 @@ def gmail(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, EnvSpec, list
 
 @pytest.fixture(scope="module")
 def plain(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, EnvSpec, list[str]]:
-    return _checkout(tmp_path_factory.mktemp("dispatcher_plain"), [])
+    # a tool task.yaml offers without an endpoint: the dispatcher knows it not
+    return _checkout(tmp_path_factory.mktemp("dispatcher_plain"), [("gmail_get_message", "", None, 404)])
 
 
 def _service(root: Path, spec: EnvSpec) -> MockService:
@@ -100,10 +104,12 @@ def test_an_endpoint_asked_by_a_method_its_route_is_not_served_by_is_a_405(
 
 
 def test_an_unknown_tool_is_answered_as_claw_evals_dispatcher(plain: tuple[Path, EnvSpec, list[str]]) -> None:
-    _, spec, _ = plain
+    _, spec, notes = plain
     env = Env(spec, max_steps=5)
     env.reset()
-    for name in ("gmail_delete_message", "caf\u00e9_tool"):
+    assert "gmail_get_message" in {d.name for d in spec.tool_decls}  # offered, as task.yaml lists it
+    assert any("offered without an endpoint" in n for n in notes), notes
+    for name in ("gmail_delete_message", "caf\u00e9_tool", "gmail_get_message"):
         content = env.step(Action.call(name, {"message_id": "msg_1"})).messages[-1]["content"]
         recorded, text = unknown_tool(name)
         assert content == text == f"Error: unknown tool '{name}'"  # the text itself, not a JSON body

@@ -156,6 +156,7 @@ def import_task(task_dir: Path, error_rate: float | None = None,
     decls: list[ToolDecl] = []
     unserved, models = unserved_tools(task_dir, task), request_models(task_dir, task)
     refused = refused_methods(task_dir, task)  # a route served by another method than the endpoint sends: a 405
+    routed = {e.tool_name for e in task.tool_endpoints}  # a tool without an endpoint is unknown to the dispatcher
     requests, endpoints, reads = request_fields(task_dir, task), tool_endpoints(task), handler_reads(task_dir, task)
     whole = handler_counts_whole(task_dir, task)
     for tool in task.tools:
@@ -163,6 +164,11 @@ def import_task(task_dir: Path, error_rate: float | None = None,
             adapters.get(refused[tool.name][0]) if tool.name in refused else None
         error = unserved_error(*unserved[tool.name]) if tool.name in unserved else \
             refused[tool.name][2] if tool.name in refused else ""
+        if tool.name not in routed and task.tool_endpoints and owner is None:
+            decl = _no_endpoint_decl(tool, adapters.values(), notes)
+            if decl is not None:
+                decls.append(decl)
+                continue
         decl = _tool_decl(tool, adapters.values(), leave, models.get(tool.name), notes, held, rows,
                           requests.get(tool.name), endpoints.get(tool.name), reads.get(tool.name, set()),
                           whole.get(tool.name)) \
@@ -453,6 +459,21 @@ def _unserved_decl(tool: ClawTool, adapter: ServiceAdapter, error: str, notes: l
     return ToolDecl(name=tool.name, description=tool.description, parameters=tool.input_schema,
                     bind=Binding(op=op, args={name: ArgBinding(to=None) for name in props}, unserved=error,
                                  framework=Framework(method_not_allowed=not_allowed)))  # as FastAPI answers it
+
+
+def _no_endpoint_decl(tool: ClawTool, adapters: Any, notes: list[str]) -> ToolDecl | None:
+    """A tool task.yaml offers without an endpoint (no `tool_endpoints` entry): Claw-Eval's dispatcher knows it not
+    and answers every call `Error: unknown tool 'X'`, calling no service; offered so here, where an adapter of the
+    task's services has a tool of its name (else None: the tool is left to the usual reasons)."""
+    adapter = next((a for a in adapters if tool.name in a.tools), None)
+    if adapter is None:
+        return None
+    notes.append(f"tools.{tool.name}: offered without an endpoint, so every call is Claw-Eval's dispatcher's "
+                 f"\"Error: unknown tool '{tool.name}'\", as there")
+    props = tool.input_schema.get("properties", {})
+    return ToolDecl(name=tool.name, description=tool.description, parameters=tool.input_schema,
+                    bind=Binding(op=adapter.tools[tool.name].op, args={name: ArgBinding(to=None) for name in props},
+                                 unserved=f"unknown tool '{tool.name}'", framework=Framework(no_endpoint=True)))
 
 
 # Safety check types that ban every call of their tool.
