@@ -167,7 +167,7 @@ from tests.defects import (
     read_attempt_credited,
     read_elsewhere_credited,
     relative_date_pinned,
-    reply_number_before,
+    reply_number_alternative,
     reply_only,
     run_value_read,
     sandbox_draw_read,
@@ -421,7 +421,7 @@ MODULES = (
     declared_draft_credited,
     declared_write_as_read,
     kept_value_loose,
-    reply_number_before,
+    reply_number_alternative,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.

@@ -1,12 +1,12 @@
-"""A reply's number term that also admits the number before the change: the task moves stock to a store and asks
-for what was moved (`Moved 15 x HSET-53 from wh-rotterdam to store-brisbane`), and the writer's text check gives the
-moved quantity a second alternative read from the world as it was before the move: the shelf's stock before it
-arrived (`["15", "3"]`), or the warehouse's stock before it left (`["15", "120"]`). Alternatives of one term are
-meant as one answer spelled otherwise; two different numbers are two answers, and the agent that reports the
-shelf's old stock, or the warehouse's, as the quantity moved passes. Found by the outsider's sixth hunt
-(`benchmarks/hunt_mutants.py --family d94`, `reply_before_change`: on inventory_restock_policy 1 the shelf held 0
-and the check's `["57", "0"]` passed `Moved 0 x WRAP-43`). The sound twin is the shipped spec (the moved quantity
-alone)."""
+"""A reply's number term given a second alternative of another value: the writer's text check gives the number the
+reply must state (the quantity moved, a page's status code) an alternative the world also holds: the quantity moved
+or the shelf's stock before the move arrived (`["57", "0"]`), or the warehouse's stock before it left; the status
+301 or 200 (`["301", "200"]`, the status a healthy page answers), or another broken page's status. Alternatives of
+one term are meant as one answer spelled otherwise; two different numbers are two answers, and the agent that reports
+the shelf's old stock as the quantity moved, or a broken page as answering 200, passes. Found by the outsider's
+sixth hunt (`benchmarks/hunt_mutants.py --family d94`, `reply_before_change`: on inventory_restock_policy 1 the shelf
+held 0 and the check's `["57", "0"]` passed `Moved 0 x WRAP-43`). The sound twin is the shipped spec (the one
+number alone)."""
 
 from __future__ import annotations
 
@@ -15,11 +15,11 @@ from typing import Any
 
 from tests.defects._core import CorpusError, Defect, Edit, Spec, calls, reference
 
-CLASS = "reply_number_before"
+CLASS = "reply_number_alternative"
 DETECTION = (
     "for each term of a text check on a reply whose alternatives are numbers of different values, where the reply "
     "states one and the world offers the other, replay the reply with the other in its place: a replay that passes "
-    "lets the agent state the wrong number (the value before the change)"
+    "lets the agent state the wrong number (the value before the change, another record's)"
 )
 
 
@@ -70,6 +70,28 @@ def _defect(name: str, seed: int, which: int, where: str) -> Defect:
                   witness=_stated(which, where), gate="mutations", code="content_unchecked")
 
 
+def _status(seed: int, right: str, other: str) -> Defect:
+    """web_page_audit: the reply's status term for a broken page admits `other` too (200, or another page's)."""
+    def edit(spec: Spec) -> None:
+        terms = next(c for c in spec["checks"] if c["id"] == "reply-count")["rule"]["all_of"]
+        if right not in terms:
+            raise CorpusError(f"{spec['capability']}: the reply check wants no status {right}")
+        terms[terms.index(right)] = [right, other]
+
+    def witness(spec: Spec) -> list[dict[str, Any]]:
+        ref = reference(spec)
+        for turn in ref:
+            for step in turn["steps"]:
+                if step.get("say") and f" {right}" in step["say"]:
+                    step["say"] = step["say"].replace(f" {right}", f" {other}", 1)
+                    return ref
+        raise CorpusError(f"{spec['capability']}: the reply states no status {right}")
+    return Defect(CLASS, f"status-{right}-or-{other}-{seed}", f"synth:web_page_audit@{seed}",
+                  f"reports a broken page's status as {other}, and passes: the reply check's term for the status "
+                  f"({right}) admits {other} too", breaks=edit, witness=witness, gate="mutations",
+                  code="content_unchecked")
+
+
 DEFECTS = [
     _defect("shelf-before-1", 1, 1, "shelf"),
     _defect("shelf-before-2", 2, 0, "shelf"),
@@ -78,4 +100,7 @@ DEFECTS = [
     _defect("shelf-before-5", 5, 1, "shelf"),
     _defect("warehouse-before-1", 1, 0, "warehouse"),
     _defect("warehouse-before-3", 3, 1, "warehouse"),
+    _status(1, "301", "200"),
+    _status(2, "301", "200"),
+    _status(3, "500", "410"),
 ]
