@@ -49,17 +49,22 @@ def _admitted(which: int, where: str) -> Edit:
     return edit
 
 
+def _restated(spec: Spec, said: str, instead: str) -> list[dict[str, Any]]:
+    """The reference whose first reply stating `said` states `instead` there."""
+    ref = reference(spec)
+    for turn in ref:
+        for step in turn["steps"]:
+            if step.get("say") and said in step["say"]:
+                step["say"] = step["say"].replace(said, instead, 1)
+                return ref
+    raise CorpusError(f"{spec['capability']}: no reply states {said!r}")
+
+
 def _stated(which: int, where: str) -> Callable[[Spec], list[dict[str, Any]]]:
     """The reference whose reply states the quantity before the move as the quantity moved."""
     def witness(spec: Spec) -> list[dict[str, Any]]:
         moved, old = _before(spec, which, where)
-        ref = reference(spec)
-        for turn in ref:
-            for step in turn["steps"]:
-                if step.get("say") and f"{moved} x " in step["say"]:
-                    step["say"] = step["say"].replace(f"{moved} x ", f"{old} x ", 1)
-                    return ref
-        raise CorpusError(f"{spec['capability']}: the reply states no {moved} moved")
+        return _restated(spec, f"{moved} x ", f"{old} x ")
     return witness
 
 
@@ -79,13 +84,7 @@ def _status(seed: int, right: str, other: str) -> Defect:
         terms[terms.index(right)] = [right, other]
 
     def witness(spec: Spec) -> list[dict[str, Any]]:
-        ref = reference(spec)
-        for turn in ref:
-            for step in turn["steps"]:
-                if step.get("say") and f" {right}" in step["say"]:
-                    step["say"] = step["say"].replace(f" {right}", f" {other}", 1)
-                    return ref
-        raise CorpusError(f"{spec['capability']}: the reply states no status {right}")
+        return _restated(spec, f" {right}", f" {other}")
     return Defect(CLASS, f"status-{right}-or-{other}-{seed}", f"synth:web_page_audit@{seed}",
                   f"reports a broken page's status as {other}, and passes: the reply check's term for the status "
                   f"({right}) admits {other} too", breaks=edit, witness=witness, gate="mutations",
