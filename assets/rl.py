@@ -80,7 +80,7 @@ def rl_training(context: dg.AssetExecutionContext, settings: CoworkenvSettings) 
     from coworkenv.store.stages import read_trajectories
     from trainers.rl import train_rl
     from trainers.rl_config import load_rl_config
-    from trainers.rl_report import reward_slope, summarize_run
+    from trainers.rl_report import reward_slope, slope_summary, summarize_run, zero_variance_fraction
 
     checkpoint, tag, record = _sft_checkpoint(context, settings)
     specs, ids = _train_envs(context, settings)
@@ -108,6 +108,11 @@ def rl_training(context: dg.AssetExecutionContext, settings: CoworkenvSettings) 
     )
     slope = reward_slope(result.log)
     summary = summarize_run(result.log)
+    no_variance = zero_variance_fraction(result.log)
+    if no_variance is not None and no_variance >= 1.0:
+        context.log.warning(f"RL learned nothing: in all {result.steps} steps every GRPO group's episodes got the "
+                            "same reward (zero advantage, no gradient). The starting checkpoint's samples do not "
+                            "vary in the verifiers' scores in these envs (docs/learning.md)")
     yield dg.MaterializeResult(
         asset_key=RL_CHECKPOINT,
         data_version=dg.DataVersion(version),
@@ -119,7 +124,8 @@ def rl_training(context: dg.AssetExecutionContext, settings: CoworkenvSettings) 
             "started_from": tag, "envs": len(result.envs), "envs_left_out": len(result.envs_skipped),
             "steps": result.steps, "wall_s": result.wall_s,
             "reward_first": summary["reward_first"], "reward_last": summary["reward_last"],
-            "reward_slope": dg.MetadataValue.md(slope.format(4) if slope else "fewer than 2 steps"),
+            "reward_slope": dg.MetadataValue.md(slope_summary(result.log)),
+            **({"groups_without_reward_variance": round(no_variance, 4)} if no_variance is not None else {}),
             **({"reward_slope_low": slope.low, "reward_slope_high": slope.high} if slope else {}),
             "reward_curve": png_markdown(result.reward_curve.read_bytes(), "RL reward curve"),
             "reward_curve_path": dg.MetadataValue.path(str(result.reward_curve)),

@@ -57,7 +57,7 @@ from coworkenv import Env
 from coworkenv.env import Action
 from coworkenv.loading import load_spec
 from coworkenv.world import parse_time
-from tests.support.claw_eval_own import MockService, shown, world_now
+from tests.support.claw_eval_own import MockService, shown, unknown_tool, world_now
 from tests.test_import_claw_eval_parity import _argument, _episodes, _fixture_values
 
 
@@ -237,7 +237,17 @@ LIMITS = ("max_results", "days_back", "limit", "days", "timeout_seconds")
 DAYS = ("2026-03-02", "2026-03-02T00:00:00Z", "2026-03-02T09:00:00+08:00", "03/02/2026", "")
 
 
-def _step(decl: Any, arguments: dict[str, Any]) -> dict[str, Any]:
+def _read_as_claw_eval(arguments: Any) -> Any:
+    """A call's arguments as Claw-Eval's provider reads them (`json.loads`, `{}` when they are no JSON)."""
+    if not isinstance(arguments, str):
+        return arguments
+    try:
+        return json.loads(arguments)
+    except ValueError:
+        return {}
+
+
+def _step(decl: Any, arguments: dict[str, Any] | str) -> dict[str, Any]:
     """A step calling the tool `decl` declares with `arguments`."""
     return {"call": {"name": decl.name, "arguments": arguments}}
 
@@ -317,7 +327,9 @@ def typing_episodes(root: Path, task_dir: Path, spec: Any) -> list[list[dict[str
     """The `--typing` episodes of a task (import37): per tool, a call without each required argument, with no
     arguments, with each argument of another kind, with a field the tool does not take, with a value outside the
     schema's `enum`, with unicode and with a 5,000-character text; the writes' after every read, as their refusal
-    must leave the records as they were, or the service's coercion change them as it does."""
+    must leave the records as they were, or the service's coercion change them as it does. Then (import39) two
+    tools the task does not declare, which Claw-Eval's dispatcher answers itself, and a read whose arguments are
+    no JSON (cut short), which its provider reads as `{}`."""
     _, _, _, reads, writes, base = _probing(root, task_dir, spec)
     episodes = []
     for group in (reads, writes):
@@ -335,6 +347,11 @@ def typing_episodes(root: Path, task_dir: Path, spec: Any) -> list[list[dict[str
                 steps += [_step(decl, {**given, name: value}) for value in tries]
             steps += [_step(r, base(r)) for r in reads]
         episodes.append(steps)
+    # a tool the task does not declare (a name the agent made up, or another task's): the dispatcher answers it
+    episodes[0] += [{"call": {"name": name, "arguments": {}}} for name in ("unknown_tool_x", "gmail_delete_message")
+                    if spec.tool_decls and name not in {d.name for d in spec.tool_decls}]
+    # arguments that are no JSON (cut short): Claw-Eval's provider reads them as `{}` and sends that
+    episodes[0] += [_step(decl, '{"' + next(iter(decl.parameters.get("properties", {})), "x")) for decl in reads[:1]]
     return episodes
 
 
@@ -351,6 +368,7 @@ def compare(root: Path, out: Path, episodes: int, wall_clock: bool = False,
         spec = load_spec(out / task["spec_file"]).model_copy(update={"faults": None})
         doc = yaml.safe_load((task_dir / "task.yaml").read_text(encoding="utf-8"))
         endpoints = {e["tool_name"]: urlparse(e["url"]).path for e in doc.get("tool_endpoints", [])}
+        methods = {e["tool_name"]: e.get("method", "POST") for e in doc.get("tool_endpoints", [])}
         played = typing_episodes(root, task_dir, spec) if typed else probe_episodes(
             root, task_dir, spec) if probes else _episodes(root, task_dir, spec, episodes)
         for steps in played:
@@ -366,8 +384,12 @@ def compare(root: Path, out: Path, episodes: int, wall_clock: bool = False,
             lag[0] = 0
             for call in (s["call"] for s in steps if "call" in s):
                 name, args = call["name"], call["arguments"]
-                service = next((s for s in services if endpoints[name] in s.routes.handlers), None)
-                status, theirs = service.call(endpoints[name], args) if service else (404, {"detail": "Not Found"})
+                sent = _read_as_claw_eval(args)
+                service = next((s for s in services if endpoints.get(name) in s.routes.handlers), None)
+                status, theirs = service.call(endpoints[name], sent, methods[name]) if service else (
+                    404, {"detail": "Not Found"})
+                if name not in endpoints:  # a tool the task does not declare: the dispatcher's text, no service
+                    status, theirs = 404, unknown_tool(name)[1]
                 ours = shown(env.step(Action.call(name, args)).messages[-1]["content"])
                 calls += 1
                 our_error, their_error = not env.audit[-1].ok or failed(ours), status >= 400 or failed(theirs)

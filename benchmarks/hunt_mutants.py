@@ -53,6 +53,14 @@ Families of mutation kinds, kept apart in the registry (`KINDS`, name -> family,
   `guard_arg_negated` (a forbidden call's boolean argument negated: the guard on the harmless polarity),
   `order_first_bare` (an order check's first matcher bare: any call of the tool first), `dt_hour_only` (a
   date-time read to its hour, `matches ^2026-11-03T09`).
+- `d94` (defects94, 8 kinds, bare names; its block sits apart, after `FAMILIES`): `field_nocase` (a value whose
+  capitals matter compared blind to case), `unit_either` (a number or it in another unit, x/ 100, 60, 1000),
+  `set_any` (a field empty before as "not empty"), `untouched_field` (the check moved onto a field of the record
+  the task never changes), `order_dropped` (an order check as its second call alone), `reply_before_change` (a
+  reply's value or the value before the change), `turn_request_dropped` (every check on one turn's request of a
+  multi-turn task dropped), `kept_nonzero` (a kept map setting as "not zero"). Its witness search (for every family)
+  adds a call moved to the start of its turn, a number in another unit, a kept map key set beside the asked one
+  (x100, x60, x1000, x2, 0), a value in lower case, and a reply stating the value as it was before the change.
 
 Kinds whose name starts with `py_` or `python.` are sandboxed (slow) and run only with `--python`; as in
 defects69, `py_*` mutants (of `d69`, `d73`, `d77` and `d83`) are made on the examples and seed 1 only, one per base, kind and rule kind.
@@ -76,6 +84,7 @@ for files already written.
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples hunt:1-5 --family d77 --python --out d77.jsonl --summary
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples hunt:1-5 --family d83 --python --out d83.jsonl --summary
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples hunt:1-5 --family d92 --out d92.jsonl --summary
+    PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples hunt:1-5 --family d94 --out d94.jsonl --summary
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples --kinds state_to_log 'records.*drop_cond' --out o.jsonl
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --tally d65.jsonl d69.jsonl
 """
@@ -115,7 +124,7 @@ Rule = dict[str, Any]
 
 
 class Kind(NamedTuple):
-    family: str  # "d65", "d69", "d73", "d77", "d83" or "d92"
+    family: str  # "d65", "d69", "d73", "d77", "d83", "d92" or "d94"
     rule: str  # the rule kind it mutates ("check"/"scoring" for the check's or spec's own settings)
     python: bool  # the mutant runs a Python check in the sandbox
 
@@ -190,6 +199,8 @@ KINDS: dict[str, Kind] = {
              "arg_unmatched_all py_call_result"),
     **_kinds("d92", "any", "records_id_only count_all_but_one num_unit_in guard_arg_negated order_first_bare "
              "dt_hour_only"),
+    **_kinds("d94", "any", "field_nocase unit_either set_any untouched_field order_dropped reply_before_change "
+             "turn_request_dropped kept_nonzero"),
 }
 
 
@@ -1475,6 +1486,7 @@ def mutants92(spec: Spec) -> Iterator[Mutant]:
 
 FAMILIES: dict[str, Callable[[Spec], Iterator[Mutant]]] = {"d65": mutants65, "d69": mutants69, "d73": mutants73,
                                                           "d77": mutants77, "d83": mutants83, "d92": mutants92}
+FAMILIES["d94"] = lambda spec: mutants94(spec)  # defects94 (defined below)
 
 
 # -- witness search: episodes built from the reference ----------------------------------------------------------
@@ -1596,6 +1608,226 @@ def _other_units(v: Any) -> list[Any]:
     return [v * 60, v * 1000] if isinstance(v, int | float) and not isinstance(v, bool) else []
 
 
+# -- family d94 -------------------------------------------------------------------------------------------------
+# defects94: an outside tester's fresh kinds (kept in one block: other rounds add families beside it).
+_UNITS94 = (100, 60, 1000)  # cents for units, seconds for minutes, milliseconds for seconds
+
+
+def _texty94(v: Any) -> bool:
+    """A value whose letters' case can matter: a name, a code, a status (not an id, a date or a number)."""
+    return isinstance(v, str) and bool(re.search(r"[A-Za-z]", v)) and not _IDISH.match(v) and not _DT.match(v) \
+        and v != v.lower()
+
+
+def _nocase94(c: dict[str, Any]) -> dict[str, Any] | None:
+    if c.get("op", "equals") == "equals" and _texty94(c.get("value")):
+        return {"field": c["field"], "op": "matches", "value": "(?i)^" + re.escape(c["value"]) + "$"}
+    return None
+
+
+def _unit94(c: dict[str, Any]) -> dict[str, Any] | None:
+    v = c.get("value")
+    if c.get("op", "equals") == "equals" and _is_num(v) and not isinstance(v, bool) and v:
+        return {"field": c["field"], "op": "in", "value": [v, *(v * u for u in _UNITS94),
+                                                           *(v / u for u in _UNITS94)]}
+    return None
+
+
+def _check_turns94(spec: Spec, c: dict[str, Any]) -> set[int]:
+    """The reference turns whose calls or replies a check is about (by the ids and values it names)."""
+    r = c["rule"]
+    if r.get("turn") is not None:
+        return {r["turn"]}
+    names: list[str] = []
+    if r["kind"] == "field":
+        names = [r["target"]["id"]]
+    elif r["kind"] in ("called", "order"):
+        names = [x for m in (r.get("call"), r.get("first"), r.get("then")) if m
+                 for x in (m.get("args") or {}).values() if isinstance(x, str)]
+    elif r["kind"] == "records":
+        names = [w["value"] for w in r.get("where") or [] if isinstance(w.get("value"), str)]
+    out = set()
+    for t, turn in enumerate(spec["reference"]):
+        for st in turn["steps"]:
+            flat = json.dumps((st.get("call") or {}).get("arguments", {}))
+            if any(n and n in flat for n in names):
+                out.add(t)
+    return out
+
+
+def _before94(spec: Spec, fstate: dict[str, Any], said: str) -> list[str]:
+    """The values before the change of the fields the reference changes to `said` (a reply's term)."""
+    out = []
+    for app, tables in spec["world"]["apps"].items():
+        for table, rows in (tables.items() if isinstance(tables, dict) else ()):
+            fin = {r.get("id"): r for r in _rows((fstate.get(app) or {}).get(table))}
+            for r in _rows(rows):
+                f2 = fin.get(r.get("id")) or {}
+                for f, x in r.items():
+                    y = f2.get(f)
+                    if isinstance(x, (str, int, float)) and not isinstance(x, bool) and x != y and str(y) == said \
+                            and str(x) not in out:
+                        out.append(str(x))
+    return out
+
+
+def rule_kinds94(rule: Rule, spec: Spec, fstate: dict[str, Any]) -> Iterator[tuple[str, Rule]]:
+    """(kind, new rule): defects94's mutations of one rule."""
+    k = rule["kind"]
+    if k == "field":
+        t, op, v = rule["target"], rule.get("op", "equals"), rule.get("value")
+        cond = {"field": t["field"], "op": op, "value": v}
+        for name, new in (("field_nocase", _nocase94(cond)), ("unit_either", _unit94(cond))):
+            if new:
+                r = copy.deepcopy(rule)
+                r["op"], r["value"] = new["op"], new["value"]
+                yield name, r
+        old = next((x for x in _rows(world_table(spec, t["app"], t["table"])) if x.get("id") == t["id"]), None)
+        fin = next((x for x in _rows((fstate.get(t["app"]) or {}).get(t["table"])) if x.get("id") == t["id"]), None)
+        if op == "equals" and old is not None and _dig(old, t["field"]) is None and v is not None:
+            # "the field is set", not to what
+            r = copy.deepcopy(rule)
+            r["op"], r["value"] = "not_equals", None
+            yield "set_any", r
+        if old and fin:  # the check moved onto a field of the same record the task never changes
+            same = next((f for f, x in old.items() if f not in ("id", t["field"]) and fin.get(f) == x
+                         and isinstance(x, (str, int)) and not isinstance(x, bool)), None)
+            if same:
+                r = copy.deepcopy(rule)
+                r["target"]["field"], r["op"], r["value"] = same, "equals", old[same]
+                yield "untouched_field", r
+    elif k == "records" and rule.get("count_op", "gte") != "lte":
+        for i, w in enumerate(rule.get("where") or []):
+            kept = {"field": w["field"], "op": "not_equals", "value": 0} if "." in w["field"] and _is_num(
+                w.get("value")) and not isinstance(w.get("value"), bool) and w.get("op", "equals") == "equals" else None
+            for name, new in (("field_nocase", _nocase94(w)), ("unit_either", _unit94(w)), ("kept_nonzero", kept)):
+                if new:
+                    r = copy.deepcopy(rule)
+                    r["where"][i] = new
+                    yield name, r
+    elif k == "text":  # a term stating a value the task changes, or the value before the change
+        for key in ("all_of", "any_of"):
+            for i, term in enumerate(rule.get(key) or []):
+                was = next((o for a in (term if isinstance(term, list) else [term]) for o in _before94(spec, fstate, a)),
+                           None)
+                if was is not None:
+                    r = copy.deepcopy(rule)
+                    r[key][i] = [*(term if isinstance(term, list) else [term]), was]
+                    yield "reply_before_change", r
+                    break
+    elif k == "called":
+        for a, x in (rule["call"].get("args") or {}).items():
+            for name, new in (("field_nocase", _nocase94({"field": a, "value": x})),
+                              ("unit_either", _unit94({"field": a, "value": x}))):
+                if new:
+                    r = copy.deepcopy(rule)
+                    del r["call"]["args"][a]
+                    r["call"].setdefault("where", []).append(new)
+                    yield name, r
+    elif k == "order":  # the order dropped: the second call alone
+        yield "order_dropped", {"kind": "called", "call": copy.deepcopy(rule["then"])}
+    elif k == "reply_states" and rule["source"].get("id"):
+        # the reply may state the value as it was before the change (read from the untouched world) or after
+        s = rule["source"]
+        old = next((x for x in _rows(world_table(spec, s["app"], s["table"])) if x.get("id") == s["id"]), None)
+        fin = next((x for x in _rows((fstate.get(s["app"]) or {}).get(s["table"])) if x.get("id") == s["id"]), None)
+        ov, fv = _dig(old, s["field"]) if old else None, _dig(fin, s["field"]) if fin else None
+        if isinstance(ov, (str, int, float)) and isinstance(fv, (str, int, float)) and ov != fv \
+                and not isinstance(ov, bool):
+            yield "reply_before_change", {"kind": "text", "scope": "final", "turn": rule.get("turn"),
+                                          "any_of": [[str(fv), str(ov)]]}
+
+
+def mutants94(spec: Spec) -> Iterator[Mutant]:
+    fstate = final_state(spec)
+    for ci, c in enumerate(spec["checks"]):
+        for name, r in rule_kinds94(c["rule"], spec, fstate):
+            s2 = copy.deepcopy(spec)
+            s2["checks"][ci] = {**c, "rule": r}
+            yield Mutant(name, ci, s2, "")
+    # one user request's checks dropped: every completion check about one turn only, of a multi-turn task
+    if len(spec["reference"]) > 1:
+        by_turn: dict[int, list[int]] = defaultdict(list)
+        for ci, c in enumerate(spec["checks"]):
+            turns = _check_turns94(spec, c) if c.get("role", "completion") != "guard" else set()
+            if len(turns) == 1:
+                by_turn[next(iter(turns))].append(ci)
+        for t, cis in sorted(by_turn.items()):
+            if len(cis) < len(spec["checks"]):
+                s2 = copy.deepcopy(spec)
+                s2["checks"] = [x for i, x in enumerate(s2["checks"]) if i not in cis]
+                yield Mutant("turn_request_dropped", cis[0], s2, f"turn {t}")
+
+
+def _kept_keys94(spec: Spec) -> dict[str, Any]:
+    """The map keys (`values.db_pool_size`: `db_pool_size`) a records check wants at a number."""
+    out: dict[str, Any] = {}
+    for c in spec["checks"]:
+        for w in c["rule"].get("where") or [] if c["rule"]["kind"] == "records" else []:
+            if "." in w["field"] and w.get("op", "equals") == "equals" and _is_num(w.get("value")) \
+                    and not isinstance(w["value"], bool):
+                out.setdefault(w["field"].rsplit(".", 1)[1], w["value"])
+    return out
+
+
+def episodes94(spec: Spec) -> Iterator[tuple[str, Episode]]:
+    """defects94's episodes: a call moved to the start of its turn, a number in another unit, a reply stating the
+    value before the change."""
+    ref = spec["reference"]
+    for t, turn in enumerate(ref):
+        idx = [s for s, st in enumerate(turn["steps"]) if st.get("call")]
+        for s in idx[1:]:
+            r = copy.deepcopy(ref)
+            r[t]["steps"].insert(idx[0], r[t]["steps"].pop(s))
+            yield f"first {turn['steps'][s]['call']['name']}", r
+        for s in idx:
+            c = turn["steps"][s]["call"]
+            for a, v in c["arguments"].items():
+                if _is_num(v) and not isinstance(v, bool) and v:
+                    for u in _UNITS94:
+                        r = copy.deepcopy(ref)
+                        r[t]["steps"][s]["call"]["arguments"][a] = v * u if isinstance(v, float) or v < u else v // u
+                        yield f"{c['name']}.{a} unit x/{u}", r
+                if _texty94(v):
+                    r = copy.deepcopy(ref)
+                    r[t]["steps"][s]["call"]["arguments"][a] = v.lower()
+                    yield f"{c['name']}.{a} lower", r
+                if isinstance(v, dict):  # a map of settings: a kept key a check reads, set in another unit
+                    for key, x in _kept_keys94(spec).items():
+                        if key not in v:
+                            for u in (*_UNITS94, 2, 0):
+                                r = copy.deepcopy(ref)
+                                r[t]["steps"][s]["call"]["arguments"][a][key] = x * u
+                                yield f"{c['name']}.{a}.{key} unit x{u}", r
+    fstate = final_state(spec)
+    for c in spec["checks"]:  # a reply's term stating a changed value, stated as it was before the change
+        for term in c["rule"].get("all_of") or [] if c["rule"]["kind"] == "text" else []:
+            for a in term if isinstance(term, list) else [term]:
+                for was in _before94(spec, fstate, a)[:1]:
+                    for t, turn in enumerate(ref):
+                        for si, st in enumerate(turn["steps"]):
+                            if st.get("say") and a in st["say"]:
+                                r = copy.deepcopy(ref)
+                                r[t]["steps"][si]["say"] = st["say"].replace(a, was)
+                                yield f"say[{t}] {a!r} before change", r
+    for c in spec["checks"]:
+        if c["rule"]["kind"] != "reply_states":
+            continue
+        s = c["rule"]["source"]
+        old = next((x for x in _rows(world_table(spec, s["app"], s["table"])) if x.get("id") == s.get("id")), None)
+        fin = next((x for x in _rows((fstate.get(s["app"]) or {}).get(s["table"])) if x.get("id") == s.get("id")),
+                   None)
+        ov, fv = _dig(old, s["field"]) if old else None, _dig(fin, s["field"]) if fin else None
+        if ov is None or fv is None or ov == fv:
+            continue
+        for t, turn in enumerate(ref):
+            for si, st in enumerate(turn["steps"]):
+                if st.get("say") and str(fv) in st["say"]:
+                    r = copy.deepcopy(ref)
+                    r[t]["steps"][si]["say"] = st["say"].replace(str(fv), str(ov))
+                    yield f"say[{t}] before change", r
+
+
 class Witnesses:
     """Per base, the near-reference episodes the shipped spec fails; the first one a mutant passes is its witness."""
 
@@ -1605,7 +1837,7 @@ class Witnesses:
     def find(self, base: str, spec: Spec, mutant: Spec) -> str | None:
         if base not in self._failing:
             self._failing[base] = []
-            for lab, ep in episodes(spec):
+            for lab, ep in itertools.chain(episodes(spec), episodes94(spec)):
                 try:
                     if not play(spec, ep).passed:
                         self._failing[base].append((lab, ep))

@@ -31,14 +31,17 @@ from pydantic import (
 from coworkenv.apps import SERVICE_TOOLS, TOOLS
 from coworkenv.apps._common import MAX_LIMIT
 from coworkenv.request_models import (
+    CLAW_EVAL_DISPATCHER,
+    METHOD_NOT_ALLOWED,
     NOT_FOUND,
     Answered,
     Framework,
     check_spans,
     handler_failed,
     read_request,
+    unknown_tool_error,
 )
-from coworkenv.tools import NoRecord, ToolDef, ToolError, Toolkit, validation_summary
+from coworkenv.tools import Dispatcher, NoRecord, ToolDef, ToolError, Toolkit, validation_summary
 from coworkenv.world import KEPT_TABLE, Kept, Table, parse_time
 
 if TYPE_CHECKING:
@@ -413,7 +416,7 @@ class DeclaredTool(ToolDef):
     def validate(self, arguments: dict[str, Any]) -> dict[str, Any]:
         bind, framework = self.decl.bind, self.decl.bind.framework
         if bind.unserved is not None and framework is not None:  # no route: answered before any body is read
-            raise _unserved(bind)
+            raise _unserved(bind, self.name)
         if framework is not None and framework.request_model is not None:  # its model reads the call, not the schema
             arguments = read_request(framework.request_model, arguments)
             errors = []
@@ -430,7 +433,7 @@ class DeclaredTool(ToolDef):
 
     def run(self, kits: Mapping[str, Toolkit], kwargs: dict[str, Any]) -> Any:
         if self.decl.bind.unserved is not None:
-            raise _unserved(self.decl.bind)
+            raise _unserved(self.decl.bind, self.name)
         missing = [name for name in self.decl.bind.requires if name not in kwargs]
         if missing:  # the service refuses the request (a 422 there), whatever the declared schema requires
             raise ToolError(f"invalid arguments for {self.name}: {', '.join(missing)}: field required by the service "
@@ -529,8 +532,13 @@ def _not_found(binding: Binding, arguments: Mapping[str, Any], exc: NoRecord) ->
     return ToolError(re.sub(r"\{(\w+)\}", lambda m: str(arguments.get(m.group(1))), text))
 
 
-def _unserved(bind: Binding) -> ToolError:
-    """The failure of a call of a tool whose service lacks its route."""
+def _unserved(bind: Binding, name: str) -> ToolError:
+    """The failure of a call of a tool whose service lacks its route (or has it for another method: a 405, audited
+    as its body's JSON)."""
+    if bind.framework is not None and bind.framework.method_not_allowed:
+        return Answered(METHOD_NOT_ALLOWED)
+    if bind.framework is not None and bind.framework.no_endpoint:  # the dispatcher's own answer: no service called
+        return unknown_tool_error(name)
     return Answered(NOT_FOUND, bind.unserved) if bind.framework is not None else ToolError(bind.unserved)
 
 
@@ -804,3 +812,10 @@ def exposed_tools(spec: EnvSpec) -> list[str]:
     names = list(spec.tools)
     names.extend(d.name for d in spec.tool_decls if d.name not in names)
     return names
+
+
+def spec_dispatcher(spec: EnvSpec) -> Dispatcher | None:
+    """How a call is read before any tool runs (`ToolBox`'s `dispatcher`): where the spec's declared tools stand for
+    web services behind a dispatcher (`Binding.framework`: an imported Claw-Eval task), as its runner reads it (an
+    unknown tool, arguments that are no JSON: `request_models.CLAW_EVAL_DISPATCHER`); else None, the env's own."""
+    return CLAW_EVAL_DISPATCHER if any(d.bind.framework is not None for d in spec.tool_decls) else None

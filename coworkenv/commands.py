@@ -155,8 +155,10 @@ def specs_or_exit(path: Path) -> list[EnvSpec]:
 
     try:
         return read_specs(path)
-    except (SpecSourceError, SpecError) as exc:
+    except SpecSourceError as exc:
         fail(str(exc))
+    except SpecError as exc:
+        fail(exc.line)
 
 
 def spec_rows_or_exit(path: Path) -> list[SpecRow]:

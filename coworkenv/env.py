@@ -12,7 +12,7 @@ from typing import Any
 import orjson
 
 from coworkenv.apps import APPS
-from coworkenv.bindings import exposed_tools, spec_catalog
+from coworkenv.bindings import exposed_tools, spec_catalog, spec_dispatcher
 from coworkenv.checks import AuditEntry, Reply, Verifier, VerifierResult, call_matches
 from coworkenv.dynamics import Dynamics
 from coworkenv.faults import FaultInjector, FaultKind, Robustness, fault_error, robustness
@@ -124,7 +124,7 @@ class Env:
         self._world = base_world(spec).fork() if share_world else World.from_wire(
             APPS, spec.world.apps, parse_time(spec.world.start), spec.world.tick_s, spec.user)
         self._initial_hash = self._world.content_hash()
-        self.toolbox = ToolBox(self._world, spec_catalog(spec), exposed_tools(spec))
+        self.toolbox = ToolBox(self._world, spec_catalog(spec), exposed_tools(spec), spec_dispatcher(spec))
         self._reset_episode()
 
     def _reset_episode(self) -> None:

@@ -5,11 +5,15 @@ sandbox call's run directory (the job: the code and its payload), or a publish's
 release's data). A machine whose runs are killed now and then collects them for good. So each such folder is held by
 an exclusive `flock` while it is in use, which the kernel drops when the holder dies, whatever killed it and in
 whatever pid namespace it lived; a later process removes the folders of its prefix in its temp folder that are its
-uid's, have settled for `SETTLED_S` (a folder is made before it is locked) and that no live process holds.
+uid's, have settled for `SETTLED_S` (a folder is made before it is locked) and that no live process holds. A folder
+holding `HELD_MARK`, which its holder writes once it holds the lock, need not settle: whoever takes its lock then
+knows the holder is dead. Without the mark, a publish killed and at once run again (what anyone does) left the
+killed one's copy beside a checkpoint, a second copy of its weights on the disk, until a publish a minute later.
 """
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import logging
 import os
@@ -22,6 +26,7 @@ from pathlib import Path
 
 _log = logging.getLogger(__name__)
 SETTLED_S = 60.0
+HELD_MARK = ".coworkenv-held"  # written into a folder by its holder once it holds the folder's lock
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
@@ -39,7 +44,7 @@ def remove_abandoned(temp_dir: str, prefix: str, remove: Callable[[str], None] |
     """Remove the folders named `prefix...` in `temp_dir` that are this uid's, settled, and held by no live process,
     with `remove` (default: `shutil.rmtree`, errors ignored); return their paths. Never raises."""
     removed = []
-    for path in settled(temp_dir, prefix):
+    for path in settled(temp_dir, prefix, marked=HELD_MARK):
         try:
             fd = os.open(path, _DIR_FLAGS)
         except OSError:  # removed meanwhile, or not ours to open
@@ -53,14 +58,16 @@ def remove_abandoned(temp_dir: str, prefix: str, remove: Callable[[str], None] |
     return removed
 
 
-def settled(folder: str, prefix: str) -> list[str]:
-    """The folders in `folder` named `prefix...` that have not changed for `SETTLED_S`."""
+def settled(folder: str, prefix: str, marked: str | None = None) -> list[str]:
+    """The folders in `folder` named `prefix...` that have not changed for `SETTLED_S`, or that hold a file named
+    `marked` (their holder had locked them)."""
     found = []
     try:
         with os.scandir(folder) as entries:
             for entry in entries:
-                if entry.name.startswith(prefix) and entry.is_dir(follow_symlinks=False) and \
-                        time.time() - entry.stat(follow_symlinks=False).st_mtime >= SETTLED_S:
+                if entry.name.startswith(prefix) and entry.is_dir(follow_symlinks=False) and (
+                        time.time() - entry.stat(follow_symlinks=False).st_mtime >= SETTLED_S
+                        or (marked is not None and os.path.lexists(os.path.join(entry.path, marked)))):
                     found.append(entry.path)
     except OSError:
         pass
@@ -77,11 +84,32 @@ def held_temp_dir(prefix: str, parent: str | None = None) -> Iterator[Path]:
     folder = tempfile.mkdtemp(prefix=prefix, dir=temp_dir)
     held = hold(folder)
     try:
+        if held is not None:  # the lock is held: from now on a remover that takes it knows this process is dead
+            os.close(os.open(os.path.join(folder, HELD_MARK), os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC,
+                             0o600))
         yield Path(folder)
     finally:
-        _rmtree(folder)
+        _remove_held(folder)
         if held is not None:
             os.close(held)
+
+
+def _remove_held(folder: str) -> None:
+    """Remove `folder`, its HELD_MARK last: killed while removing it, a process leaves what it had not removed yet
+    marked, so the next one removes that at once."""
+    try:
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                if entry.name == HELD_MARK:
+                    continue
+                if entry.is_dir(follow_symlinks=False):
+                    _rmtree(entry.path)
+                else:
+                    with contextlib.suppress(OSError):
+                        os.unlink(entry.path)
+    except OSError:
+        pass
+    _rmtree(folder)
 
 
 def _rmtree(path: str) -> None:

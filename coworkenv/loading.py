@@ -31,6 +31,7 @@ from coworkenv.spec import (
     TiersRule,
     UpdateRecord,
     migrate_spec_data,
+    schema_version_problem,
 )
 from coworkenv.spec_seal import SealFailure, is_sealed, open_sealed
 from coworkenv.world import Record, gc_paused, parse_time
@@ -58,6 +59,13 @@ class SpecError(ValueError):
         more = f"\n  ... and {len(issues) - 20} more" if len(issues) > 20 else ""
         super().__init__(f"invalid environment spec {source}:\n{lines}{more}")
 
+    @property
+    def line(self) -> str:
+        """The message on one line (a command's `error:` line escapes line breaks: its list read as `\\n  - `)."""
+        shown = "; ".join(str(i) for i in self.issues[:5])
+        more = f"; and {len(self.issues) - 5} more" if len(self.issues) > 5 else ""
+        return f"invalid environment spec {self.source}: {shown}{more}"
+
 
 def parse_spec(data: str | bytes | dict[str, Any], source: str = "<spec>") -> EnvSpec:
     """Validate spec data against the schema only (gate: schema); data of an older schema version is migrated
@@ -79,6 +87,9 @@ def parse_spec(data: str | bytes | dict[str, Any], source: str = "<spec>") -> En
     if not isinstance(raw, dict):
         raise SpecError(source, [SpecIssue("(document)", f"expected a JSON object, got {type(raw).__name__}",
                                            "schema")])
+    version = schema_version_problem(raw)
+    if version is not None:  # the rest is read under that version's rules: its other lines would mislead
+        raise SpecError(source, [SpecIssue("schema_version", version, "schema")])
     try:
         with gc_paused():
             return EnvSpec.model_validate(migrate_spec_data(raw))

@@ -5,7 +5,8 @@ before or around its handler, worded as the framework words them.
 - A body the model rejects is a 422 `{"detail": [{"type", "loc": ["body", ...], "msg", "input"}]}` (FastAPI's
   `RequestValidationError` answer: pydantic's errors, lax mode, without their `url`); a body it takes is read as it
   reads it (`"2"` for an int is 2, `true` for an int 1, a whole float 2), fields it lacks dropped.
-- A route the service lacks is a 404 `{"detail": "Not Found"}`.
+- A route the service lacks is a 404 `{"detail": "Not Found"}`; a route it serves by another method than the one the
+  tool's endpoint sends (a `GET` where the route is `POST`) a 405 `{"detail": "Method Not Allowed"}`.
 - A handler that raises is Starlette's 500 `Internal Server Error` (plain text, `INTERNAL_SERVER_ERROR`): the agent is
   shown that text as it is, not a JSON body; Claw-Eval's dispatcher reads no JSON from it and records the decoder's
   error (`HANDLER_FAILED`), which is the call's audited error, what its graders read.
@@ -20,11 +21,13 @@ from datetime import UTC, datetime, timedelta
 from functools import cache
 from typing import Annotated, Any, Literal
 
+import pydantic
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
-from coworkenv.tools import ToolError
+from coworkenv.tools import Dispatcher, ToolError, ToolOutcome
 
 NOT_FOUND = {"detail": "Not Found"}
+METHOD_NOT_ALLOWED = {"detail": "Method Not Allowed"}
 HANDLER_FAILED = {"error": "Expecting value: line 1 column 1 (char 0)"}
 INTERNAL_SERVER_ERROR = "Internal Server Error"  # Starlette's plain-text body of a handler that raised
 
@@ -48,6 +51,25 @@ def handler_failed(text: str | None = None) -> Answered:
     app's error, saying why) or else the dispatcher's record of it (`HANDLER_FAILED`'s JSON)."""
     return Answered(INTERNAL_SERVER_ERROR, text if text is not None else json.dumps(
         HANDLER_FAILED, ensure_ascii=False, separators=(",", ":")))
+
+
+def unknown_tool(name: str) -> ToolOutcome:
+    """Claw-Eval's dispatcher's answer to a call of a tool the task does not declare (`runner/dispatcher.py`): the
+    agent is shown the text `Error: unknown tool 'X'` (no list of the tools there are); the call is recorded with
+    status 404 and the body `{"error": "unknown tool 'X'"}`, which is its audited error (the body's JSON)."""
+    exc = unknown_tool_error(name)
+    return ToolOutcome(False, error=str(exc), body=exc.body)
+
+
+def unknown_tool_error(name: str) -> Answered:
+    """`unknown_tool` as the error a declared tool's call raises (one offered without an endpoint)."""
+    body = {"error": f"unknown tool '{name}'"}
+    return Answered(f"Error: {body['error']}", json.dumps(body, ensure_ascii=False, separators=(",", ":")))
+
+
+# Claw-Eval's runner: an unknown tool is its dispatcher's text; arguments that are no JSON its provider reads as `{}`
+# (`runner/providers/openai_compat.py`: `json.loads(tc.function.arguments)`, `{}` on a `JSONDecodeError`) and sends so
+CLAW_EVAL_DISPATCHER = Dispatcher(unknown=unknown_tool, unreadable_as_empty=True)
 
 
 class RequestField(BaseModel):
@@ -89,6 +111,20 @@ class Framework(BaseModel):
     handler_fails: Annotated[list[str], Field(
         description="Texts of the op's errors that stand for its handler failing (a calendar listing a time it "
                     "cannot compare): a 500")] = []
+    method_not_allowed: Annotated[bool, Field(
+        description="With the binding's `unserved`: the service has the route, but not for the method the tool's "
+                    "endpoint sends (a GET to a POST route): every call is its 405, not a 404")] = False
+    no_endpoint: Annotated[bool, Field(
+        description="With the binding's `unserved`: the tool is offered but names no endpoint, so the dispatcher "
+                    "knows it not: every call is its `Error: unknown tool 'X'` (`unknown_tool`)")] = False
+
+    @pydantic.model_serializer(mode="wrap")
+    def _as_before(self, handler: pydantic.SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        for name in ("method_not_allowed", "no_endpoint"):  # (false: dumped as before they existed: spec ids stay)
+            if not getattr(self, name):
+                data.pop(name, None)
+        return data
 
 
 def annotation_type(text: str) -> Any:

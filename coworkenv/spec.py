@@ -55,6 +55,7 @@ __all__ = [
     "EnvSpec", "FieldCond", "FieldRef", "FieldRule", "ForbiddenRule", "FrameRule", "NumberTarget", "Op",
     "OrderRule", "PythonRule", "RecordsRule", "ReplyStatesRule", "Role", "Scoring", "Selector", "StatePredicate",
     "Term", "TextNorm", "TextRule", "Tier", "TiersRule", "envspec_json_schema", "migrate_spec_data",
+    "schema_version_problem",
 ]
 
 
@@ -292,6 +293,24 @@ def migrate_spec_data(data: dict[str, Any]) -> dict[str, Any]:
         data = SPEC_MIGRATIONS[version](data)
         version = str(data["schema_version"])
     return data  # an unknown version is left for validation to report
+
+
+def schema_version_problem(data: dict[str, Any]) -> str | None:
+    """What is wrong with the `schema_version` of spec data, and what to do; None when it is one this coworkenv reads
+    (or absent: version 1). Pydantic's own line, "Input should be '2'", read as a defect of the spec: a spec written
+    by a newer coworkenv, or a version typed as a number, was told to change to what this one knows."""
+    if "schema_version" not in data:
+        return None
+    value = data["schema_version"]
+    known = sorted({*SPEC_MIGRATIONS, SCHEMA_VERSION})
+    if isinstance(value, str) and value in known:
+        return None
+    if isinstance(value, int | float) and not isinstance(value, bool) and f"{value:g}" in known:
+        return (f"schema version {value!r} is a number; write it as the string \"{value:g}\" (in quotes), as "
+                "every spec file does")
+    return (f"schema version {value!r} is not one this coworkenv reads ({', '.join(map(repr, known))}; "
+            f"{SCHEMA_VERSION!r} is current): a spec written by a newer coworkenv loads with that version (upgrade "
+            f"coworkenv); one whose version was edited by hand needs its own back")
 
 
 def envspec_json_schema() -> dict[str, Any]:

@@ -236,11 +236,33 @@ def shown_text(observation: Any, ok: bool) -> str:
     return observation if isinstance(observation, str) and not ok else orjson.dumps(observation).decode()
 
 
+@dataclass(frozen=True)
+class Dispatcher:
+    """How the system an env's tools stand for reads a call before any tool runs, where it differs from the env's
+    own reading (`ToolBox`'s `dispatcher`: an imported benchmark's runner and dispatcher)."""
+
+    unknown: Callable[[str], ToolOutcome]  # the answer to a call of a tool not exposed (its name given)
+    unreadable_as_empty: bool = False  # arguments that are no JSON at all are read as `{}`, not refused
+
+
+def _readable_or_empty(arguments: str) -> str:
+    """The arguments as given where they are JSON, else `{}` (`Dispatcher.unreadable_as_empty`)."""
+    try:
+        orjson.loads(arguments)
+    except orjson.JSONDecodeError:
+        return "{}"
+    return arguments
+
+
 class ToolBox:
     """The tools exposed to an agent in one world. Calls never raise: failures become ToolOutcomes."""
 
-    def __init__(self, world: World, catalog: Mapping[str, ToolDef], exposed: Iterable[str]) -> None:
+    def __init__(self, world: World, catalog: Mapping[str, ToolDef], exposed: Iterable[str],
+                 dispatcher: Dispatcher | None = None) -> None:
+        """`dispatcher`: how the system the tools stand for reads a call before any tool runs (an imported
+        benchmark's runner); None: the env's own reading and errors."""
         self.world = world
+        self.dispatcher = dispatcher
         self.catalog = catalog
         self.exposed = tuple(exposed)
         self._exposed = {name: self.catalog[name] for name in self.exposed if name in self.catalog}
@@ -262,7 +284,11 @@ class ToolBox:
         of the plain result, byte for byte), so rows of it may be `orjson.Fragment`s rather than dicts."""
         tool = self._exposed.get(name)
         if tool is None:
+            if self.dispatcher is not None:
+                return self.dispatcher.unknown(name)
             return ToolOutcome(False, error=f"unknown tool {name!r}; available tools: {', '.join(self.exposed)}")
+        if self.dispatcher is not None and self.dispatcher.unreadable_as_empty and isinstance(arguments, str):
+            arguments = _readable_or_empty(arguments)
         try:
             kwargs = tool.validate(_decode_arguments(arguments))
         except ToolError as exc:

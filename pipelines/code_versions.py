@@ -9,5 +9,6 @@ CODE_VERSIONS = {
     "task_specs": "2", "validated_envs": "1", "teacher_trajectories": "1",
     # 3: sft_shards splits with settings.test_fraction. 3: eval_report adds bootstrap intervals on differences.
     "sft_shards": "3", "hub_dataset": "2", "pocketworker_checkpoint": "2", "eval_report": "3",
-    "rl_checkpoint": "1", "rl_comparison": "1",
+    # 2: rl_checkpoint's reward slope and rl_comparison's slope table say how many GRPO groups had no reward variance.
+    "rl_checkpoint": "2", "rl_comparison": "2",
 }

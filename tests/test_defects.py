@@ -62,6 +62,10 @@ NARROW_CLASSES = {
                               "mail (the others are chat messages, which no tool removes)"),
     "frame_config_values": ({"access_request_approval", "correct_bad_data"}, "only these two references write a "
                             "new config version (services_update_config)"),
+    "kept_value_loose": ({"access_request_approval", "correct_bad_data"}, "only these two references write a new "
+                         "config version whose other settings a check keeps"),
+    "reply_number_alternative": ({"inventory_restock_policy", "web_page_audit"}, "only these two generators' reply "
+                                 "checks want a number as a plain term"),
     "overwritten_turn_unchecked": ({"adapt_announced_change"}, "only adapt_announced_change's meeting variant has a "
                                    "turn's result (the first booking) that a later turn overwrites (the move)"),
     "duration_pinned": ({"schedule_meeting_timezones", "adapt_announced_change"}, "only the two booking generators "

@@ -301,6 +301,35 @@ def test_sealed_buffered_streams_hand_their_buffer_to_c_raw_streams_only() -> No
     assert done.returncode == 0 and done.stdout.strip() == "[]", (done.stdout, done.stderr)
 
 
+def test_collector_switches_are_stand_ins_that_hold_no_c_function() -> None:
+    """`collect_at_safe_points_only` turns the automatic collection off and leaves the code switches that answer what
+    it asked for, none of which holds (in a cell or a default) a function that could turn it on again."""
+    import types
+
+    from coworkenv.sandbox._child import collect_at_safe_points_only
+
+    calls: list[str] = []
+    originals = {
+        "enable": lambda: calls.append("enable"), "disable": lambda: calls.append("disable"),
+        "isenabled": lambda: True, "set_threshold": lambda *a: calls.append("set_threshold"),
+        "get_threshold": lambda: (700, 10, 10), "collect": lambda: 0}
+    fake = types.SimpleNamespace(**originals)
+    collect_at_safe_points_only(fake)
+    assert calls == ["disable"] and fake.collect is originals["collect"]
+    fake.disable()
+    assert fake.isenabled() is False
+    fake.enable()
+    fake.set_threshold(5)
+    assert fake.isenabled() is True and fake.get_threshold() == (5, 10, 10) and calls == ["disable"]
+    fake.set_threshold(1, 2, 3)
+    assert fake.get_threshold() == (1, 2, 3)
+    for name in ("enable", "disable", "isenabled", "set_threshold", "get_threshold"):
+        stand_in = getattr(fake, name)
+        held = [cell.cell_contents for cell in stand_in.__closure__ or ()] + list(stand_in.__defaults__ or ())
+        held += [value for item in held if isinstance(item, dict) for value in item.values()]
+        assert not any(item is original for item in held for original in originals.values()), name
+
+
 def test_sealed_arrays_convert_values_before_they_write() -> None:
     """After `seal_array` no store of `array.array` writes where a value of the code's own moved the buffer (its
     `__index__` shrinking the array: the write landed past the new, smaller buffer), by index, `insert`, `append`,

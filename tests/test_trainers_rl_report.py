@@ -11,7 +11,15 @@ from coworkenv.spec import EnvSpec
 from coworkenv.synth.generate import generate_specs
 from coworkenv.synth.taxonomy import load_taxonomy
 from trainers.rl_compare import compare_rl_variants, mean_log
-from trainers.rl_report import reward_slope, seed_slopes, variant_table, write_variant_plot
+from trainers.rl_report import (
+    comparison_markdown,
+    reward_slope,
+    seed_slopes,
+    slope_summary,
+    variant_table,
+    write_variant_plot,
+    zero_variance_fraction,
+)
 
 
 def _log(rewards: list[float]) -> list[dict[str, float]]:
@@ -41,6 +49,26 @@ def test_seed_slopes_give_a_t_interval_per_variant() -> None:
     assert binary["seeds"] == 1 and binary["slope"] is None  # one seed: no interval claimed
     mean = mean_log([_log([0.0, 0.2]), _log([0.2, 0.4, 0.9])])  # step 3: only one seed logged it
     assert [e["step"] for e in mean] == [1.0, 2.0] and [e["reward"] for e in mean] == pytest.approx([0.1, 0.3])
+
+
+def test_a_flat_slope_says_whether_any_group_had_reward_variance() -> None:
+    """A slope of exactly 0 where every GRPO group's episodes got the same reward means no gradient at all (what
+    `make run`'s RL from its 24-step SFT student measured: 4 of 4 groups, docs/learning.md); the report says so."""
+    flat = [{**e, "frac_reward_zero_std": 1.0} for e in _log([0.0, 0.0, 0.0, 0.0])]
+    assert zero_variance_fraction(flat) == 1.0
+    assert slope_summary(flat) == ("+0.0000 [+0.0000, +0.0000] (n.s.); 100% of GRPO groups had no reward variance "
+                                   "(every advantage 0: no gradient, nothing learned)")
+    mixed = [{**e, "frac_reward_zero_std": z} for e, z in zip(_log([0.1, 0.2, 0.35, 0.4]), [0.5, 0.0, 0.25, 0.25],
+                                                               strict=True)]
+    assert slope_summary(mixed).endswith("; 25% of GRPO groups had no reward variance")
+    assert zero_variance_fraction(_log([0.1, 0.2])) is None and slope_summary(_log([0.1, 0.2])) == (
+        "+0.1000 [+0.1000, +0.1000]")  # a log without TRL's field: the slope alone
+    rows = [{"reward": "partial", "credit": "turn", "seed": s, "log": flat, "wall_s": 1.0,
+             "steps": 4, "summary": {"steps": 4.0, **dict.fromkeys(("reward_first", "reward_last", "reward_mean",
+                                     "score_first", "score_last", "score_mean", "pass_rate_mean"), 0.0),
+                                     "frac_zero_std_groups": 1.0}} for s in range(2)]
+    assert seed_slopes(rows)[0]["zero_std_groups"] == 1.0
+    assert "| partial | turn | 2 | +0.0000 [+0.0000, +0.0000] (n.s.) | 1.00 |" in comparison_markdown(rows, "toy")
 
 
 def _run(reward: str, credit: str, seed: int, slope: float | None, passed: float) -> dict[str, object]:

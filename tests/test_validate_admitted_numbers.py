@@ -7,7 +7,9 @@ from __future__ import annotations
 import pytest
 
 from coworkenv.checks.text import _NUMBER
-from coworkenv.validate._admitted_numbers import _scales, _written
+from coworkenv.loading import parse_spec
+from coworkenv.validate._admitted_numbers import _scales, _written, admitted_alternatives
+from tests.defects._core import base_spec
 
 
 @pytest.mark.parametrize(("value", "digits", "expected", "scale", "out"), [
@@ -31,3 +33,19 @@ def test_a_share_is_read_as_written_and_as_its_fraction() -> None:
     m = _NUMBER.search("41.6k in total")
     assert m is not None and _scales(m, "41.6k in total") == (1000.0,)
 
+
+
+@pytest.mark.parametrize(("term", "out"), [
+    (["57", "0"], ["Moved 15 x GLOVE-96, 0 x WRAP-43 from wh-zurich to store-tbilisi."]),  # the shelf's stock before
+    (["57", "57.0"], []),  # one value spelled twice
+    (["57", "56.6"], []),  # one rounding of it
+    (["57", "fifty-seven"], []),  # a word is no other number
+    (["57", "9173"], []),  # a number the world does not offer
+])
+def test_a_terms_other_number_is_stated_where_the_world_offers_it(term: list[str], out: list[str]) -> None:
+    """defects94: a term's alternatives of other values (`["57", "0"]`) are two answers, tried in the reply."""
+    spec = base_spec("synth:inventory_restock_policy@1")
+    check = next(c for c in spec["checks"] if c["id"] == "reply-moves")
+    check["rule"]["all_of"] = [term]
+    said = "Moved 15 x GLOVE-96, 57 x WRAP-43 from wh-zurich to store-tbilisi."
+    assert [new for new, _ in admitted_alternatives(parse_spec(spec), 0, said)] == out

@@ -90,7 +90,9 @@ def test_single_turn_write_tasks_get_no_stop_early_mutant_but_read_only_ones_do(
         {"call": {"name": "logs_search", "arguments": {"service": "svc-payments", "min_level": "ERROR"}}},
         {"say": "req-7f3a91 failed first: db pool exhausted (size=5) at 08:15:31 UTC."}]}]
     spec["checks"] = [
-        {"id": "searched-logs", "rule": {"kind": "called", "call": {"tool": "logs_search"}}},
+        # The search named by its service: a bare `called logs_search` credits a search of any service (defects91).
+        {"id": "searched-logs", "rule": {"kind": "called", "call": {"tool": "logs_search",
+                                                                    "args": {"service": "svc-payments"}}}},
         {"id": "names-request", "rule": {"kind": "reply_states", "source": {
             "app": "logs", "table": "lines", "id": "log-3", "field": "request_id"}}}]
     v = validate_spec(spec)

@@ -18,8 +18,9 @@ from scipy import stats
 from coworkenv.atomic import atomic_write_bytes
 from trainers.eval_ci import Estimate, ols_slope, t_interval, welch_difference
 
-__all__ = ["REFERENCE_VARIANT", "comparison_markdown", "reward_slope", "seed_slopes", "summarize_run",
-           "variant_table", "write_comparison_plot", "write_reward_curve", "write_variant_plot"]
+__all__ = ["REFERENCE_VARIANT", "comparison_markdown", "reward_slope", "seed_slopes", "slope_summary", "summarize_run",
+           "variant_table", "write_comparison_plot", "write_reward_curve", "write_variant_plot",
+           "zero_variance_fraction"]
 
 REFERENCE_VARIANT = ("partial", "trajectory")
 
@@ -129,6 +130,26 @@ def reward_slope(log: Sequence[Mapping[str, float]], level: float = 0.95) -> Est
     return Estimate(float(fit.slope), float(fit.slope) - half, float(fit.slope) + half, len(points))
 
 
+def zero_variance_fraction(log: Sequence[Mapping[str, float]]) -> float | None:
+    """The share of the run's GRPO groups whose episodes all got the same reward (so every advantage is 0 and the
+    group gives no gradient): the mean over steps of TRL's per-step `frac_reward_zero_std` (every step holds the same
+    number of groups). None when the log does not have it."""
+    values = [float(e["frac_reward_zero_std"]) for e in log if "frac_reward_zero_std" in e]
+    return sum(values) / len(values) if values else None
+
+
+def slope_summary(log: Sequence[Mapping[str, float]], digits: int = 4) -> str:
+    """The reward slope of one run with its interval, and how many of its groups had no reward variance: a slope of
+    exactly 0 where no group varied says the run had nothing to learn from, not that it learned and stayed flat."""
+    slope = reward_slope(log)
+    text = slope.format(digits) if slope is not None else "fewer than 2 steps"
+    frac = zero_variance_fraction(log)
+    if frac is None:
+        return text
+    text += f"; {frac:.0%} of GRPO groups had no reward variance"
+    return text + (" (every advantage 0: no gradient, nothing learned)" if frac >= 1.0 else "")
+
+
 def seed_slopes(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """Per (reward, credit) variant: each seed's reward slope and, with 2 or more seeds, their mean with a t-interval."""
     variants: dict[tuple[str, str], list[float]] = {}
@@ -137,8 +158,14 @@ def seed_slopes(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
         variants.setdefault((row["reward"], row["credit"]), [])
         if slope is not None:
             variants[(row["reward"], row["credit"])].append(slope.value)
+    zero: dict[tuple[str, str], list[float]] = {}
+    for row in rows:
+        frac = zero_variance_fraction(row["log"])
+        if frac is not None:
+            zero.setdefault((row["reward"], row["credit"]), []).append(frac)
     return [{"reward": reward, "credit": credit, "seeds": len(slopes), "slopes": slopes,
-             "slope": t_interval(slopes).to_dict() if len(slopes) >= 2 else None}
+             "slope": t_interval(slopes).to_dict() if len(slopes) >= 2 else None,
+             "zero_std_groups": sum(z) / len(z) if (z := zero.get((reward, credit))) else None}
             for (reward, credit), slopes in variants.items()]
 
 
@@ -178,10 +205,15 @@ def comparison_markdown(rows: Sequence[Mapping[str, Any]], label: str) -> str:
             "Mean of the seeds' least-squares slopes (reward per optimisation step) with a 95% Student-t interval; "
             "`(n.s.)`: the interval contains 0. With one seed the slope is listed without an interval.",
             "",
-            "| reward | credit | seeds | slope [95% CI] |",
-            "|---|---|---:|---|",
+            "The last column is the share of the variant's GRPO groups (all seeds, all steps) whose episodes all got "
+            "the same reward: at 1.00 no group gave a gradient, and a slope of 0 means nothing could be learned.",
+            "",
+            "| reward | credit | seeds | slope [95% CI] | groups with zero reward std |",
+            "|---|---|---:|---|---:|",
         ]
-        lines += [f"| {v['reward']} | {v['credit']} | {v['seeds']} | {_slope_cell(v)} |" for v in seed_slopes(rows)]
+        lines += [f"| {v['reward']} | {v['credit']} | {v['seeds']} | {_slope_cell(v)} | "
+                  + ("–" if v["zero_std_groups"] is None else f"{v['zero_std_groups']:.2f}") + " |"
+                  for v in seed_slopes(rows)]
     lines += [
         "",
         "A group whose episodes all got the same reward has zero advantage and gives no gradient; with turn credit "

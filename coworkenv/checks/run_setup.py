@@ -3,8 +3,9 @@
 It puts `random`'s module functions and every wall clock (`time.time`, `time_ns`, `localtime`, `gmtime`, `ctime`,
 `strftime` and `asctime` of now, `clock_gettime` of the real-time clocks, `datetime.now`/`utcnow`, and
 `date.today`, which reads `time.time`) behind stand-ins, and with the clocks the file times `os`'s stat family
-reports; pinned, it pins what a generator seeded from the system draws (`random.Random()`, `SystemRandom`, `secrets`,
-`_random.Random()`) as well as the module's functions. In the verifier's run the stand-ins answer as the originals
+reports and what sqlite's date functions take for 'now' (on every connection, once `_sqlite3` loads); pinned, it
+pins what a generator seeded from the system draws (`random.Random()`, `SystemRandom`, `secrets`, `_random.Random()`)
+as well as the module's functions. In the verifier's run the stand-ins answer as the originals
 do (`setup()`: no offset, a fresh seed, nothing pinned); the probes of `coworkenv.validate.python_probes` move the
 clocks, seed `random` or pin `random()` through the same code with other values. So a check sees the same setup
 either way: the same objects in `time`, `random` and `datetime`, the same modules imported (`'random' in
@@ -196,7 +197,11 @@ _cw_time_real, _cw_time_ns_real = _cw_time.time, _cw_time.time_ns
 _cw_localtime, _cw_gmtime, _cw_ctime = _cw_time.localtime, _cw_time.gmtime, _cw_time.ctime
 _cw_strftime, _cw_asctime = _cw_time.strftime, _cw_time.asctime
 _cw_gettime, _cw_gettime_ns = _cw_time.clock_gettime, _cw_time.clock_gettime_ns
+# every clock that reads the wall time, by the number Linux gives it too: a check may pass an id it computed
+# (`clock_gettime(10 // 2)`, CLOCK_REALTIME_COARSE, which `time` does not name), which no reading of its code sees
 _cw_wall = [getattr(_cw_time, n) for n in ("CLOCK_REALTIME", "CLOCK_TAI") if hasattr(_cw_time, n)]
+if __import__("sys").platform.startswith("linux"):
+    _cw_wall += [5, 8]  # CLOCK_REALTIME_COARSE, CLOCK_REALTIME_ALARM
 _cw_patch(_cw_time, "time", lambda: _cw_time_real() + _cw_offset)
 _cw_patch(_cw_time, "time_ns", lambda: _cw_time_ns_real() + _cw_offset * 10**9)
 _cw_patch(_cw_time, "localtime", lambda secs=None: _cw_localtime(_cw_time.time() if secs is None else secs))
@@ -208,6 +213,96 @@ _cw_patch(_cw_time, "asctime", lambda t=None: _cw_asctime(_cw_time.localtime() i
 _cw_patch(_cw_time, "clock_gettime", lambda clk: _cw_gettime(clk) + (_cw_offset if clk in _cw_wall else 0))
 _cw_patch(_cw_time, "clock_gettime_ns",
           lambda clk: _cw_gettime_ns(clk) + (_cw_offset * 10**9 if clk in _cw_wall else 0))
+
+# sqlite's date functions read the real clock in C where the time they are given is 'now' or none (`julianday()`,
+# `strftime('%s')`, `CURRENT_TIMESTAMP`, a column's default of it): every connection the check opens (`connect`,
+# `Connection(...)`, a factory of its own) gets stand-ins of those names that hand the library's own function the
+# moved time instead ('YYYY-MM-DD HH:MM:SS.SSS', the precision of sqlite's 'now'), through a connection of the setup's.
+# Set up when the C module loads (every way to sqlite goes through `_sqlite3`; `sqlite3.dbapi2` copies its names):
+# importing sqlite3 in every run cost a trivial check 3 ms of its 16 ms of CPU.
+def _cw_sqlite_now():
+    seconds, ms = divmod(_cw_time.time_ns() // 10**6, 1000)
+    return _cw_strftime("%Y-%m-%d %H:%M:%S", _cw_gmtime(seconds)) + ".%03d" % ms
+
+
+def _cw_sqlite_is_now(value):  # as sqlite compares it: without case, ASCII only, up to a NUL, text or a blob's bytes
+    if isinstance(value, str):
+        value = value.encode("utf-8", "replace")
+    return isinstance(value, bytes) and value.split(b"\\0")[0].lower() == b"now"
+
+
+def _cw_sqlite_stand_in(own, name, at):
+    def stand_in(*args):
+        args = [_cw_sqlite_now() if (i == at or (name == "timediff" and i < 2)) and _cw_sqlite_is_now(a) else a
+                for i, a in enumerate(args)]
+        if len(args) == at:  # no time given: now
+            args.append(_cw_sqlite_now())
+        marks = ", ".join("?" * len(args))
+        return own.execute(f"select {{name}}({{marks}})", args).fetchone()[0]
+    return stand_in
+
+
+def _cw_sqlite_patch(module):
+    real, connect = module.Connection, module.connect
+    own = connect(":memory:")
+    # the argument that holds the time, by function (those the library has: `timediff` is new in 3.43)
+    at = {{name: i for name, i in (("date", 0), ("time", 0), ("datetime", 0), ("julianday", 0), ("unixepoch", 0),
+                                  ("strftime", 1), ("timediff", 0))
+          if own.execute("select count(*) from pragma_function_list where name = ?", (name,)).fetchone()[0]}}
+    stand_ins = [(name, -1, _cw_sqlite_stand_in(own, name, i)) for name, i in at.items()]
+    stand_ins += [(name, 0, _cw_sqlite_stand_in(own, of, 0)) for name, of in (
+        ("current_date", "date"), ("current_time", "time"), ("current_timestamp", "datetime"))]
+
+    def moved(conn):
+        for name, n, stand_in in stand_ins:
+            conn.create_function(name, n, stand_in, deterministic=True)
+        return conn
+
+    class Connection(real):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            moved(self)
+
+    def connect_moved(*args, **kwargs):
+        if len(args) < 6:  # `factory` is the sixth parameter
+            kwargs.setdefault("factory", Connection)
+        conn = connect(*args, **kwargs)
+        return moved(conn) if isinstance(conn, real) else conn
+
+    _cw_patch(module, "connect", connect_moved)
+    module.Connection = _cw_like(Connection, real)
+
+
+class _CwLoader:
+    def __init__(self, real):
+        self._cw_real = real
+
+    def create_module(self, spec):
+        return self._cw_real.create_module(spec)
+
+    def exec_module(self, module):
+        self._cw_real.exec_module(module)
+        _cw_sqlite_patch(module)
+
+
+class _CwFinder:
+    @classmethod
+    def find_spec(cls, name, path=None, target=None):
+        if name != "_sqlite3":
+            return None
+        for finder in _cw_sys.meta_path:
+            spec = None if finder is cls else getattr(finder, "find_spec", lambda *a: None)(name, path, target)
+            if spec is not None:
+                spec.loader = _CwLoader(spec.loader)
+                return spec
+        return None
+
+
+_cw_sys = __import__("sys")
+if "_sqlite3" in _cw_sys.modules:
+    _cw_sqlite_patch(_cw_sys.modules["_sqlite3"])
+else:
+    _cw_sys.meta_path.insert(0, _CwFinder)
 """
 
 

@@ -63,7 +63,7 @@ def _specs(name_or_path: str, env_id: str | None) -> list[EnvSpec]:
         try:
             specs = [load_example(name_or_path)]
         except SpecError as exc:
-            fail(str(exc))
+            fail(exc.line)
     if env_id is None:
         return specs
     chosen = [s for s in specs if s.id == env_id]

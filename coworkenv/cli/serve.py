@@ -54,7 +54,7 @@ def serve_command(
     try:
         host = EpisodeHost(resolve_spec(spec), max_steps=max_steps)
     except (SpecError, ValueError) as exc:
-        _fail(str(exc))
+        _fail(exc.line if isinstance(exc, SpecError) else str(exc))
         return
     sock: socket.socket | None = None
     try:  # before the token file is written or the address announced: a port in use serves nothing

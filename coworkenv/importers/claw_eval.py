@@ -30,6 +30,7 @@ from coworkenv.importers.claw_eval_routes import (
     default_fixture,
     handler_counts_whole,
     handler_reads,
+    refused_methods,
     request_fields,
     request_models,
     tool_endpoints,
@@ -154,14 +155,24 @@ def import_task(task_dir: Path, error_rate: float | None = None,
                      for row in table if "id" in row} for a in adapters.values()}
     decls: list[ToolDecl] = []
     unserved, models = unserved_tools(task_dir, task), request_models(task_dir, task)
+    refused = refused_methods(task_dir, task)  # a route served by another method than the endpoint sends: a 405
+    routed = {e.tool_name for e in task.tool_endpoints}  # a tool without an endpoint is unknown to the dispatcher
     requests, endpoints, reads = request_fields(task_dir, task), tool_endpoints(task), handler_reads(task_dir, task)
     whole = handler_counts_whole(task_dir, task)
     for tool in task.tools:
-        owner = adapters.get(unserved[tool.name][0]) if tool.name in unserved else None
+        owner = adapters.get(unserved[tool.name][0]) if tool.name in unserved else \
+            adapters.get(refused[tool.name][0]) if tool.name in refused else None
+        error = unserved_error(*unserved[tool.name]) if tool.name in unserved else \
+            refused[tool.name][2] if tool.name in refused else ""
+        if tool.name not in routed and task.tool_endpoints and owner is None:
+            decl = _no_endpoint_decl(tool, adapters.values(), notes)
+            if decl is not None:
+                decls.append(decl)
+                continue
         decl = _tool_decl(tool, adapters.values(), leave, models.get(tool.name), notes, held, rows,
                           requests.get(tool.name), endpoints.get(tool.name), reads.get(tool.name, set()),
                           whole.get(tool.name)) \
-            if owner is None else _unserved_decl(tool, owner, unserved_error(*unserved[tool.name]), notes)
+            if owner is None else _unserved_decl(tool, owner, error, notes, tool.name in refused)
         if decl is not None:
             decls.append(decl)
     declared = {d.name for d in decls}
@@ -438,14 +449,31 @@ def _tool_decl(tool: ClawTool, adapters: Any, leave: Any, model: dict[str, Any] 
     return None
 
 
-def _unserved_decl(tool: ClawTool, adapter: ServiceAdapter, error: str, notes: list[str]) -> ToolDecl:
-    """A tool whose endpoint the task's service does not serve: offered, and every call fails, as in Claw-Eval."""
+def _unserved_decl(tool: ClawTool, adapter: ServiceAdapter, error: str, notes: list[str],
+                   not_allowed: bool = False) -> ToolDecl:
+    """A tool whose endpoint the task's service does not serve (`not_allowed`: not by the method the endpoint sends):
+    offered, and every call fails, as in Claw-Eval."""
     notes.append(f"tools.{tool.name}: offered, and every call fails ({error}), as in Claw-Eval")
     props = tool.input_schema.get("properties", {})
     op = next(iter(adapter.tools.values())).op  # names the service's app (its faults); never run
     return ToolDecl(name=tool.name, description=tool.description, parameters=tool.input_schema,
                     bind=Binding(op=op, args={name: ArgBinding(to=None) for name in props}, unserved=error,
-                                 framework=Framework()))  # answered as FastAPI answers a route it lacks
+                                 framework=Framework(method_not_allowed=not_allowed)))  # as FastAPI answers it
+
+
+def _no_endpoint_decl(tool: ClawTool, adapters: Any, notes: list[str]) -> ToolDecl | None:
+    """A tool task.yaml offers without an endpoint (no `tool_endpoints` entry): Claw-Eval's dispatcher knows it not
+    and answers every call `Error: unknown tool 'X'`, calling no service; offered so here, where an adapter of the
+    task's services has a tool of its name (else None: the tool is left to the usual reasons)."""
+    adapter = next((a for a in adapters if tool.name in a.tools), None)
+    if adapter is None:
+        return None
+    notes.append(f"tools.{tool.name}: offered without an endpoint, so every call is Claw-Eval's dispatcher's "
+                 f"\"Error: unknown tool '{tool.name}'\", as there")
+    props = tool.input_schema.get("properties", {})
+    return ToolDecl(name=tool.name, description=tool.description, parameters=tool.input_schema,
+                    bind=Binding(op=adapter.tools[tool.name].op, args={name: ArgBinding(to=None) for name in props},
+                                 unserved=f"unknown tool '{tool.name}'", framework=Framework(no_endpoint=True)))
 
 
 # Safety check types that ban every call of their tool.

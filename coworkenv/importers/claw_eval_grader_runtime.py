@@ -287,7 +287,9 @@ INJECTED = {429: {"error": "rate_limit_exceeded", "message": "Too many requests.
 
 def _framework_answer(entry: dict[str, Any]) -> tuple[int, dict[str, Any]] | None:
     """The status and body of a call the env answered as the service's framework does (its error is the body's
-    JSON): a request model's 422 `{"detail": [...]}`, a route's 404 `{"detail": "Not Found"}`, a handler's 500."""
+    JSON): a request model's 422 `{"detail": [...]}`, a route's 404 `{"detail": "Not Found"}`, its 405 `{"detail":
+    "Method Not Allowed"}` (the route served by another method), a handler's 500; and the dispatcher's 404 of a tool
+    the task does not declare (`{"error": "unknown tool 'X'"}`)."""
     text = str(entry.get("error") or "")
     if entry["ok"] or not text.startswith("{"):
         return None
@@ -297,8 +299,10 @@ def _framework_answer(entry: dict[str, Any]) -> tuple[int, dict[str, Any]] | Non
         return None
     if isinstance(body, dict) and isinstance(body.get("detail"), list):
         return 422, body
-    if body == {"detail": "Not Found"}:
+    if body == {"detail": "Not Found"} or body == {"error": f"unknown tool '{entry['tool']}'"}:
         return 404, body
+    if body == {"detail": "Method Not Allowed"}:
+        return 405, body
     if body == HANDLER_FAILED:
         return 500, body
     return None
@@ -416,7 +420,7 @@ def _episode(audit: list[dict[str, Any]], messages: list[dict[str, Any]]) -> tup
         dispatches.append(ToolDispatch(tool_use_id=f"call_{entry['index']}", tool_name=entry["tool"],
                                        endpoint_url=path, request_body=request, response_status=status,
                                        response_body=body, timestamp=entry.get("time", "")))
-        if not service or status in (404, 422, 429, 500):  # an injected fault, no route, a request its model
+        if not service or status in (404, 405, 422, 429, 500):  # an injected fault, no route, a request its model
             # rejects: no handler runs to log the call
             continue
         audit_data.setdefault(service, {}).setdefault("calls", []).append(

@@ -29,6 +29,8 @@ class ServiceSource:
     # route -> whether its answer's `total` counts the whole list before its cut (`len(found)` beside `found[:n]`),
     # not the listed items (`len(results)` beside `results`), where the handler says so plainly
     counts_whole: dict[str, bool] = field(default_factory=dict)
+    # route -> the methods it is served by (`@app.post` POST; `@app.get` GET and HEAD, as Starlette serves it)
+    methods: dict[str, set[str]] = field(default_factory=dict)
 
 
 _KINDS = {"str": "string", "int": "integer", "float": "number", "bool": "boolean", "list": "array", "dict": "object"}
@@ -117,6 +119,7 @@ def _read(tree: ast.Module) -> ServiceSource:
     annotations: dict[str, dict[str, str]] = {}
     reads: dict[str, set[str]] = {}
     counts_whole: dict[str, bool] = {}
+    methods: dict[str, set[str]] = {}
     for node in tree.body:
         if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):  # the OCR service's handlers are async
             continue
@@ -125,6 +128,8 @@ def _read(tree: ast.Module) -> ServiceSource:
                     "post", "get", "put", "delete", "patch") and deco.args and isinstance(deco.args[0], ast.Constant) \
                     and isinstance(deco.args[0].value, str):
                 routes[deco.args[0].value] = _request_model(node, models)
+                methods.setdefault(deco.args[0].value, set()).update(
+                    {"GET", "HEAD"} if deco.func.attr == "get" else {deco.func.attr.upper()})
                 reads[deco.args[0].value] = {n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute)
                                              and isinstance(n.value, ast.Name) and n.value.id == "req"}
                 whole = _counts_whole(node)
@@ -134,7 +139,7 @@ def _read(tree: ast.Module) -> ServiceSource:
                 if name is not None and models[name] is not None:
                     kinds[deco.args[0].value] = model_kinds[name]
                     annotations[deco.args[0].value] = model_annotations[name]
-    return ServiceSource(routes, kinds, annotations, reads, counts_whole)
+    return ServiceSource(routes, kinds, annotations, reads, counts_whole, methods)
 
 
 def _counts_whole(handler: ast.FunctionDef | ast.AsyncFunctionDef) -> bool | None:
@@ -257,6 +262,22 @@ def unserved_tools(task_dir: Path, task: Any) -> dict[str, tuple[str, str]]:
     offered = {t.name for t in task.tools}
     return {tool: (service, path) for tool, (service, path) in tool_endpoints(task).items()
             if tool in offered and service in sources and path not in sources[service].routes}
+
+
+def refused_methods(task_dir: Path, task: Any) -> dict[str, tuple[str, str, str]]:
+    """The task's tools whose endpoint names a method its service's route is not served by (a `GET` to a `POST`
+    route: a 405 there, for every call, as Claw-Eval's dispatcher sends the method task.yaml gives): name ->
+    (service, path, the error every call gets). Only routes the service's source in the checkout has are read."""
+    sources = task_services(task_dir, task)
+    offered = {t.name for t in task.tools}
+    sent = {e.tool_name: e.method.upper() for e in task.tool_endpoints}
+    found = {}
+    for tool, (service, path) in tool_endpoints(task).items():
+        served = sources[service].methods.get(path) if service in sources else None
+        if tool in offered and served and sent.get(tool, "POST") not in served:
+            found[tool] = (service, path, f"405 Method Not Allowed: the {service} service serves {path} by "
+                                          f"{', '.join(sorted(served - {'HEAD'}))}, not {sent.get(tool, 'POST')}")
+    return found
 
 
 def request_models(task_dir: Path, task: Any) -> dict[str, dict[str, Any]]:

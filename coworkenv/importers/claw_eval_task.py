@@ -75,6 +75,7 @@ class ClawService(_Lenient):
 class ClawEndpoint(_Lenient):
     tool_name: str
     url: str
+    method: str = "POST"  # what Claw-Eval's dispatcher sends (`httpx` upper-cases it)
 
 
 class ClawPrompt(_Lenient):

@@ -853,6 +853,41 @@ def tracing_stopper(original: Callable[[Any], None]) -> Callable[[Any], None]:
     return stop
 
 
+def collect_at_safe_points_only(collector: Any) -> None:
+    """Switch the collector's automatic runs off for good: `collector` (the `gc` module) keeps `collect`, and its
+    `enable`, `disable`, `isenabled`, `set_threshold` and `get_threshold` become stand-ins that keep what the code
+    asked for and answer it back, holding none of the C functions (a default or a cell is readable, and the module is
+    served once, so no new copy brings them back). An automatic collection runs in whatever C call allocates, and
+    runs the code's finalizers and weakref callbacks there, inside C code that holds what they may free (a C buffered
+    reader's `read` whose finalizer detaches its text wrapper: the reader freed mid-call, CPython gh-157363; the
+    forty-seventh round). Collections now run only where Python code calls `gc.collect()`, which is no more than that
+    code could do itself; cyclic garbage stays until then (the measured cost is in docs/sandbox.md)."""
+    state = {"enabled": collector.isenabled(), "threshold": collector.get_threshold()}
+    collector.disable()
+
+    def enable() -> None:
+        state["enabled"] = True
+
+    def disable() -> None:
+        state["enabled"] = False
+
+    def isenabled() -> bool:
+        return bool(state["enabled"])
+
+    def set_threshold(threshold0: int, threshold1: int = -1, threshold2: int = -1) -> None:
+        old = state["threshold"]
+        state["threshold"] = (int(threshold0), old[1] if threshold1 < 0 else int(threshold1),
+                              old[2] if threshold2 < 0 else int(threshold2))
+
+    def get_threshold() -> tuple[int, int, int]:
+        return state["threshold"]  # type: ignore[return-value]
+
+    for stand_in in (enable, disable, isenabled, set_threshold, get_threshold):
+        original = getattr(collector, stand_in.__name__)
+        stand_in.__qualname__, stand_in.__doc__, stand_in.__module__ = stand_in.__name__, original.__doc__, "gc"
+        setattr(collector, stand_in.__name__, stand_in)
+
+
 def gated_profiler(base: Any) -> Any:
     """`_lsprof.Profiler` (cProfile's base) whose `enable` and `disable` call the C methods from frames the hook knows:
     the profiler's callback is C, hands no frame to Python (a timer it calls runs in a profile event, where `f_lineno`
@@ -1207,6 +1242,8 @@ def prepare(run_dir: str) -> tuple[Any, dict[str, Any]]:
         _lsprof.Profiler = gated_profiler(_lsprof.Profiler)  # type: ignore[misc]
         tracers = (sys.settrace, sys.setprofile)
         sys.settrace, sys.setprofile = tracing_stopper(sys.settrace), tracing_stopper(sys.setprofile)
+        if "hook" not in disabled:
+            collect_at_safe_points_only(gc)
         # Made only where it runs: one made and dropped was garbage the code could ask the collector for.
         hook = None if "hook" in disabled else modules["_hook"]["make_audit_hook"](
             scratch, (*lib_dirs, *SYSTEM_READ_ROOTS), channel, RESULT_FD, EXIT_TAMPERED,

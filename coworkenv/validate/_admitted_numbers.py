@@ -111,3 +111,34 @@ def admitted_numbers(spec: EnvSpec, turn: int, text: str,
                 yield wrong, f"the answer states {w:g}, another number the world offers, for {expected:g} " \
                              f"(within {check.id}'s tolerance)"
 
+
+
+_PLAIN = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?")
+
+
+def admitted_alternatives(spec: EnvSpec, turn: int, text: str) -> Iterator[tuple[str, str]]:
+    """(new text, what) for each term of a text check on the reply to `turn` whose alternatives are numbers of other
+    values (`["57", "0"]`: the stock after the move or before it, the quantity moved or the warehouse's), where the
+    reply states one in digits and the world offers the other: the reply with the other in its place (defects94).
+    Alternatives of one value (`1,500` / `1500`) or one rounding of it (`12.5` / `13`) are the same answer; a number
+    the world does not offer is no answer an agent could copy, so it is not tried."""
+    offered: set[float] | None = None
+    for _, check, _, rule in spec_rules(spec.checks):  # a tier's rule too
+        if not isinstance(rule, TextRule) or rule.turn not in (None, turn):
+            continue
+        for term in (*rule.all_of, *rule.any_of):
+            nums = [(a.strip(), float(a.replace(",", ""))) for a in ([] if isinstance(term, str) else term)
+                    if _PLAIN.fullmatch(a.strip())]
+            stated = next(((a, v, m) for a, v in nums
+                           if (m := re.search(rf"(?<![\d.,]){re.escape(a)}(?![\d]|[.,]\d)", text))), None)
+            if stated is None:
+                continue
+            a, va, m = stated
+            for b, vb in nums:
+                if round(vb) == round(va) or int(vb) == int(va):
+                    continue
+                offered = _offered(spec) if offered is None else offered
+                if vb in offered:
+                    yield (text[:m.start()] + b + text[m.end():],
+                           f"the answer states {b}, another number the world offers, for {a} (both alternatives of "
+                           f"one term of {check.id})")

@@ -56,7 +56,7 @@ def answer_key_leaks(spec: EnvSpec, world_text: str, prompts: list[tuple[str, st
 
 def _derived_rows(spec: EnvSpec, in_world: Callable[[str], bool],
                   prompts: list[tuple[str, str]]) -> Iterator[tuple[str, str, str]]:
-    for t, s, call in write_steps(spec.reference):
+    for t, s, call in write_steps(spec.reference, spec):  # a declared write's rows too
         for name, value in call.arguments.items():
             if name not in CONTENT_ARGS or not isinstance(value, str) or "\n" not in value.strip():
                 continue

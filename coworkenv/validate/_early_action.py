@@ -59,7 +59,7 @@ def early_actions(spec: EnvSpec) -> Iterator[EarlyAction]:
         if brings is None:
             continue
         closing = max((j for j, step in enumerate(asking) if step.say), default=None)
-        writes = [j for j, step in enumerate(answered) if _writes(step)]
+        writes = [j for j, step in enumerate(answered) if _writes(spec, step)]
         if closing is None or not writes:
             continue
         for moving in ([writes[0]], writes) if len(writes) > 1 else ([writes[0]],):
@@ -85,7 +85,7 @@ def slow_early_actions(spec: EnvSpec, audit: list[AuditEntry]) -> Iterator[Early
         reads = news_reads(spec, audit, t) if brings is not None else 0
         asking, answered = reference[t - 1].steps, reference[t].steps
         closing = max((j for j, step in enumerate(asking) if step.say), default=None)
-        writes = [j for j, step in enumerate(answered) if _writes(step)]
+        writes = [j for j, step in enumerate(answered) if _writes(spec, step)]
         if reads < 2 or closing is None or not writes:
             continue  # no clock left before the news that the plain early replay does not already reach
         sets = [[j] for j in writes] + ([writes] if len(writes) > 1 else [])
@@ -135,7 +135,7 @@ def _turn_brings(spec: EnvSpec, t: int) -> str | None:
     and no write), or the changes the turn announces or puts; None where it brings neither."""
     asking = spec.reference[t - 1].steps
     closing = max((j for j, step in enumerate(asking) if step.say), default=None)
-    if closing is not None and "?" in (asking[closing].say or "") and not any(_writes(step) for step in asking):
+    if closing is not None and "?" in (asking[closing].say or "") and not any(_writes(spec, step) for step in asking):
         return "the user answered its question"
     if spec.turns[t].changes:
         return "the changes the user's next turn announces arrived"
@@ -155,5 +155,5 @@ def _reaction(spec: EnvSpec, t: int) -> Rule | None:
     return None
 
 
-def _writes(step: ReferenceStep) -> bool:
-    return step.call is not None and is_write(step.call.name)
+def _writes(spec: EnvSpec, step: ReferenceStep) -> bool:
+    return step.call is not None and is_write(step.call.name, spec)  # a declared write too

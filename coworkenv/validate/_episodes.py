@@ -202,7 +202,7 @@ class SpecEpisodes:
         work too. None when the spec's world changes only in answer to the agent's writes."""
         if self._world_only is None:
             rules = self.spec.dynamics.rules
-            read_rules = any(isinstance(r.on, OnAction) and not is_write(r.on.call.tool) for r in rules)
+            read_rules = any(isinstance(r.on, OnAction) and not is_write(r.on.call.tool, self.spec) for r in rules)
             if not any(t.changes for t in self.spec.turns) and not read_rules and not any(
                     isinstance(r.on, AtTime) for r in rules):
                 return None
@@ -224,7 +224,7 @@ class SpecEpisodes:
         read = quiet_read(self.spec)
         if read is None:
             return []
-        reads = [[s for s in turn.steps if s.call is None or not is_write(s.call.name)] for turn in self.spec.reference]
+        reads = [[s for s in turn.steps if s.call is None or not is_write(s.call.name, self.spec)] for turn in self.spec.reference]
         found = []
         for k in range(len(reads)):
             turns = []

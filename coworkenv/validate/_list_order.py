@@ -22,7 +22,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from coworkenv.apps import TOOLS
 from coworkenv.spec import EnvSpec, ReferenceStep
 from coworkenv.validate._user_formats import UserFormatted, rewritten
 from coworkenv.validate.mutations import is_write
@@ -53,7 +52,7 @@ def reordered_lists(spec: EnvSpec, world: World) -> Iterator[UserFormatted]:
     """One replay per reply or written free text holding a list of records (see the module docstring) in reverse."""
     names: _Names | None = None
     for t, turn in enumerate(spec.reference[:len(spec.turns)]):
-        texts = [(s, step) for s, step in enumerate(turn.steps) if _texts(step)]
+        texts = [(s, step) for s, step in enumerate(turn.steps) if _texts(spec, step)]
         if not texts or _asks_sorted(spec.turns[t].content):
             continue
         for s, _ in texts:
@@ -72,12 +71,13 @@ def _asks_sorted(turn: str) -> bool:
     return any(_OUTPUT.search(clause) and _SORT.search(clause) for clause in _CLAUSE.split(turn))
 
 
-def _texts(step: ReferenceStep) -> bool:
-    """Whether a step writes text that may hold a list: a reply, or a write with a free-text argument."""
+def _texts(spec: EnvSpec, step: ReferenceStep) -> bool:
+    """Whether a step writes text that may hold a list: a reply, or a write (a declared one too) with a free-text
+    argument."""
     if step.say is not None:
         return len(_SEP.findall(step.say)) > 0
     call = step.call
-    return (call is not None and call.name in TOOLS and is_write(call.name)
+    return (call is not None and is_write(call.name, spec)
             and any(isinstance(v, str) and " " in v.strip() and _SEP.search(v) for v in call.arguments.values()))
 
 

@@ -66,7 +66,7 @@ class Paced:
 def quiet_read(spec: EnvSpec) -> ReferenceStep | None:
     """The reference's first read that changes nothing, a logs or services read first."""
     reads = [step for turn in spec.reference for step in turn.steps if step.call is not None
-             and step.call.name in TOOLS and not is_write(step.call.name)
+             and step.call.name in TOOLS and not is_write(step.call.name, spec)
              and not any(m in step.call.name for m in _MARKS)]
     preferred = [s for s in reads if s.call is not None and TOOLS[s.call.name].app in ("logs", "services")]
     return next(iter(preferred or reads), None)
@@ -114,7 +114,7 @@ def quicker_agent(spec: EnvSpec) -> Paced | None:
         kept = []
         for i, step in enumerate(turn.steps):
             c = step.call
-            if (t, i) > start and c is not None and c.name in TOOLS and not is_write(c.name) and not any(
+            if (t, i) > start and c is not None and c.name in TOOLS and not is_write(c.name, spec) and not any(
                     call_matches(m, c.name, dict(c.arguments)) for m in seen):
                 dropped += 1
                 continue
@@ -140,7 +140,7 @@ def _slower_agents(spec: EnvSpec, reads: int) -> Iterator[Paced]:
         return
     times = min(EXTRA_READS, math.ceil(max(s.every_s for s in streams) / spec.world.tick_s)) if streams else STAMP_READS
     for t, turn in enumerate(spec.reference[:len(spec.turns)]):
-        writes = [i for i, step in enumerate(turn.steps) if step.call is not None and is_write(step.call.name)]
+        writes = [i for i, step in enumerate(turn.steps) if step.call is not None and is_write(step.call.name, spec)]
         if not writes:
             continue  # a turn without a write: nothing the world's pace could change comes after it
         if times:

@@ -119,7 +119,7 @@ def paraphrased_leaks(spec: EnvSpec, world_text: str,
                        and unread(text) for text in candidates):
                     yield ("answer_in_world", f"{path}.say",
                            "a world record states the reference answer (reworded or reformatted)")
-            elif step.call is not None and is_write(step.call.name):
+            elif step.call is not None and is_write(step.call.name, spec):
                 if _call_in(step.call.name, step.call.arguments, world_text):
                     yield ("reference_in_world", f"{path}.call",
                            f"a world record spells out the reference call {step.call.name} with its arguments")

@@ -1,8 +1,8 @@
 """What a Python check inspects of what the sandbox gate's probes patch: the static reading behind `probe_aware`.
 
-The probes patch `random`, `time` and `datetime` (`coworkenv.checks.run_setup`, which the verifier's own run starts
-with too, its stand-ins answering as the originals there); what the stand-ins are cannot be hidden (a Python function
-is no builtin, the moved `datetime` a subclass), so a check that looks at them rather than using them reads what no
+The probes patch `random`, `time`, `datetime` and sqlite's `connect` and `Connection` (`coworkenv.checks.run_setup`,
+which the verifier's own run starts with too, its stand-ins answering as the originals there); what the stand-ins are
+cannot be hidden (a Python function is no builtin, the moved `datetime` a subclass), so a check that looks at them rather than using them reads what no
 run promises, and is rejected unrun: a guard kept beside the shared setup. A check that names a file's times, a clock
 the kernel stamps (the setup moves them as `os` reports them, not as `posix` does), is rejected too (`file_times`). The reading follows what the patched objects, and the values
 the moved class makes, flow into: names bound to them (assignment, unpacking, a loop's or a comprehension's variable,
@@ -23,8 +23,14 @@ from collections.abc import Iterator
 PATCHED = {"time": frozenset({"time", "time_ns", "localtime", "gmtime", "ctime", "strftime", "asctime",
                               "clock_gettime", "clock_gettime_ns"}),
            "datetime": frozenset({"datetime"}),
-           "random": frozenset({"random", "uniform", "randint", "randrange", "choice"})}
-_ALIASES = {"_datetime": "datetime"}
+           "random": frozenset({"random", "uniform", "randint", "randrange", "choice"}),
+           # sqlite's date functions read the real clock in C: every connection gets stand-ins, through a subclass of
+           # the C module's `Connection` that `connect` makes too (its base, `__mro__`, would be the unmoved class)
+           "sqlite3": frozenset({"connect", "Connection"})}
+# What makes values of a stand-in class: a call of it is no plain value (`type(datetime.now()).__mro__` tells).
+_MAKERS = {"datetime": frozenset({"datetime"}), "sqlite3": frozenset({"connect", "Connection"})}
+_ALIASES = {"_datetime": "datetime", "_sqlite3": "sqlite3", "sqlite3.dbapi2": "sqlite3"}
+_SUBMODULES = {"sqlite3": "dbapi2"}  # `sqlite3.dbapi2.Connection` is the patched `sqlite3.Connection`
 # What looks at an object rather than using it.
 _INSPECTORS = frozenset({"type", "id", "vars", "dir", "hasattr", "getattr", "callable", "isinstance", "issubclass"})
 _SHOWN_AS_TEXT = frozenset({"repr", "str", "format", "ascii"})
@@ -41,7 +47,7 @@ class _Reading:
     def __init__(self, tree: ast.Module) -> None:
         self.modules: dict[str, str] = {}  # name -> the patched module it is bound to
         self.objects: set[str] = set()  # names bound to a patched object (`from time import time`)
-        self.classes: set[str] = set()  # names bound to the moved `datetime` class
+        self.classes: set[str] = set()  # names bound to the moved `datetime` class, sqlite's `connect` or `Connection`
         self.inspecting: set[str] = set()  # names of `inspect`, `sys`, `gc`, `weakref` and their functions
         self.loaders: set[str] = set()  # `importlib`, `import_module`
         self.reached: set[str] = set()  # names bound to anything `reaches`
@@ -49,8 +55,8 @@ class _Reading:
             if isinstance(node, ast.Import):
                 for alias in node.names:
                     module = _ALIASES.get(alias.name, alias.name)
-                    if module in PATCHED:
-                        self.modules[alias.asname or alias.name] = module
+                    if module in PATCHED:  # `import sqlite3.dbapi2` binds `sqlite3`
+                        self.modules[alias.asname or alias.name.partition(".")[0]] = module
                     elif alias.name in _INSPECTING_MODULES or alias.name == "importlib":
                         (self.loaders if alias.name == "importlib" else self.inspecting).add(
                             alias.asname or alias.name)
@@ -60,7 +66,7 @@ class _Reading:
                     name = alias.asname or alias.name
                     if alias.name in PATCHED.get(module, ()):
                         self.objects.add(name)
-                        if module == "datetime":
+                        if alias.name in _MAKERS.get(module, ()):
                             self.classes.add(name)
                     elif module in _INSPECTING_MODULES:
                         self.inspecting.add(name)
@@ -83,7 +89,8 @@ class _Reading:
             return node.id in self.objects or node.id in self.modules
         if isinstance(node, ast.Attribute):
             if isinstance(node.value, ast.Name) and node.value.id in self.modules:
-                return node.attr in PATCHED[self.modules[node.value.id]]
+                module = self.modules[node.value.id]
+                return node.attr in PATCHED[module] or node.attr == _SUBMODULES.get(module)
             return self.patched(node.value) or self.looked_up(node.value)
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr" and node.args:
             return self.patched(node.args[0]) or self.looked_up(node.args[0])
@@ -112,10 +119,15 @@ class _Reading:
         return isinstance(func, ast.Name) and func.id in _NAMESPACES and not node.args
 
     def of_class(self, node: ast.AST) -> bool:
-        """Whether an expression is the moved `datetime` class or one of its attributes (`datetime.now`)."""
+        """Whether an expression is the moved `datetime` class or one of its attributes (`datetime.now`), or sqlite's
+        `connect` or `Connection`, which make connections of a stand-in class."""
         while isinstance(node, ast.Attribute):
-            if isinstance(node.value, ast.Name) and self.modules.get(node.value.id) == "datetime":
-                return node.attr == "datetime"
+            inner = node.value  # a module, or `sqlite3.dbapi2` of `sqlite3.dbapi2.connect`
+            if isinstance(inner, ast.Attribute) and isinstance(inner.value, ast.Name) and inner.value.id in self.modules \
+                    and inner.attr == _SUBMODULES.get(self.modules[inner.value.id]):
+                inner = inner.value
+            if isinstance(inner, ast.Name) and inner.id in self.modules:
+                return node.attr in _MAKERS.get(self.modules[inner.id], ())
             node = node.value
         return isinstance(node, ast.Name) and node.id in self.classes
 

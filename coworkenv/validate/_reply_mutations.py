@@ -15,7 +15,7 @@ from typing import Any
 
 from coworkenv.spec import EnvSpec, FieldRef, ReferenceStep, ReplyStatesRule
 from coworkenv.validate import _lenient_answers as lenient
-from coworkenv.validate._admitted_numbers import admitted_numbers
+from coworkenv.validate._admitted_numbers import admitted_alternatives, admitted_numbers
 from coworkenv.validate._check_reads import spec_rules
 from coworkenv.validate._mutation_core import Mutation, content_replies, replaced, without
 from coworkenv.validate.entities import EntityIndex
@@ -38,7 +38,7 @@ def reply_mutations(spec: EnvSpec, index: EntityIndex,
                           *lenient.names_without_facts(spec, t, text, index.is_entity),
                           *lenient.one_of_distinct_facts(spec, t, text, index.holders),
                           *lenient.compliance_claims(spec, t, text), *unread_instant_parts(spec, t, text, values),
-                          *admitted_numbers(spec, t, text, values)]:
+                          *admitted_numbers(spec, t, text, values), *admitted_alternatives(spec, t, text)]:
             out.append(Mutation("text_alter", where, f"turn {t}: {what}",
                                 replaced(spec.reference, t, s, ReferenceStep(say=new)), code="content_unchecked"))
         if t < len(spec.turns) and spec.turns[t].content.strip():

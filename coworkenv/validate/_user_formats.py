@@ -143,7 +143,7 @@ def rewritten(spec: EnvSpec, t: int, s: int, rewrite: Callable[[str, bool], str 
         return UserFormatted(f"reference[{t}].steps[{s}].say", reply.format(t=t, new=new), None,
                              replaced(spec.reference, t, s, ReferenceStep(say=new)))
     call = step.call
-    if call is None or call.name not in TOOLS or not is_write(call.name):
+    if call is None or not is_write(call.name, spec):  # a declared write's strings too
         return None
     args = dict(call.arguments)
     changed = []

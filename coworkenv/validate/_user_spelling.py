@@ -15,7 +15,6 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 
-from coworkenv.apps import TOOLS
 from coworkenv.spec import EnvSpec, ReferenceStep, ReferenceTurn, ToolCallSpec
 from coworkenv.validate._mutation_core import replaced
 from coworkenv.validate._spelling import FORMS
@@ -38,7 +37,7 @@ class UserSpelled:
 def user_spellings(spec: EnvSpec) -> Iterator[UserSpelled]:
     """One replay per written value the user spelled otherwise (see the module docstring)."""
     seen: set[str] = set()
-    for t, s, call in write_steps(spec.reference):
+    for t, s, call in write_steps(spec.reference, spec):  # a declared write's values too
         said = " ".join(turn.content for turn in spec.turns[:t + 1])
         for arg, value in call.arguments.items():
             if (call.name, arg) in FORMS:
@@ -81,7 +80,7 @@ def told_spellings(spec: EnvSpec, seen: Mapping[int, Callable[[], str]] | None =
                                       f"the reply of turn {t} with the values it names as the user or the source "
                                       f"spelled them ({new!r})", "", replaced(spec.reference, t, s, ReferenceStep(say=new)))
             call = step.call
-            if call is None or call.name not in TOOLS or not is_write(call.name):
+            if call is None or not is_write(call.name, spec):
                 continue
             args = {a: _respelled(v, named, said) if a in CONTENT_ARGS and isinstance(v, str) else None
                     for a, v in call.arguments.items()}

@@ -32,8 +32,9 @@ import re
 from collections.abc import Iterator
 from datetime import datetime
 
-from coworkenv.apps import TOOLS
+from coworkenv.bindings import DeclaredTool, bind_arguments, spec_catalog
 from coworkenv.spec import EnvSpec, ReferenceStep, ToolCallSpec
+from coworkenv.tools import ToolDef, ToolError
 from coworkenv.validate._mentions import ZONE_AFTER, When, mentions
 from coworkenv.validate._mutation_core import replaced
 from coworkenv.validate._user_formats import UserFormatted
@@ -452,9 +453,16 @@ def _people(world: World) -> dict[str, str]:
     return out
 
 
-def _recipient(call: ToolCallSpec, people: dict[str, str]) -> str | None:
-    """The zone of the one person a message goes to; None for a channel post or several people in several zones."""
-    value = call.arguments.get("person", call.arguments.get("to"))
+def _recipient(call: ToolCallSpec, tool: ToolDef, people: dict[str, str]) -> str | None:
+    """The zone of the one person a message goes to (a declared tool's call read through its binding); None for a
+    channel post or several people in several zones."""
+    arguments = dict(call.arguments)
+    if isinstance(tool, DeclaredTool):
+        try:
+            arguments = bind_arguments(tool.decl.bind, arguments)
+        except (ToolError, ValueError, TypeError):
+            return None
+    value = arguments.get("person", arguments.get("to"))
     refs = value if isinstance(value, list) else [value] if isinstance(value, str) else []
     found = {people.get(str(r).lower().lstrip("@")) for r in refs}
     return found.pop() if len(found) == 1 and None not in found else None
@@ -489,18 +497,19 @@ def _replays(spec: EnvSpec, world: World, mode: str) -> Iterator[UserFormatted]:
     if user is None or len(zones) < 2:
         return
     instants: set[int] = set()
+    catalog = spec_catalog(spec)  # a declared mail or chat tool writes a message too
     for t, turn in enumerate(spec.reference[:len(spec.turns)]):
         text = spec.turns[t].content
         said = " ".join(u.content for u in spec.turns[:t + 1])
         for s, step in enumerate(turn.steps):
             call = step.call
-            tool = TOOLS.get(call.name) if call is not None else None
+            tool = catalog.get(call.name) if call is not None else None
             kind, values = "reply", {}
             recipient: str | None = user
             if step.say is not None:
                 values = {"say": step.say}
-            elif call is not None and tool is not None and is_write(call.name) and tool.app in ("mail", "chat"):
-                kind, recipient = tool.app, _recipient(call, people)
+            elif call is not None and tool is not None and is_write(call.name, catalog) and tool.app in ("mail", "chat"):
+                kind, recipient = tool.app, _recipient(call, tool, people)
                 values = {a: v for a, v in call.arguments.items() if isinstance(v, str) and " " in v.strip()}
             asked, named = _asked(text, kind, user, recipient, zones) if values and mode == "zone" else (None, False)
             changed = {}
@@ -510,7 +519,7 @@ def _replays(spec: EnvSpec, world: World, mode: str) -> Iterator[UserFormatted]:
                     if mode == "zone" else in_season(value, known, recipient, zones)
                 if new is not None:
                     changed[arg] = new
-            if mode == "zone" and call is not None and step.say is None and is_write(call.name):
+            if mode == "zone" and call is not None and step.say is None and is_write(call.name, catalog):
                 changed |= _zone_arguments(call, text, user, zones)
             if changed:
                 how = "with its times as their zones read them then" if mode != "zone" else \
@@ -525,5 +534,5 @@ def _replays(spec: EnvSpec, world: World, mode: str) -> Iterator[UserFormatted]:
                                         f"{call.name} {how} ({shown})", call.name,
                                         replaced(spec.reference, t, s, ReferenceStep(
                                             call=ToolCallSpec(name=call.name, arguments={**call.arguments, **changed}))))
-            if call is not None and is_write(call.name):
+            if call is not None and is_write(call.name, catalog):
                 instants |= _instants(call.arguments)  # (a read's window, free/busy 07:00-11:30, is no such instant)

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from coworkenv.apps import TOOLS
+from coworkenv.checks import compare
 from coworkenv.spec import EnvSpec, FieldRule, FrameRule, RecordsRule, ReferenceStep, ToolCallSpec
 from coworkenv.validate._check_reads import spec_rules
 from coworkenv.validate._mutation_core import Mutation, turn_of
@@ -216,9 +217,11 @@ def _admitted_others(spec: EnvSpec, world: World, app: str, changes: dict[str, A
                      named: set[str]) -> list[tuple[str, Any]]:
     """(key, value) for each other value an `in` condition of a check on a key of the app's records admits beside
     the value the record the call names holds there (`values.db_pool_size in [50, 3000, 50000]`: the kept pool size
-    or the same number in another unit, defects92): the write also setting it passes that check, so another check
-    must stop it."""
-    held = _held_entries(world, app, changes, named)
+    or the same number in another unit, defects92), or that any other loose comparison admits (`gte 50`,
+    `not_equals 0`, `lte 8`: a step either way, another unit, the sign, zero, defects94): the write also setting it
+    passes that check, so another check must stop it. The record is named by the call's names, not its free text
+    (a config update's `note` is shared by every service's new version)."""
+    held = _held_entries(world, app, changes, {n for n in named if not re.search(r"\s", n)})
     out = []
     for _, _, _, rule in spec_rules(spec.checks):
         conds = [(c.field, c.op, c.value) for c in rule.where] if isinstance(rule, RecordsRule) and rule.app == app \
@@ -226,14 +229,21 @@ def _admitted_others(spec: EnvSpec, world: World, app: str, changes: dict[str, A
             else []
         for field, op, value in conds:
             key = field.rsplit(".", 1)[-1]
-            if op != "in" or not isinstance(value, list) or key in changes or key not in held or "." not in field:
+            if op == "equals" or key in changes or key not in held or "." not in field:
                 continue
-            out += [(key, v) for v in value if v != held[key] and type(v) is type(held[key])][:2]
+            if op == "in" and isinstance(value, list):
+                out += [(key, v) for v in value if v != held[key] and type(v) is type(held[key])][:2]
+            else:  # defects94: `gte 50`, `not_equals 0`, `lte 8`: the first nearby value it admits
+                other = next((v for v in _other_values(held[key]) if _admits(v, op, value)), None)
+                out += [] if other is None else [(key, other)]
     return out
 
 
 def _held_entries(world: World, app: str, changes: dict[str, Any], named: set[str]) -> dict[str, Any]:
-    """The keys and values of the dict field that holds every changed key, on the app's record the call names."""
+    """The keys and values of the dict field that holds every changed key, on the app's record the call names: of
+    several (a service's config versions), the latest by its id's numbers (`svc-kyc@4` after `svc-kyc@2`: an older
+    version may hold the value another loose comparison admits, which the write would not change)."""
+    found: list[tuple[list[Any], dict[str, Any]]] = []
     for t in world.tables():
         for r in t if t.app == app else ():
             if not any(isinstance(v := getattr(r, f), str) and v in named for f in type(r).model_fields if f != "id"):
@@ -241,8 +251,9 @@ def _held_entries(world: World, app: str, changes: dict[str, Any], named: set[st
             for f in sorted(type(r).model_fields):
                 held = getattr(r, f)
                 if isinstance(held, dict) and held and set(changes) <= set(held):
-                    return dict(held)
-    return {}
+                    found.append(([int(x) if x.isdigit() else x for x in re.split(r"(\d+)", str(r.id))], held))
+                    break
+    return dict(max(found, key=lambda f: f[0])[1]) if found else {}
 
 
 def _other_entry(world: World, app: str, changes: dict[str, Any], named: set[str]) -> tuple[str, Any] | None:
@@ -265,3 +276,23 @@ def _other_entry(world: World, app: str, changes: dict[str, Any], named: set[str
             if other is not None:
                 return key, other
     return None
+
+
+def _other_values(now: Any) -> list[Any]:
+    """Values other than `now` a careless condition may admit: a step either way, another unit, the sign, zero."""
+    if isinstance(now, bool):
+        return [not now]
+    if isinstance(now, int | float):
+        out = [now + 1, now - 1, *(now * u for u in (2, 10, 60, 100, 1000)), -now, 0]
+        out += [now / u for u in (2, 10, 60, 100, 1000) if isinstance(now, float) or now % u == 0]
+        return [v for v in out if v != now]
+    if isinstance(now, str):
+        return [now.upper(), now.lower(), now + "x"] if now.upper() != now.lower() else [now + "x"]
+    return []
+
+
+def _admits(value: Any, op: str, want: Any) -> bool:
+    try:
+        return compare(value, op, want)  # type: ignore[arg-type]
+    except Exception:  # a pattern past its time bound: not judged
+        return False

@@ -319,7 +319,7 @@ def _presolved(ctx: GateContext, guards: set[str]) -> str | None:
     """Why the task is already done in the initial state (None when it is not)."""
     episodes = ctx.episodes()
     assert episodes is not None
-    if not any(step.call is not None and is_write(step.call.name) for t in ctx.spec.reference for step in t.steps):
+    if not any(step.call is not None and is_write(step.call.name, ctx.spec) for t in ctx.spec.reference for step in t.steps):
         return None  # a read-and-answer task changes nothing by design
     kinds = {c.id: rule_kind(c.rule) for c in ctx.spec.checks}
     state = [c for c in episodes.initial.checks if kinds[c.id] in _STATE_KINDS and c.id not in guards]
@@ -384,7 +384,7 @@ def _left_to_a_job(ctx: GateContext, guards: set[str]) -> list[GateError]:
     flagged: set[str] = set()
     for t, turn in enumerate(spec.reference[:len(spec.turns)]):
         for i, step in enumerate(turn.steps):
-            if step.call is None or not is_write(step.call.name):
+            if step.call is None or not is_write(step.call.name, spec):
                 continue
             without = [turn_of([s for j, s in enumerate(u.steps) if (k, j) != (t, i)]) for k, u in
                        enumerate(spec.reference)]

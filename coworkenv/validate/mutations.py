@@ -187,9 +187,10 @@ def _extra_record_mutations(spec: EnvSpec, writes: list[tuple[int, int, ToolCall
 
 
 def write_steps(
-    reference: list[ReferenceTurn], tools: Mapping[str, ToolDef] = TOOLS,
+    reference: list[ReferenceTurn], tools: Mapping[str, ToolDef] | EnvSpec = TOOLS,
 ) -> list[tuple[int, int, ToolCallSpec]]:
-    """(turn, step, call) of every write call of a reference (`tools`: the spec's catalogue, `spec_catalog`)."""
+    """(turn, step, call) of every write call of a reference (`tools`: the spec's catalogue, `spec_catalog`, or the
+    spec, as `is_write` takes them; by the built-in catalogue alone, only the calls of built-in writes)."""
     return [(t, s, step.call) for t, turn in enumerate(reference) for s, step in enumerate(turn.steps)
             if step.call is not None and is_write(step.call.name, tools)]
 
@@ -200,7 +201,14 @@ def step_of(path: str) -> tuple[int, int]:
     return int(head.removeprefix("reference[")), int(rest.split("]", 1)[0])
 
 
-def is_write(tool: str, tools: Mapping[str, ToolDef] = TOOLS) -> bool:
+def is_write(tool: str, tools: Mapping[str, ToolDef] | EnvSpec = TOOLS) -> bool:
+    """Whether a call of `tool` writes: by `tools`, a catalogue (the built-in one, or a spec's `spec_catalog`), or a
+    spec, whose declared tools count as the op each is bound to (a declared `gmail_send_message` bound to `mail_send`
+    writes; a declared name shadows a built-in one, as in `spec_catalog`). Every validator that tells a spec's
+    writes from its reads asks this with the spec: by the built-in names alone a declared write is a read."""
+    if isinstance(tools, EnvSpec):
+        op = next((d.bind.op for d in tools.tool_decls if d.name == tool and d.bind.op in TOOLS), tool)
+        return is_write(op)
     found = tools.get(tool)
     return found is not None and found.kind == "write"
 

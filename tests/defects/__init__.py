@@ -58,6 +58,7 @@ from tests.defects import (
     date_yearless_pinned,
     dead_guard,
     declared_draft_credited,
+    declared_write_as_read,
     delay_pinned,
     digit_class_read,
     draft_credited,
@@ -118,6 +119,7 @@ from tests.defects import (
     instant_pinned,
     isolation_leak,
     item_pattern_loose,
+    kept_value_loose,
     kept_write_unchecked,
     key_respelled,
     label_numeral_pinned,
@@ -166,6 +168,7 @@ from tests.defects import (
     read_attempt_credited,
     read_elsewhere_credited,
     relative_date_pinned,
+    reply_number_alternative,
     reply_only,
     report_asked_unread,
     run_value_read,
@@ -420,6 +423,9 @@ MODULES = (
     search_elsewhere_credited,
     sent_draft_unchecked,
     declared_draft_credited,
+    declared_write_as_read,
+    kept_value_loose,
+    reply_number_alternative,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.

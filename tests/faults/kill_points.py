@@ -30,13 +30,15 @@ STEPS: list[tuple[Any, str]] = [(os, "replace"), (os, "rename"), (os, "unlink"),
                                 (os, "fsync"), (subprocess, "run")]
 
 
-def _arm(kill_at: int) -> list[int]:
+def _arm(kill_at: int, kinds: list[str] | None = None) -> list[int]:
     taken = [0]
     for owner, name in STEPS:
         original = getattr(owner, name)
 
-        def step(*args: Any, _original: Callable[..., Any] = original, **kwargs: Any) -> Any:
+        def step(*args: Any, _original: Callable[..., Any] = original, _name: str = name, **kwargs: Any) -> Any:
             taken[0] += 1
+            if kinds is not None:
+                kinds.append(_name)
             if taken[0] == kill_at:
                 os.kill(os.getpid(), signal.SIGKILL)
             return _original(*args, **kwargs)
@@ -47,9 +49,11 @@ def _arm(kill_at: int) -> list[int]:
 
 def run(kill_at: str, scenario: str, *args: str) -> None:
     """Run SCENARIO (a function of this module's SCENARIOS) killed before step `kill_at`; 0: print the step count."""
-    taken = _arm(int(kill_at))
+    kinds: list[str] = []
+    taken = _arm(int(kill_at), kinds)
     SCENARIOS[scenario](*args)
     if int(kill_at) == 0:
+        print(f"kinds {','.join(kinds)}")
         print(f"steps {taken[0]}")
     elif taken[0] < int(kill_at):
         print(f"fault corpus: only {taken[0]} steps, none numbered {kill_at}", file=sys.stderr)
@@ -63,13 +67,20 @@ def _publish(repo_dir: str, tag: str, rows: str) -> None:
     LocalGitPublisher(Path(repo_dir)).publish(release(tag, int(rows)))
 
 
+def _publish_checkpoint(repo_dir: str, folder: str, tag: str) -> None:
+    from coworkenv.store import LocalGitPublisher
+
+    LocalGitPublisher(Path(repo_dir)).publish_folder(Path(folder), tag, f"# checkpoint {tag}\n")
+
+
 def _store_write(root: str, size: str) -> None:
     from tests.faults.scenarios import store_write
 
     store_write(root, size)
 
 
-SCENARIOS: dict[str, Callable[..., None]] = {"publish": _publish, "store_write": _store_write}
+SCENARIOS: dict[str, Callable[..., None]] = {"publish": _publish, "store_write": _store_write,
+                                               "publish_checkpoint": _publish_checkpoint}
 
 
 def run_forked(args: list[str], env: dict[str, str]) -> None:

@@ -15,6 +15,7 @@ import pyarrow as pa
 import pytest
 
 from coworkenv.store import LocalGitPublisher, latest, read_table
+from coworkenv.store._publisher import FOLDER_STAGING
 from tests.faults.harness import release, snapshot, temp_files
 from tests.faults.kill_points import Forker
 from tests.faults.scenarios import store_write
@@ -123,3 +124,80 @@ def test_a_store_write_killed_at_every_step_leaves_the_last_version_then_rerun_s
         if _stored(root).to_pylist() != expected or temp_files(root):
             failures.append(f"step {step}: the rerun did not end as a clean write")
     assert failures == [], failures
+
+
+def _checkpoint(folder: Path, weights: str) -> Path:
+    """A checkpoint folder as a training saves it: its files and their record."""
+    from coworkenv.checkpoint_manifest import write_checkpoint_manifest
+
+    folder.mkdir(parents=True)
+    (folder / "config.json").write_text('{"model_type": "qwen2", "hidden_size": 32}')
+    (folder / "tokenizer_config.json").write_text('{"model_max_length": 4096}')
+    (folder / "model.safetensors").write_text(weights)
+    write_checkpoint_manifest(folder)
+    return folder
+
+
+def _staged_beside(root: Path) -> list[str]:
+    """The files a checkpoint publish left beside the folder it published (its staging folder holds a copy of the
+    weights). A folder emptied but not yet removed (killed before its last rmdir) holds none; a publish a minute
+    later removes it."""
+    return sorted(f.relative_to(root).as_posix() for p in root.iterdir() if p.name.startswith(FOLDER_STAGING)
+                  for f in p.rglob("*") if not f.is_dir())
+
+
+def test_a_checkpoint_publish_killed_at_every_step_then_rerun_ends_as_a_clean_one(forker: Forker,
+                                                                                  tmp_path: Path) -> None:
+    """A checkpoint folder's publish (`publish_folder`: its files copied and checked beside it, then committed and
+    tagged), killed before each of its steps: the earlier version and the checkpoint folder unchanged, and the
+    rerun ends where an undisturbed publish ends, with nothing left beside the checkpoint."""
+    template = tmp_path / "template"
+    LocalGitPublisher(template / "repo").publish_folder(_checkpoint(template / "first", "weights 1"), "c1", "# c1\n")
+    shutil.rmtree(template / "first")
+    _checkpoint(template / "ckpt", "weights 2")
+    clean = Path(shutil.copytree(template, tmp_path / "clean", symlinks=True))
+    LocalGitPublisher(clean / "repo").publish_folder(clean / "ckpt", "c2", "# checkpoint c2\n")
+    expected, trained = _published(clean / "repo"), snapshot(template / "ckpt")
+    earlier = _git(template / "repo", "rev-parse", "c1^{tree}")
+    counted = Path(shutil.copytree(template, tmp_path / "counted", symlinks=True))
+    counting = forker.run(["0", "publish_checkpoint", str(counted / "repo"), str(counted / "ckpt"), "c2"],
+                          env=_own_temp(str(counted / "repo")))
+    assert counting.returncode == 0, counting.stderr
+    assert _published(counted / "repo") == expected and not _staged_beside(counted)  # a clean run
+    kinds = counting.stdout.split()[-3].split(",")
+    failures: list[str] = []
+    # Not before its git commands (the release publishes above are killed before each: the same `_publish`), nor
+    # before an fsync (to a kill, which loses no written page, that is a kill before the step after it): 28 of 58.
+    for step in (n for n, kind in enumerate(kinds, 1) if kind not in ("run", "fsync")):
+        root = Path(shutil.copytree(template, tmp_path / f"killed-{step}", symlinks=True))
+        _killed_at(forker, step, "publish_checkpoint", str(root / "repo"), str(root / "ckpt"), "c2")
+        if _git(root / "repo", "rev-parse", "c1^{tree}") != earlier:
+            failures.append(f"step {step}: the earlier version changed")
+        if snapshot(root / "ckpt") != trained:
+            failures.append(f"step {step}: the checkpoint folder changed")
+        LocalGitPublisher(root / "repo").publish_folder(root / "ckpt", "c2", "# checkpoint c2\n")
+        if (got := _published(root / "repo")) != expected:
+            failures.append(f"step {step}: {', '.join(k for k in expected if got[k] != expected[k])} differ")
+        if left := _staged_beside(root):
+            failures.append(f"step {step}: left beside the checkpoint: {left}")
+    assert failures == [], failures
+
+
+def test_git_killed_between_the_two_renames_of_its_ref_transaction_then_rerun_ends_as_a_clean_one(
+        tmp_path: Path) -> None:
+    """`git update-ref --stdin` writes both lock files, then renames them one by one: git killed between the two (a
+    kill -9 of the process group, an OOM kill) leaves the branch on the new commit, the tag's lock file written and
+    not renamed, and the publish's marker. The rerun removes the lock, tags that commit (no second commit) and ends
+    where a clean publish ends. Regression guard: main passed it."""
+    repo = tmp_path / "repo"
+    LocalGitPublisher(repo).publish(release("v1", int(ROWS)))
+    LocalGitPublisher(repo).publish(release("v2", int(ROWS)))
+    expected = _published(repo)
+    tag = _git(repo, "rev-parse", "refs/tags/v2").strip()
+    _git(repo, "update-ref", "-d", "refs/tags/v2")
+    (repo / ".git" / "refs" / "tags" / "v2.lock").write_text(f"{tag}\n")
+    (repo / ".git" / "coworkenv-publishing").touch()
+    assert LocalGitPublisher(repo).published_versions() == ["v1"]
+    LocalGitPublisher(repo).publish(release("v2", int(ROWS)))
+    assert _published(repo) == expected
+    assert not list((repo / ".git").rglob("*.lock"))

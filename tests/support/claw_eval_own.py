@@ -32,18 +32,24 @@ from coworkenv.world import parse_time
 
 
 class _Routes:
-    """Stands in for `fastapi.FastAPI`: keeps the handler of each path."""
+    """Stands in for `fastapi.FastAPI`: keeps the handler of each path, and the methods it is served by."""
 
     def __init__(self, **_: Any) -> None:
         self.handlers: dict[str, Callable[..., Any]] = {}
+        self.methods: dict[str, set[str]] = {}
 
-    def _route(self, path: str, **_: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    def _route(self, path: str, methods: set[str]) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         def keep(handler: Callable[..., Any]) -> Callable[..., Any]:
             self.handlers[path] = handler
+            self.methods.setdefault(path, set()).update(methods)
             return handler
         return keep
 
-    post = get = _route
+    def post(self, path: str, **_: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+        return self._route(path, {"POST"})
+
+    def get(self, path: str, **_: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+        return self._route(path, {"GET", "HEAD"})  # as Starlette serves a GET route
 
     def add_middleware(self, *_: Any, **__: Any) -> None:
         """Error injection is left out: the episode's calls all reach the handlers."""
@@ -137,6 +143,12 @@ def dispatched(body: Any) -> tuple[Any, str]:
     return body, json.dumps(body, ensure_ascii=False)
 
 
+def unknown_tool(name: str) -> tuple[Any, str]:
+    """What Claw-Eval's dispatcher records and shows for a tool the task does not declare (`runner/dispatcher.py`:
+    status 404; no service is called)."""
+    return {"error": f"unknown tool '{name}'"}, f"Error: unknown tool '{name}'"
+
+
 def shown(content: str) -> Any:
     """An env's tool message as the service's answer reads: its JSON, or the text of a plain-text answer."""
     try:
@@ -161,10 +173,14 @@ class MockService:
             spec.loader.exec_module(self.module)
         self.routes: _Routes = self.module.app
 
-    def call(self, path: str, body: dict[str, Any]) -> tuple[int, Any]:
+    def call(self, path: str, body: dict[str, Any], method: str = "POST") -> tuple[int, Any]:
+        """The answer to a request of `method` (Claw-Eval's dispatcher sends the endpoint's, `httpx` upper-casing
+        it): a path no route has a 404, one served by other methods Starlette's 405."""
         handler = self.routes.handlers.get(path)
         if handler is None:
             return 404, {"detail": "Not Found"}
+        if method.upper() not in self.routes.methods[path]:
+            return 405, {"detail": "Method Not Allowed"}
         hints = typing.get_type_hints(handler, globalns=vars(self.module))
         models = [t for t in typing.get_args(hints["req"]) or (hints["req"],)
                   if isinstance(t, type) and issubclass(t, BaseModel)] if "req" in hints else []
@@ -242,6 +258,7 @@ def claw_eval_score(root: Path, task_dir: Path, steps: list[dict[str, Any]],
         services = {s["name"]: MockService(root, s["command"], s.get("env") or {}, s["name"], now)
                     for s in doc["services"]}
         endpoints = {e["tool_name"]: urlparse(e["url"]).path for e in doc.get("tool_endpoints", [])}
+        methods = {e["tool_name"]: e.get("method", "POST") for e in doc.get("tool_endpoints", [])}
         task = TaskDefinition.from_yaml(task_dir / "task.yaml")
         trace = [TraceMessage(trace_id="t", message=Message(role="user", content=[TextBlock(text=task.prompt.text)]))]
         dispatches, answers = [], []
@@ -251,22 +268,23 @@ def claw_eval_score(root: Path, task_dir: Path, steps: list[dict[str, Any]],
                                                                         content=[TextBlock(text=step["say"])])))
                 continue
             name, args, use = step["call"]["name"], step["call"]["arguments"], f"call_{n}"
-            path = endpoints[name]
+            path = endpoints.get(name, "")
             service = next((s for s in services.values() if path in s.routes.handlers), None)
-            status, answer = service.call(path, args) if service else (404, {"detail": "Not Found"})
-            body, text = dispatched(answer)
+            status, answer = service.call(path, args, methods[name]) if service else (404, {"detail": "Not Found"})
+            body, text = dispatched(answer) if name in endpoints else unknown_tool(name)  # no service called
             answers.append(f"{status} {json.dumps(body, ensure_ascii=False)[:200]}")
             trace.append(TraceMessage(trace_id="t", message=Message(role="assistant", content=[
                 ToolUseBlock(id=use, name=name, input=args)])))
             trace.append(TraceMessage(trace_id="t", message=Message(role="user", content=[ToolResultBlock(
                 tool_use_id=use, content=[TextBlock(text=text)], is_error=status >= 400)])))
             dispatches.append(ToolDispatch(trace_id="t", tool_use_id=use, tool_name=name, request_body=args,
-                                           endpoint_url=f"http://localhost{path}", response_status=status,
+                                           endpoint_url=f"http://localhost{path}" if path else "",
+                                           response_status=status,
                                            response_body=body))
         audit = {}
         for name, service in services.items():
             audit_path = next(p for p in service.routes.handlers if p.endswith("/audit"))
-            audit[name] = service.call(audit_path, {})[1]
+            audit[name] = service.call(audit_path, {}, min(service.routes.methods[audit_path]))[1]
         grader = get_grader(task.task_id, tasks_dir=task_dir.parent, task_dir=task_dir)
         scores = grader.grade(trace, dispatches, task, audit_data=audit, judge=judge, media_events=[], env_snapshot=None)
         return float(compute_task_score(scores)), answers

@@ -1,0 +1,148 @@
+"""Defects of other classes in specs whose task writes through the spec's own declared tools.
+
+A spec may give the agent its own tools (`tool_decls`: an imported `gmail_send_message` bound to `mail_send`), under
+names no built-in catalogue knows. A validator that tells writes from reads by the built-in catalogue takes every
+declared write for a read: it never moves the write a turn early (`acts_before_answer`), never paces the turn it is
+in (`pace_pinned`), never replays the time a declared mail or chat message gives in another zone (`zone_pinned`) or
+the values it tells as the user wrote them (`format_pinned`, `unit_pinned`, `case_pinned`, `list_order_pinned`),
+never looks for the write's text already in the world or its computed rows in the prompt (an `isolation` leak), and
+never sees that the task writes at all (`presolved`); and an agent that only reads keeps the declared writes, so the
+world alone seems to do the work and a sound spec is rejected (`solved_by_world`). Each defect here is an existing class's defect (its witness, gate and
+code) with every write tool its reference calls declared under another name (bound to the same op, the same
+arguments, the checks' and rules' matchers following); the sound twin is that defect's twin, declared alike.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from typing import Any
+
+from coworkenv.apps import TOOLS
+from tests.defects import (
+    case_pinned,
+    early_turn_unchecked,
+    format_pinned,
+    isolation_leak,
+    list_order_pinned,
+    news_window_pinned,
+    pace_pinned,
+    presolved,
+    unit_pinned,
+    zone_pinned,
+)
+from tests.defects._core import CorpusError, Defect, Edit, Spec
+
+CLASS = "declared_write_as_read"
+DETECTION = (
+    "tell a spec's writes from its reads by the spec's catalogue (a declared tool counts as the op it is bound to), in "
+    "every validator that moves, paces, drops or looks for the reference's writes: a declared write taken for a read "
+    "hides the defect, or keeps the writes in a reads-only agent and rejects a sound spec"
+)
+
+_PREFIX = "acme_"
+
+
+def _renamed(node: Any, names: dict[str, str]) -> None:
+    """Every call matcher's tool in `node` (checks, rules, turns) renamed to its declared name."""
+    if isinstance(node, dict):
+        for key in ("tool", "first", "then"):
+            if isinstance(node.get(key), str) and node[key] in names:
+                node[key] = names[node[key]]
+        for value in node.values():
+            _renamed(value, names)
+    elif isinstance(node, list):
+        for value in node:
+            _renamed(value, names)
+
+
+def _call_names(reference: list[dict[str, Any]], names: dict[str, str]) -> None:
+    for turn in reference:
+        for st in turn["steps"]:
+            if st.get("call") and st["call"]["name"] in names:
+                st["call"]["name"] = names[st["call"]["name"]]
+
+
+def declare_writes(spec: Spec) -> None:
+    """Every built-in write tool the reference calls declared as `acme_<name>` (the op's own schema and arguments),
+    the built-in one no longer given; the reference, the checks' matchers (Python checks' quoted names too), the
+    dynamics rules and the turns follow."""
+    called = {st["call"]["name"] for turn in spec["reference"] for st in turn["steps"] if st.get("call")}
+    writes = sorted(n for n in called if n in spec["tools"] and TOOLS[n].kind == "write")
+    if not writes:
+        raise CorpusError(f"{spec['capability']}: the reference writes through no built-in tool")
+    names = {n: _PREFIX + n for n in writes}
+    for n in writes:
+        params = TOOLS[n].openai_schema()["function"]["parameters"]
+        spec.setdefault("tool_decls", []).append({
+            "name": names[n], "description": f"Calls {n} in the service's own words.", "parameters": params,
+            "bind": {"op": n, "args": {p: p for p in params.get("properties", {})}}})
+        spec["tools"].remove(n)
+    _call_names(spec["reference"], names)
+    for key in ("checks", "dynamics", "turns"):
+        _renamed(spec.get(key), names)
+    for c in spec["checks"]:
+        if c["rule"].get("kind") == "python":
+            for n, m in names.items():
+                c["rule"]["code"] = c["rule"]["code"].replace(f'"{n}"', f'"{m}"').replace(f"'{n}'", f"'{m}'")
+
+
+def _witness(witness: Callable[[Spec], list[dict[str, Any]]]) -> Callable[[Spec], list[dict[str, Any]]]:
+    """`witness` played on the declared spec: built on the spec with its declared writes back under their built-in
+    names (the witnesses tell writes by those), its calls then renamed to the declared names."""
+    def declared(spec: Spec) -> list[dict[str, Any]]:
+        back = {d["name"]: d["bind"]["op"] for d in spec.get("tool_decls", []) if d["name"].startswith(_PREFIX)}
+        plain = copy.deepcopy(spec)
+        plain["tool_decls"] = [d for d in plain["tool_decls"] if d["name"] not in back]
+        plain["tools"].extend(back.values())
+        _call_names(plain["reference"], back)
+        for key in ("checks", "dynamics", "turns"):
+            _renamed(plain.get(key), back)
+        ref = witness(plain)
+        _call_names(ref, {op: name for name, op in back.items()})
+        return ref
+    return declared
+
+
+def _then_declared(edit: Edit | None) -> Edit:
+    def both(spec: Spec) -> None:
+        if edit is not None:
+            edit(spec)
+        declare_writes(spec)
+    return both
+
+
+def _declared(module: Any, name: str, gate: str | None = None, code: str | None = None) -> Defect:
+    """`module`'s defect `name`, its spec and twin with their writes declared (`gate`/`code` where it names none)."""
+    found = next((d for d in module.DEFECTS if d.name == name), None)
+    if found is None:
+        raise CorpusError(f"{module.CLASS}: no defect {name!r}")
+    witness = _witness(found.witness) if found.witness is not None else None
+    return Defect(CLASS, f"{module.CLASS}-{name}", found.base, f"{found.gets_away_with} (its writes declared tools)",
+                  breaks=_then_declared(found.breaks), fix=_then_declared(found.fix), witness=witness,
+                  witness_kind=found.witness_kind, gate=found.gate or gate, code=found.code or code)
+
+
+DEFECTS = [
+    # _early_action: a declared write never moved a turn early
+    _declared(early_turn_unchecked, "grant-before-approval"),
+    _declared(news_window_pinned, "backup-told-window-at-pace"),
+    # _pace: a turn whose only writes are declared never paced (the twins of these three and format_pinned's: the
+    # reads-only agent of _episodes kept the declared writes, so the world alone seemed to do the work)
+    _declared(pace_pinned, "errors-stopped-1", "mutations", "pace_pinned"),
+    # _user_zones: a declared mail or chat message's times never replayed in the zone asked
+    _declared(zone_pinned, "booking-mail-in-user-zone-1", "mutations", "zone_pinned"),
+    _declared(zone_pinned, "moved-dm-in-utc-1", "mutations", "zone_pinned"),
+    # _paraphrased_leaks: a declared write's text already in the world not looked for
+    _declared(isolation_leak, "reply-body-in-drafts"),
+    _declared(isolation_leak, "report-in-scratch-file"),
+    # _answer_keys: a declared write's computed rows, written out in the user's message, not looked for
+    _declared(isolation_leak, "expected-rows-in-prompt"),
+    # _user_formats, _user_spelling, _list_order: a declared message's told values never written as the user wrote them
+    _declared(format_pinned, "dm-due-date-day-month"),
+    _declared(unit_pinned, "config-value-converted-in-dm-1"),
+    _declared(case_pinned, "label-title-cased"),
+    _declared(list_order_pinned, "roster-dm-2"),
+    # episode_gates._presolved: a task writing only through declared tools taken for a read-and-answer task
+    _declared(presolved, "triage-already-done", "noop", "presolved"),
+]
