@@ -1534,6 +1534,18 @@ def episodes(spec: Spec) -> Iterator[tuple[str, Episode]]:
                 c2["arguments"][a] = x
                 r[t]["steps"].insert(s + 1, {"call": c2, "say": None})
                 yield f"then {c['name']}.{a}={str(x)[:40]}", r
+    # defects95: a key added to a map argument (`changes: {region: ...}` with the service's `db_pool_size` too), set
+    # to its held value one up or in another unit (x60, x1000): a kept setting changed beside the asked one
+    for t, s in steps:
+        c = ref[t]["steps"][s]["call"]
+        for a, v in c["arguments"].items():
+            if not isinstance(v, dict) or not v:
+                continue
+            for k, held in _added_keys(spec, c["arguments"], v)[:3]:
+                for x in bump(held)[:1] + _other_units(held):
+                    r = copy.deepcopy(ref)
+                    r[t]["steps"][s]["call"]["arguments"][a] = {**v, k: x}
+                    yield f"{c['name']}.{a}+{k}={str(x)[:40]}", r
     # defects83: the same value changed in every call naming it (a flag confused throughout: tried, rolled back),
     # with another key of a dict field of the record another argument names among the values tried
     seen: set[tuple[str, str, str]] = set()
@@ -1572,6 +1584,28 @@ def _other_keys(spec: Spec, args: dict[str, Any], value: str) -> list[str]:
                             if isinstance(held, dict) and value in held:
                                 return sorted(k for k in held if k != value)
     return []
+
+
+def _added_keys(spec: Spec, args: dict[str, Any], given: dict[str, Any]) -> list[tuple[str, Any]]:
+    """(key, held value) of the keys a world record's map field holds beside `given`'s keys (the field sharing a
+    key with it), of the records whose fields name an argument's value (`service: svc-payments`); a later record
+    (a newer config version) overrides an earlier one's value."""
+    named = {x for x in args.values() if isinstance(x, str)}
+    out: dict[str, Any] = {}
+    for app in spec["world"]["apps"].values():
+        for table in (app.values() if isinstance(app, dict) else []):
+            for rec in _rows(table):
+                if not named & {x for x in rec.values() if isinstance(x, str)}:
+                    continue
+                for held in rec.values():
+                    if isinstance(held, dict) and set(held) & set(given):
+                        out.update((k, x) for k, x in held.items() if k not in given)
+    return sorted(out.items())
+
+
+def _other_units(v: Any) -> list[Any]:
+    """A number in another unit (x60: minutes as seconds; x1000: seconds as milliseconds)."""
+    return [v * 60, v * 1000] if isinstance(v, int | float) and not isinstance(v, bool) else []
 
 
 # -- family d94 -------------------------------------------------------------------------------------------------

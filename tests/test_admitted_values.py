@@ -3,6 +3,7 @@ few (`_partial_facts.classed_digits_wrong`): what is tried, and what is not (equ
 
 from __future__ import annotations
 
+from datetime import date
 from types import SimpleNamespace
 from typing import Any
 
@@ -91,6 +92,28 @@ def test_classed_clock_digits(text: str, pattern: str, same: tuple[tuple[int, in
         return set(same) if clock in same else None
     assert classed_digits_wrong(text, [compiled(pattern)], reading) == wanted
 
+
+
+_TOKYO_DAY = (("2026-06-06", "2026-06-07"),)  # an instant at 23:00 UTC on the 6th: 08:00 Tokyo on the 7th
+
+
+@pytest.mark.parametrize(("text", "pattern", "wanted"), [
+    ("Review on 2027-05-06.", "2027-05-0[56]", "Review on 2027-05-05."),  # the day below: any digit is tried
+    ("Review on 2027-05-06.", "202[67]-05-06", "Review on 2026-05-06."),  # the year below
+    ("Review on 2027-05-06.", r"2027-05-0\d", "Review on 2027-05-07."),  # one up, as before
+    ("Due 2027-05-31.", "2027-05-3[01]", "Due 2027-05-30."),  # 32 is no date: 30 is tried
+    ("Due 2027-02-28.", "2027-02-2[89]", None),  # 2027-02-29 is no date
+    ("Meet 2026-06-06.", "2026-06-0[67]", None),  # the same instant's day in Tokyo
+    ("Meet 2026-06-06.", "2026-06-0[56]", "Meet 2026-06-05."),  # ... the day before is none of its days
+    ("Meet 2026-06-06.", "2026-06-0[6-8]", "Meet 2026-06-08."),  # one digit per date, the first the same day refuses
+])
+def test_classed_date_digits(text: str, pattern: str, wanted: str | None) -> None:
+    def same_day(day: date) -> set[date]:
+        for days in _TOKYO_DAY:
+            if day.isoformat() in days:
+                return {date.fromisoformat(d) for d in days}
+        return {day}
+    assert classed_digits_wrong(text, [compiled(pattern)], None, same_day) == wanted
 
 _PEOPLE = ["ana.lee@x.test", "ana.lee2@x.test", "bo.kim@x.test", "cy.ng@x.test"]
 _DIRECTORY: Any = SimpleNamespace(

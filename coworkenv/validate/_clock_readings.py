@@ -11,13 +11,17 @@ name (a job's last run, a log line's time the agent reads and tells: `0[01]:39` 
 00:39, defects93; every zone of the directory would make most hours some world instant somewhere); None where it
 names none of those either (a search's range: nothing says which other clocks are the same instant, and the
 digit-class near miss moves the digit one up only, as before).
+
+`same_dates(spec)` does the same for a calendar date (`2026-06-0[67]` for an instant on the 6th in UTC and the 7th
+in Tokyo admits no other day; `2027-05-0[56]` for a review date on the 6th admits the 5th, defects95): the dates of
+the instants the date names, in those zones; a date naming none is the same as itself only.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any
 
 from coworkenv.bindings import spec_catalog
@@ -80,13 +84,13 @@ def _own_zone(spec: EnvSpec) -> set[str]:
             and me in {str(r).lower().lstrip("@") for r in (p.id, p.email, p.chat_handle) if r}}
 
 
-def same_clocks(spec: EnvSpec) -> Callable[[Clock], set[Clock] | None]:
-    """For a clock (hour, minute): the clocks naming an instant it names (itself among them), on a 24- or 12-hour
-    clock, in any zone the spec knows; None where it names no instant the spec states or its world holds. Computed
-    on first use (most specs state no clock a pattern reads by a class)."""
-    cache: dict[str, list[set[Clock]]] = {}  # filled on first use
+def _readings(spec: EnvSpec) -> Callable[[str], list[set[datetime]]]:
+    """("stated" or "held") -> per instant the spec states (or its initial world holds), its local readings (naive)
+    in the zones it may be told in; computed on first use (most specs state no clock or date a pattern reads by a
+    class)."""
+    cache: dict[str, list[set[datetime]]] = {}
 
-    def readings(which: str) -> list[set[Clock]]:
+    def readings(which: str) -> list[set[datetime]]:
         if not cache:
             texts, searched = _spec_texts(spec)
             held = [v for v in leaves(spec.world.model_dump(mode="json")) if isinstance(v, str)]
@@ -97,17 +101,42 @@ def same_clocks(spec: EnvSpec) -> Callable[[Clock], set[Clock] | None]:
             for key, names, instants in (("stated", zones(spec) | named, stated),
                                          ("held", {"UTC", *_own_zone(spec)} | named, _instants(held) - stated)):
                 known = _zones(names)
-                cache[key] = [{(local.hour, local.minute) for z in known for local in (i.astimezone(z),)}
-                              for i in sorted(instants)]
+                cache[key] = [{i.astimezone(z).replace(tzinfo=None) for z in known} for i in sorted(instants)]
         return cache[which]
+    return readings
+
+
+def same_clocks(spec: EnvSpec) -> Callable[[Clock], set[Clock] | None]:
+    """For a clock (hour, minute): the clocks naming an instant it names (itself among them), on a 24- or 12-hour
+    clock, in any zone the spec knows; None where it names no instant the spec states or its world holds."""
+    readings = _readings(spec)
+
+    def clocks(which: str) -> list[set[Clock]]:
+        return [{(local.hour, local.minute) for local in r} for r in readings(which)]
 
     def same(clock: Clock) -> set[Clock] | None:
         twelve = ((clock[0] + 12) % 24, clock[1])  # `1:30` (pm) names what 13:30 names
-        named = [r for r in readings("stated") if clock in r or twelve in r]
+        named = [r for r in clocks("stated") if clock in r or twelve in r]
         if not named:  # a clock read from the world (a job's last run, a log line's time): the instants it holds
-            named = [r for r in readings("held") if clock in r or twelve in r]
+            named = [r for r in clocks("held") if clock in r or twelve in r]
         if not named:
             return None
         out = set().union(*named)
         return out | {((h + 12) % 24, m) for h, m in out}  # 3:30 for 15:30, 15:30 for 03:30
+    return same
+
+
+def same_dates(spec: EnvSpec) -> Callable[[date], set[date]]:
+    """For a calendar date: the dates naming a day it names (itself among them): the dates of each instant the spec
+    states (else its initial world holds) whose reading in a zone it may be told in falls on that date, read in
+    each of those zones (`2026-06-0[67]` for a meeting at 23:00 UTC on the 6th, 08:00 Tokyo on the 7th, defects95).
+    A date naming no such instant (a due date, a review date a document gives) is the same as itself only."""
+    readings = _readings(spec)
+
+    def days(which: str) -> list[set[date]]:
+        return [{local.date() for local in r} for r in readings(which)]
+
+    def same(day: date) -> set[date]:
+        named = [r for r in days("stated") if day in r] or [r for r in days("held") if day in r]
+        return {day}.union(*named)
     return same

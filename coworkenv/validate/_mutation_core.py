@@ -57,8 +57,18 @@ def replaced(reference: list[ReferenceTurn], t: int, s: int, new: ReferenceStep)
     return [*reference[:t], turn_of(steps), *reference[t + 1:]]
 
 
-# Explicit requests for an answer: a request verb, or a question that starts with a question word.
-_ASKS = re.compile(r"\b(tell me|let me know|report back|summari[sz]e|how many|how much)\b|"
+# Explicit requests for an answer: a request verb, or a question that starts with a question word. "Report" and
+# "confirm" as the turn's own request to the agent ("apply the policy and report", "confirm what you moved"), not as a
+# noun ("the Q4 review report") or what a mail does ("reply to confirm": the reply is the mail); an answer asked for
+# as a summary, an update, a rundown ("send me a summary", "keep me posted", "fill me in"), or a list of what was
+# done ("then list what you added", as `_asked_facts` reads it) (defects95).
+_OBJECT = r"(?!\s+(?:it|this|that|them|the|a|an|their|his|her|its)\b)"
+_ASKS = re.compile(r"\b(tell me|let me know|report back|summari[sz]e|how many|how much|list what|list which)\b|"
+                   rf"\b(?:and|then|please|also)\s+(?:report|confirm){_OBJECT}\b|"
+                   r"\b(?:report|confirm)\s+(?:to me|back|with me|what|which|who|when|where|whether|how|once)\b|"
+                   r"\b(?:send|give|write|drop)\s+me\s+(?:a\s+|an\s+|the\s+)?(?:short\s+|quick\s+|brief\s+)?"
+                   r"(?:summary|rundown|recap|update|breakdown|note|line)\b|"
+                   r"\b(?:keep me (?:posted|updated|in the loop)|fill me in|get back to me|update me|brief me)\b|"
                    r"(^|[.!?]\s+)(what|which|who|when|where|why|how|is|are|does|did|do)\b[^.!?]*\?", re.IGNORECASE)
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from datetime import date
 from typing import Any
 
 from coworkenv.spec import EnvSpec, FieldRule, RecordsRule, ReferenceStep, TextRule, ToolCallSpec
@@ -21,7 +22,7 @@ from coworkenv.spec_regex import PatternRefused, PatternTimeout, compiled
 from coworkenv.spec_regex import spans as pattern_spans
 from coworkenv.tools import ToolDef
 from coworkenv.validate._check_reads import spec_rules
-from coworkenv.validate._clock_readings import same_clocks
+from coworkenv.validate._clock_readings import same_clocks, same_dates
 from coworkenv.validate._mutation_core import Mutation, replaced, reply_is_content
 
 _FACT = re.compile(r"[\w.@#+/-]*\d[\w.@#:+/-]*")  # a token with a digit: a date, a code, a version, a path
@@ -35,14 +36,14 @@ def partial_fact_mutations(spec: EnvSpec, writes: list[tuple[int, int, ToolCallS
                            content_args: frozenset[str]) -> Iterator[Mutation]:
     """For each content argument of a write and each turn's last answer: the text with the digits of every fact a
     check on it reads only in part moved by one outside that part (see the module docstring)."""
-    same = same_clocks(spec)
+    same, same_day = same_clocks(spec), same_dates(spec)
 
     def alter(text: str, patterns: list[Any]) -> list[tuple[str, str]]:
         out = []
         wrong = beyond_checked_part(text, patterns)
         if wrong is not None:
             out.append(("with the facts its checks read in part stated wrongly", wrong))
-        loose = classed_digits_wrong(text, patterns, same)
+        loose = classed_digits_wrong(text, patterns, same, same_day)
         if loose is not None:
             out.append(("with the digits its checks read by a digit class stated wrongly", loose))
         return out
@@ -127,7 +128,8 @@ _SPELLED_OTHERWISE = re.compile(r"\b\d{4}-\d\d-\d\d|\b\d{1,2}[:./]\d{1,2}\b")  #
 
 
 def classed_digits_wrong(text: str, patterns: list[Any],
-                         same: Callable[[tuple[int, int]], set[tuple[int, int]] | None] | None = None) -> str | None:
+                         same: Callable[[tuple[int, int]], set[tuple[int, int]] | None] | None = None,
+                         same_day: Callable[[date], set[date]] | None = None) -> str | None:
     """`text` with each digit moved that some pattern's match reads by a digit class (the digit moved, the pattern
     still matches the same span; a letter there, it does not) and no pattern whose match covers it reads literally; None
     when there is none. The digit goes one up, or where the pattern admits not that but another digit (a class of a
@@ -136,7 +138,10 @@ def classed_digits_wrong(text: str, patterns: list[Any],
     checks' zone and date readings judge those), unless `same` (`_clock_readings.same_clocks`) says which clocks name
     the instant a clock time names: then any digit is tried, and a clock it makes is kept where it is a time of day and
     not one of those (`1[05]:30` for 15:30 admits 10:30; `1[45]:00` for 14:00 UTC = 15:00 London admits no other),
-    one digit per clock (defects82). Digits of counted ids (`SUP-2217`) are left alone. A literal (a
+    one digit per clock (defects82). Likewise an ISO date's digits where `same_day` (`_clock_readings.same_dates`)
+    says which dates name its day: any digit is tried, and a date it makes is kept where it is a calendar date and not
+    one of those (`2027-05-0[56]` for the 6th admits the 5th; `2026-06-0[67]` for an instant on the 6th in UTC and the
+    7th in Tokyo admits no other), one digit per date (defects95). Digits of counted ids (`SUP-2217`) are left alone. A literal (a
     stdlib pattern of escaped text) reads every digit of its match; a match longer than `_MAX_CLASS_SPAN` (a pattern
     reading the whole text) is not probed, and at most `_MAX_CLASS_PROBES` digits are, so a long file costs a
     bounded number of searches."""
@@ -147,6 +152,10 @@ def classed_digits_wrong(text: str, patterns: list[Any],
     if same is not None:
         for m in _CLOCK.finditer(text):
             if same((int(m.group(1)), int(m.group(2)))) is not None:
+                clocks.update((i, m.span()) for i in range(*m.span()))
+    if same_day is not None:
+        for m in _ISO_DATE.finditer(text):
+            if _calendar(m.group(0)) is not None:
                 clocks.update((i, m.span()) for i in range(*m.span()))
     loose: dict[int, str] = {}
     pinned: set[int] = set()
@@ -169,7 +178,7 @@ def classed_digits_wrong(text: str, patterns: list[Any],
                     admitted = None
                     for k in tries if i not in spelled or i in clocks else range(1, 2):
                         digit = str((int(text[i]) + k) % 10)
-                        if i in clocks and not _other_clock(text, clocks[i], i, digit, same):
+                        if i in clocks and not _other_clock(text, clocks[i], i, digit, same, same_day):
                             continue
                         if (s, e) in pattern_spans(p, text[:i] + digit + text[i + 1:]):
                             admitted = digit
@@ -195,9 +204,23 @@ def classed_digits_wrong(text: str, patterns: list[Any],
 _CLOCK = re.compile(r"\b(\d{1,2}):(\d\d)\b")
 
 
+def _calendar(text: str) -> date | None:
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        return None
+
+
 def _other_clock(text: str, span: tuple[int, int], i: int, digit: str,
-                 same: Callable[[tuple[int, int]], set[tuple[int, int]] | None] | None) -> bool:
-    """Whether the clock time at `span` with `digit` at `i` is a time of day naming another instant than it did."""
+                 same: Callable[[tuple[int, int]], set[tuple[int, int]] | None] | None,
+                 same_day: Callable[[date], set[date]] | None = None) -> bool:
+    """Whether the clock time (or ISO date) at `span` with `digit` at `i` is a time of day (a calendar date) naming
+    another instant (day) than it did."""
+    if _ISO_DATE.fullmatch(text[span[0]:span[1]]):
+        was_day = _calendar(text[span[0]:span[1]])
+        now_day = _calendar(text[span[0]:i] + digit + text[i + 1:span[1]])
+        return (same_day is not None and was_day is not None and now_day is not None
+                and now_day not in same_day(was_day))
     was = _CLOCK.fullmatch(text[span[0]:span[1]])
     now = _CLOCK.fullmatch(text[span[0]:i] + digit + text[i + 1:span[1]])
     if was is None or now is None or same is None:

@@ -12,6 +12,7 @@ the start time of `14:00-15:00` is. The sound twin reads the date whole (the bas
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from tests.defects._core import CorpusError, Defect, Spec, reference
@@ -26,7 +27,7 @@ GATE, CODE = "mutations", "content_unchecked"
 _DATE = re.compile(r"^\d{4}-\d\d-\d\d$")
 
 
-def _cond(spec: Spec) -> dict[str, Any]:
+def date_cond(spec: Spec) -> dict[str, Any]:
     """The records check's condition that reads the answer's date whole (`body contains 2027-05-06`)."""
     for c in spec["checks"]:
         if c["rule"]["kind"] != "records":
@@ -39,7 +40,7 @@ def _cond(spec: Spec) -> dict[str, Any]:
 
 def _cut(how: str) -> Any:
     def edit(spec: Spec) -> None:
-        w = _cond(spec)
+        w = date_cond(spec)
         year, month, day = w["value"].split("-")
         if how == "year_month":  # "the right month is enough"
             w["value"] = f"{year}-{month}"
@@ -60,21 +61,26 @@ def _moved(date: str, how: str) -> str:
     return f"{int(year) + 1}-{month}-{day}"
 
 
-def _wrong_date(how: str) -> Any:
+def restated(spec: Spec, field: str, date: str, wrong: str) -> list[dict[str, Any]]:
+    """The reference with each write stating `date` in `field` stating `wrong` instead."""
+    ref = reference(spec)
+    hits = 0
+    for turn in ref:
+        for step in turn["steps"]:
+            c = step.get("call")
+            if c and isinstance(c["arguments"].get(field), str) and date in c["arguments"][field]:
+                c["arguments"][field] = c["arguments"][field].replace(date, wrong)
+                hits += 1
+    if not hits:
+        raise CorpusError(f"{spec['capability']}: no write states {date} in {field}")
+    return ref
+
+
+def wrong_date(moved: Callable[[str], str]) -> Callable[[Spec], list[dict[str, Any]]]:
+    """Witness: the writes stating the date the check reads stating `moved(date)` instead."""
     def witness(spec: Spec) -> list[dict[str, Any]]:
-        w = _cond(spec)
-        date, field = w["value"], w["field"]
-        ref = reference(spec)
-        hits = 0
-        for turn in ref:
-            for step in turn["steps"]:
-                c = step.get("call")
-                if c and isinstance(c["arguments"].get(field), str) and date in c["arguments"][field]:
-                    c["arguments"][field] = c["arguments"][field].replace(date, _moved(date, how))
-                    hits += 1
-        if not hits:
-            raise CorpusError(f"{spec['capability']}: no write states {date} in {field}")
-        return ref
+        w = date_cond(spec)
+        return restated(spec, w["field"], w["value"], moved(w["value"]))
     return witness
 
 
@@ -85,7 +91,7 @@ _AWAY = {"year_month": "states the right month with the wrong day",
 def _defect(cap: str, seed: int, how: str) -> Defect:
     return Defect(CLASS, f"{cap}-{how.replace('_', '-')}-{seed}", f"synth:{cap}@{seed}",
                   f"answers with the date the document gives cut: {_AWAY[how]}", breaks=_cut(how),
-                  witness=_wrong_date(how), gate=GATE, code=CODE)
+                  witness=wrong_date(lambda d: _moved(d, how)), gate=GATE, code=CODE)
 
 
 _CASES = (("draft_only_reply", 1, "year_month"), ("draft_only_reply", 11, "year"), ("draft_only_reply", 12, "month_day"),
