@@ -6,7 +6,9 @@ sets (`contains` with a list), and so does every tool: an honest agent that list
 fails. Main accepted every defect here; no probe changed the order of anything inside a record or a call (the record
 order probe lists a table's records in reverse, never a list inside one).
 
-The sound twins are the same Python check comparing the list as a set.
+The sound twins are the same Python check comparing the list as a set. A check on the audit pins the call's other
+single values (a free/busy lookup's window, a label) in both, since a lookup credited over any window is
+`read_elsewhere_credited` (defects91 found the two calendar twins crediting one).
 
 Caught by the sandbox gate (`argument_order_dependent`): the reference's final state and audit with every list of two
 or more distinct ids, addresses or names that its calls passed in reverse, wherever it is (the records that hold it
@@ -96,15 +98,20 @@ def _field_code(rule: dict[str, Any], compare: str) -> str:
     )
 
 
-def _audit_code(tool: str, arg: str, want: list[Any], compare: str | None) -> str:
-    """A Python check that the agent's successful `tool` calls passed the reference's list `arg`: one call whose list
-    compares with `want` by `compare`, or (None) every item of `want` in one call or another."""
+def _audit_code(tool: str, arg: str, call: dict[str, Any], compare: str | None) -> str:
+    """A Python check that the agent's successful `tool` calls passed the reference `call`'s list `arg`: one call whose
+    list compares with the reference's by `compare`, or (None) every item of it in one call or another; the call's
+    other single values (a free/busy lookup's window, a label) are pinned, so the check credits no lookup of another
+    scope (`read_elsewhere_credited`)."""
+    want = list(call[arg])
+    scope = {k: v for k, v in call.items() if k != arg and not isinstance(v, list | dict)}
     head = ("import json\n\n\n"
             "def check(state, audit, messages):\n"
             f"    want = {want!r}\n"
+            f"    scope = {scope!r}\n"
             "    seen = []\n"
             "    for e in audit:\n"
-            f"        if e['ok'] and e['tool'] == {tool!r}:\n"
+            f"        if e['ok'] and e['tool'] == {tool!r} and all(e['args'].get(k) == v for k, v in scope.items()):\n"
             f"            got = e['args'].get({arg!r}) or []\n")
     if compare is None:
         return head + "            seen += got\n    return set(want) <= set(seen)\n"
@@ -132,13 +139,14 @@ def _on_records(check_id: str, field: str, how: str) -> tuple[Callable[[Spec], N
     return edit(_PINNED[how]), edit(_AS_SET)
 
 
-def _first_list(spec: Spec, tool: str, arg: str) -> list[Any]:
+def _first_list_call(spec: Spec, tool: str, arg: str) -> dict[str, Any]:
+    """The arguments of the reference's first `tool` call passing a list of two or more in `arg`."""
     for turn in spec["reference"]:
         for step in turn["steps"]:
             call = step.get("call")
             if call and call["name"] == tool and isinstance(call["arguments"].get(arg), list) \
                     and len(set(call["arguments"][arg])) > 1:
-                return list(call["arguments"][arg])
+                return dict(call["arguments"])
     raise CorpusError(f"{spec['capability']}: no {tool} call passing a list of two or more in {arg!r}")
 
 
@@ -149,7 +157,7 @@ def _on_audit(check_id: str | None, tool: str, arg: str, how: str) -> tuple[Call
 
     def edit(compare: str | None) -> Callable[[Spec], None]:
         def apply(spec: Spec) -> None:
-            code = _audit_code(tool, arg, _first_list(spec, tool, arg), compare)
+            code = _audit_code(tool, arg, _first_list_call(spec, tool, arg), compare)
             if check_id is None:
                 spec["checks"].insert(0, {"id": f"looked-up-{arg}", "rule": {}})
                 c = spec["checks"][0]
