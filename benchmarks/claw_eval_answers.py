@@ -19,6 +19,9 @@ read the world's clock at each call (it runs `tick_s` a call; the wall clock wou
 instead, as a run of Claw-Eval does: their records then lie on other days than the task names
 (`--world-clock`, the default, is accepted as before).
 
+Answers that read alike are compared as the agent's text too (`agent text`: the tool message against the text
+Claw-Eval's dispatcher shows, `json.dumps(body, ensure_ascii=False)` or its `Error: ...` line; import40).
+
 `--values` compares the values both answers hold at the same (dotted) path, of the calls both sides answer: how many
 answers hold a value of other shape (JSON type, date or time format: `2026-03-02`, `...Z`, `...+00:00`), how many
 other values (a word, a number, a text), and how many list the same records in another order (their values then
@@ -57,7 +60,7 @@ from coworkenv import Env
 from coworkenv.env import Action
 from coworkenv.loading import load_spec
 from coworkenv.world import parse_time
-from tests.support.claw_eval_own import MockService, shown, unknown_tool, world_now
+from tests.support.claw_eval_own import MockService, dispatched, shown, unknown_tool, world_now
 from tests.test_import_claw_eval_parity import _argument, _episodes, _fixture_values
 
 
@@ -388,9 +391,12 @@ def compare(root: Path, out: Path, episodes: int, wall_clock: bool = False,
                 service = next((s for s in services if endpoints.get(name) in s.routes.handlers), None)
                 status, theirs = service.call(endpoints[name], sent, methods[name]) if service else (
                     404, {"detail": "Not Found"})
-                if name not in endpoints:  # a tool the task does not declare: the dispatcher's text, no service
-                    status, theirs = 404, unknown_tool(name)[1]
-                ours = shown(env.step(Action.call(name, args)).messages[-1]["content"])
+                # what the agent is shown: the dispatcher's text of the service's answer (`dispatched`), or its own
+                # for a tool the task does not declare (no service called); compared as read, and as text
+                status, text = (status, dispatched(theirs)[1]) if name in endpoints else (404, unknown_tool(name)[1])
+                theirs = shown(text)
+                content = env.step(Action.call(name, args)).messages[-1]["content"]
+                ours = shown(content)
                 calls += 1
                 our_error, their_error = not env.audit[-1].ok or failed(ours), status >= 400 or failed(theirs)
                 if keys is not None and not our_error and not their_error:
@@ -405,6 +411,8 @@ def compare(root: Path, out: Path, episodes: int, wall_clock: bool = False,
                     kind = f"framework answer {status}"
                 elif not our_error and None not in (listed(ours), listed(theirs)) and listed(ours) != listed(theirs):
                     kind = "records listed"
+                elif ours == theirs and content != text:  # the same answer written otherwise (import40)
+                    kind = "agent text"
                 else:
                     continue
                 differ[(name, kind)].append((task["task_id"], args, str(ours)[:300], str(theirs)[:300]))

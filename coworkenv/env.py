@@ -234,6 +234,9 @@ class Env:
         # long episode then holds one string per call rather than every result's dicts and lists, which each garbage
         # collection would traverse, or a second copy of the text.
         ok_json = shown if outcome.ok and observation is outcome.result else None
+        dispatcher = self.toolbox.dispatcher
+        if dispatcher is not None and dispatcher.shows is not None:  # the system's rendering (an imported runner's)
+            shown = dispatcher.shows(observation, outcome.ok, shown)
         self.audit.append(AuditEntry(
             len(self.audit), self.turn, request.name, args, outcome.ok, outcome.result if ok_json is None else None,
             outcome.error, at, before, self._world.content_hash(), op, fault or "", result_json=ok_json,

@@ -24,7 +24,7 @@ from typing import Annotated, Any, Literal
 import pydantic
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
-from coworkenv.tools import Dispatcher, ToolError, ToolOutcome
+from coworkenv.tools import Dispatcher, DispatcherText, ToolError, ToolOutcome
 
 NOT_FOUND = {"detail": "Not Found"}
 METHOD_NOT_ALLOWED = {"detail": "Method Not Allowed"}
@@ -64,12 +64,28 @@ def unknown_tool(name: str) -> ToolOutcome:
 def unknown_tool_error(name: str) -> Answered:
     """`unknown_tool` as the error a declared tool's call raises (one offered without an endpoint)."""
     body = {"error": f"unknown tool '{name}'"}
-    return Answered(f"Error: {body['error']}", json.dumps(body, ensure_ascii=False, separators=(",", ":")))
+    return Answered(DispatcherText(f"Error: {body['error']}"), json.dumps(body, ensure_ascii=False,
+                                                                         separators=(",", ":")))
+
+
+def dispatcher_shown(observation: Any, ok: bool, text: str) -> str:
+    """The text Claw-Eval's dispatcher shows the agent for a service's answer (`runner/dispatcher.py`): the body as
+    `resp.json()` reads it, written by `json.dumps(body, ensure_ascii=False)` (`", "` and `": "` separators); where
+    the body is no JSON (a crashed handler's `Internal Server Error`), `resp.json()` raises and the text is `Error:
+    <the decoder's error>`. `text` is the env's own (`tools.shown_text`); the dispatcher's own texts stay as they are."""
+    if isinstance(observation, DispatcherText):
+        return str(observation)
+    try:
+        body = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return f"Error: {exc}"
+    return json.dumps(body, ensure_ascii=False)
 
 
 # Claw-Eval's runner: an unknown tool is its dispatcher's text; arguments that are no JSON its provider reads as `{}`
-# (`runner/providers/openai_compat.py`: `json.loads(tc.function.arguments)`, `{}` on a `JSONDecodeError`) and sends so
-CLAW_EVAL_DISPATCHER = Dispatcher(unknown=unknown_tool, unreadable_as_empty=True)
+# (`runner/providers/openai_compat.py`: `json.loads(tc.function.arguments)`, `{}` on a `JSONDecodeError`) and sends so;
+# a service's answer is shown as the dispatcher renders it (`dispatcher_shown`)
+CLAW_EVAL_DISPATCHER = Dispatcher(unknown=unknown_tool, unreadable_as_empty=True, shows=dispatcher_shown)
 
 
 class RequestField(BaseModel):

@@ -243,6 +243,15 @@ class Dispatcher:
 
     unknown: Callable[[str], ToolOutcome]  # the answer to a call of a tool not exposed (its name given)
     unreadable_as_empty: bool = False  # arguments that are no JSON at all are read as `{}`, not refused
+    # The text the agent is shown for an answer (its observation, whether the call succeeded, and the env's own text
+    # of it: `shown_text`, a body's compact JSON or a failure's text as it is); None: the env's own text. The audit
+    # keeps the answer itself (the service's body), as the system's record does.
+    shows: Callable[[Any, bool, str], str] | None = None
+
+
+class DispatcherText(str):
+    """A text the dispatcher itself shows the agent, as it is (its answer to a tool it does not know), not a service's
+    body for `Dispatcher.shows` to render."""
 
 
 def _readable_or_empty(arguments: str) -> str:

@@ -123,6 +123,7 @@ def test_an_unknown_tool_is_answered_as_claw_evals_dispatcher(plain: tuple[Path,
     ours.reset()
     message: dict[str, Any] = ours.step(Action.call("no_such_tool", {})).messages[-1]
     assert "available tools" in json.loads(message["content"])["error"]
+    assert message["content"].startswith('{"error":"')  # and in its own (compact) JSON, not the dispatcher's
 
 
 def test_arguments_that_are_no_json_are_sent_as_an_empty_body(plain: tuple[Path, EnvSpec, list[str]]) -> None:

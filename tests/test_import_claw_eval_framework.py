@@ -22,7 +22,7 @@ from coworkenv.importers.claw_eval_task import load_task
 from coworkenv.loading import load_spec
 from coworkenv.request_models import HANDLER_FAILED, RequestField, annotation_type, read_request
 from coworkenv.spec import EnvSpec
-from tests.support.claw_eval_own import MockService, shown, world_now
+from tests.support.claw_eval_own import MockService, dispatched, shown, world_now
 from tests.test_import_claw_eval_answers import _MOVING_GMAIL, _one_tool_checkout
 
 # A gmail service as Claw-Eval's is written (its mail moved as it loads): a list with int fields and defaults, a get
@@ -98,15 +98,18 @@ def test_framework_answers_and_coercions_are_the_services(gmail: tuple[Path, Env
                           world_now(spec))
     env = Env(spec, max_steps=len(_CALLS) + 1)
     env.reset()
-    answers, contents = [], []
+    answers, contents, texts = [], [], []
     for name, args in _CALLS:
         theirs: Any
-        status, theirs = service.call(_PATHS[name], args) if _PATHS[name] in service.routes.handlers else (
+        status, body = service.call(_PATHS[name], args) if _PATHS[name] in service.routes.handlers else (
             404, {"detail": "Not Found"})
+        recorded, text = dispatched(body)  # what Claw-Eval's dispatcher shows its agent, the tool message's text
         contents.append(env.step(Action.call(name, args)).messages[-1]["content"])
+        texts.append(text)
         ours: Any = shown(contents[-1])
+        theirs = shown(text)
         ok = env.audit[-1].ok
-        assert ok == (status < 400 and "error" not in theirs), (name, args, ours, theirs)
+        assert ok == (status < 400 and "error" not in recorded), (name, args, ours, theirs)
         if "messages" in theirs:
             theirs = {"messages": [m["message_id"] for m in theirs["messages"]]}
             ours = {"messages": [m["message_id"] for m in ours["messages"]]}
@@ -120,9 +123,16 @@ def test_framework_answers_and_coercions_are_the_services(gmail: tuple[Path, Env
     assert answers[11] == (422, {"detail": [{"type": "missing", "loc": ["body", "message_id"], "msg": "Field required",
                                              "input": {}}]})
     assert answers[12][1]["detail"][0]["type"] == "string_type"
-    # a handler that raised: Starlette's plain text, shown as it is (not a JSON body); audited as the dispatcher records
-    assert answers[8] == answers[9] == (500, "Internal Server Error") and contents[8] == "Internal Server Error"
+    # a handler that raised: Starlette's plain text, which the dispatcher reads no JSON from: the agent is shown the
+    # decoder's error; audited as the dispatcher records it
+    assert answers[8] == answers[9] == (500, "Error: Expecting value: line 1 column 1 (char 0)") == (500, contents[8])
     assert env.audit[8].error is not None and json.loads(env.audit[8].error) == HANDLER_FAILED
+    # every answer that reads alike is the very text the dispatcher shows (`json.dumps(body, ensure_ascii=False)`:
+    # `", "` and `": "`, non-ASCII as it is), not the env's compact JSON
+    alike = [n for n, (c, t) in enumerate(zip(contents, texts, strict=True)) if shown(c) == shown(t)]
+    assert len(alike) >= 18 and all(contents[n] == texts[n] for n in alike), [
+        (contents[n][:80], texts[n][:80]) for n in alike if contents[n] != texts[n]]
+    assert ", " in contents[5] and "\\u" not in "".join(contents)
     assert answers[-1] == answers[-2] == (404, {"detail": "Not Found"})
     assert [len(a[1]["detail"]) for a in answers if a[0] == 422] == [1, 1, 1, 2, 1, 1, 1, 2, 3, 1]
     # a refused call is audited refused; its error text is the answer's JSON

@@ -151,7 +151,7 @@ def test_a_tool_its_service_does_not_serve_fails_every_call_as_there(tmp_path: P
     env.reset()
     step = env.step(Action.call("calendar_get_user_events", {"user": "Mike", "date": "2026-03-10"}))
     # answered as FastAPI answers a route it lacks (import37); the audited error says which
-    assert step.messages[-1]["content"] == '{"detail":"Not Found"}' and "404 Not Found" in str(env.audit[-1].error)
+    assert step.messages[-1]["content"] == '{"detail": "Not Found"}' and "404 Not Found" in str(env.audit[-1].error)
     # list, create (logged with location ""), reply: completion 0.2 + 0.3 + 0.2; the 404s never recovered (the
     # fixture's robustness: the share of failed tools recovered, 0)
     assert result.score == pytest.approx(0.8 * 0.7)
