@@ -12,7 +12,12 @@ Accepted inputs (the same for `env run`, `validate`, `rollout`, `eval` and `trai
   `spec_json` column (validate's rejected.parquet) and JSON objects that are not specs (funnel.json, LLM cache
   entries) are passed over; a folder where nothing holds a spec is an error.
 
-Every error is a `SpecSourceError` naming the file, and the row or line where there is one.
+Every error is a `SpecSourceError` naming the file, and the row or line where there is one. A spec of a schema
+version this coworkenv does not read (a newer coworkenv's, one edited by hand: `schema_version_problem`) is one: the
+set is refused before any of it is used, so that no reader takes it for a defect to repair into this version's terms
+(validate's repair loop would rewrite it as version 2, losing what the newer version meant). Only a model's raw
+payload (an unsealed Parquet row whose source is a model, written by `synth --llm`) is left to the gates, whose
+repair loop is there for a model's mistakes.
 """
 
 from __future__ import annotations
@@ -28,8 +33,8 @@ import pyarrow as pa
 
 from coworkenv.atomic import settle_before_reading
 from coworkenv.loading import load_spec
-from coworkenv.spec import EnvSpec
-from coworkenv.spec_seal import sealed_payload
+from coworkenv.spec import SCHEMA_VERSION, SPEC_MIGRATIONS, EnvSpec, schema_version_problem
+from coworkenv.spec_seal import SPEC_KEY, is_sealed, sealed_payload
 from coworkenv.spec_seal_write import stored_spec_json
 from coworkenv.store.stages._stage import Stage, StageError, missing_path
 
@@ -110,6 +115,7 @@ class SpecRow:
     source: str | None = None  # "procedural" or the model that wrote it
     tokens: int = 0
     error: str | None = None  # LLM error kind of a failed generation
+    version_problem: str | None = None  # a schema version this coworkenv does not read (`schema_version_problem`)
 
 
 def spec_files(path: Path) -> list[Path]:
@@ -147,10 +153,27 @@ def read_spec_rows(path: Path | str, *, allow_empty: bool = False) -> list[SpecR
         rel = file.relative_to(path).as_posix() if in_folder else file.name
         reader = _parquet_rows if file.suffix.lower() == ".parquet" else _json_rows
         rows.extend(reader(file, rel, in_folder))
+    refuse_other_versions(path, rows)
     if not rows and not allow_empty:
         raise SpecSourceError(f"{path}: no specs found in {len(files)} file(s) (no Parquet file has a "
                               f"{SPEC_COLUMN!r} column and no JSON file holds a spec object); {_HINT}")
     return rows
+
+
+def refuse_other_versions(path: Path, rows: list[SpecRow]) -> None:
+    """SpecSourceError naming every row of a schema version this coworkenv does not read, and what to do; before
+    any of the set is used (a bulk reader that took the rest would leave a user's newer spec out of its output, and
+    validate's repair loop would rewrite it as this version)."""
+    other = [row for row in rows if row.version_problem is not None]
+    if not other:
+        return
+    first = other[0]
+    more = ""
+    if len(other) > 1:
+        shown = ", ".join(row.where for row in other[1:4]) + (f" and {len(other) - 4} more" if len(other) > 4 else "")
+        more = f"; so are {len(other) - 1} more: {shown}"
+    raise SpecSourceError(f"invalid environment spec {first.where}: schema_version: {first.version_problem}{more}; "
+                          f"no spec under {path} was used, and none was changed")
 
 
 def read_specs(path: Path | str) -> list[EnvSpec]:
@@ -191,9 +214,31 @@ def _parquet_rows(file: Path, rel: str, in_folder: bool) -> list[SpecRow]:
             source=_text(record["source"]),
             tokens=record["tokens"] or 0,
             error=_text(record["error"]),
+            version_problem=_stored_version_problem(record[SPEC_COLUMN] or "", _text(record["source"])),
         )
         for i, record in enumerate(records)
     ]
+
+
+# The opening of a spec as coworkenv writes it (`schema_version` is its first field), plain or in a sealed file.
+_READ_OPENINGS = tuple(f'{{"schema_version":"{v}",' for v in sorted({*SPEC_MIGRATIONS, SCHEMA_VERSION}))
+
+
+def _stored_version_problem(text: str, source: str | None) -> str | None:
+    """`schema_version_problem` of a Parquet row's spec text; None for a model's raw payload (unsealed, its source a
+    model: a mistake of the model's, which the gates report and the repair loop is for) and for text that is not a
+    JSON object (the gates say what it is). A spec as coworkenv writes it is known by its opening, unparsed."""
+    sealed = is_sealed(text)
+    if not sealed and source is not None and not source.startswith("procedural"):
+        return None
+    body = text[text.find(SPEC_KEY.decode()) + len(SPEC_KEY):] if sealed and SPEC_KEY.decode() in text else text
+    if body.startswith(_READ_OPENINGS):
+        return None
+    try:
+        value = sealed_payload(orjson.loads(text))
+    except orjson.JSONDecodeError:
+        return None
+    return schema_version_problem(value) if isinstance(value, dict) else None
 
 
 # -- JSON ---------------------------------------------------------------------------------------------------------
@@ -285,6 +330,7 @@ def _json_row(value: Any, where: str, origin: str, text: str | None) -> SpecRow:
         where=where, origin=origin, capability=capability if isinstance(capability, str) else None,
         source=_text((spec.get("metadata") or {}).get("generator")) if isinstance(spec.get("metadata"), dict)
         else None,
+        version_problem=schema_version_problem(spec),
     )
 
 
