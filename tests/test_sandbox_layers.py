@@ -592,6 +592,53 @@ def test_sealed_partial_holds_what_it_calls() -> None:
     confine = Path(__file__).resolve().parents[1] / "coworkenv" / "sandbox" / "_confine.py"
     done = subprocess.run([sys.executable, "-c", code, str(confine)], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and done.stdout.strip() == "[]", (done.stdout, done.stderr)
+def test_sealed_newline_decoder_is_held_while_it_decodes(tmp_path: Path) -> None:
+    """After `seal_newline_decoder` a codec's decoder of the code's own that initialises its text wrapper again, or
+    reconfigures it, from inside a read leaves the newline decoder C is running alive (the wrapper's reference was
+    its only one: C went on in the freed block); honest reads, tells, seeks and a decoder made directly answer as
+    before. In an interpreter of its own (the seal is for good)."""
+    code = """if True:
+        import codecs, gc, importlib.util, io, sys
+        spec = importlib.util.spec_from_file_location("_confine", sys.argv[1])
+        confine = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(confine)
+        with open("text.txt", "wb") as out:
+            out.write(b"one\\r\\ntwo\\rthree\\n" * 1000)
+
+        def honest():
+            with open("text.txt", newline="") as fh:
+                first, mark = fh.readline(), fh.tell()
+                rest = fh.read()
+                fh.seek(mark)
+                again = fh.readline()
+            decoder = io.IncrementalNewlineDecoder(codecs.getincrementaldecoder("utf-8")(), True)
+            return first, len(rest), again, decoder.decode(b"a\\r"), decoder.decode(b"\\n", True), decoder.newlines
+
+        before = honest()
+        assert confine.seal_newline_decoder() is None
+        assert honest() == before, (honest(), before)
+        held = []
+
+        class Decoder(codecs.IncrementalDecoder):
+            def decode(self, data, final=False):
+                if not held:
+                    running = [o for o in gc.get_referents(wrapper) if isinstance(o, io.IncrementalNewlineDecoder)][0]
+                    wrapper.__init__(wrapper.buffer, encoding="latin-1")
+                    held.append(sys.getrefcount(running) - 2)  # the probe's and the call's own left out
+                return data.decode("latin-1")
+
+        codecs.register(lambda n: codecs.CodecInfo(name="own", encode=codecs.latin_1_encode,
+                                                   decode=codecs.latin_1_decode, incrementaldecoder=Decoder)
+                        if n == "own" else None)
+        wrapper = open("text.txt", encoding="own")
+        wrapper.read(5)
+        print(held)
+    """
+    confine = Path(__file__).resolve().parents[1] / "coworkenv" / "sandbox" / "_confine.py"
+    done = subprocess.run([sys.executable, "-c", code, str(confine)], capture_output=True, text=True, timeout=60,
+                          cwd=tmp_path)
+    assert done.returncode == 0 and done.stdout.strip() not in ("", "[0]"), (done.stdout, done.stderr)
+
 
 def test_the_bootstraps_gates_keep_their_code_and_look_no_name_up() -> None:
     """The gates `seal_buffered_io` installs are plain functions held by immutable types: the hook refuses and

@@ -651,6 +651,8 @@ def isolate(
             ("seal_deque", "deque.index hands the code an item it freed"),
             # A partial holds what it calls and prints (a callee's `__setstate__` freed the arguments C still passed).
             ("seal_partial", "functools.partial calls with arguments the code's own code freed"),
+            # A text wrapper's newline decoder is held while the codec's decoder (the code's own) runs.
+            ("seal_newline_decoder", "a text wrapper's newline decoder is freed while it decodes"),
             ("seal_ctypes", "ctypes stays usable, which rewrites the hook's memory")):
         failed = None if "hook" in disabled else confine[seal]()
         if failed is not None:

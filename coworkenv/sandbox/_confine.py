@@ -1044,14 +1044,82 @@ def seal_partial() -> str | None:
     return None
 
 
+# A C text wrapper hands the bytes it reads to its newline decoder, and the newline decoder to the codec's incremental
+# decoder, each by a borrowed reference; the codec's decoder (a registered codec, an `encodings._cache` entry, a stdlib
+# class whose `_buffer_decode` the code replaced, or a C decoder's error handler) is the code's own Python code, and
+# from there `reconfigure(encoding=...)` or a second `__init__` of the wrapper (accepted: nothing is decoded yet)
+# dropped the wrapper's only reference to the newline decoder C was still running (`tell`, `seek` and `reset` reach
+# the codec's `getstate`, `setstate` and `reset` alike): C went on in a freed block (forty-seventh and forty-eighth
+# rounds). Sealed here for every way of freeing it, threads included: a newline decoder made by calling the type (as
+# C's wrapper does) is an instance of a subclass whose `decode`, `getstate`, `setstate` and `reset` are Python
+# functions holding the decoder for the whole C call (the wrapper's fast path, which calls C's decode directly, takes
+# the exact C type only, so it goes through them). The subclass is immutable (no method replaced, no `__class__`
+# changed back); the gates are functions whose code and defaults the hook keeps (`sealed_codes`).
+def _newline_new(cls: Any, decoder: Any = _ABSENT, translate: Any = _ABSENT, errors: Any = _ABSENT, base: Any = None,
+                 holding: Any = None, new: Any = None, *more: Any, **named: Any) -> Any:
+    return new(holding if cls is base else cls)  # C's `__init__` runs next, on the same arguments
+
+
+def _newline_decode(self: Any, input: Any, final: Any = False, original: Any = None) -> Any:
+    return original(self, input, final)  # this frame holds the decoder while C decodes
+
+
+def _newline_setstate(self: Any, state: Any, original: Any = None) -> Any:
+    return original(self, state)
+
+
+def _newline_plain(self: Any, original: Any = None) -> Any:
+    return original(self)
+
+
+def seal_newline_decoder() -> str | None:
+    """Make a text wrapper's newline decoder held while it runs the codec's decoder (above). Returns why it could
+    not, or None."""
+    import _io
+
+    cls: Any = _io.IncrementalNewlineDecoder
+    held = gc.get_referents(cls.__dict__)
+    flags = ctypes.c_ulong.from_address(id(cls) + _TP_FLAGS)
+    new = ctypes.c_void_p.from_address(id(cls) + _TP_NEW)
+    generic_new = ctypes.cast(ctypes.pythonapi.PyType_GenericNew, ctypes.c_void_p).value
+    if (len(held) != 1 or type(held[0]) is not dict or flags.value != cls.__flags__ or new.value != generic_new
+            or cls.__base__ is not object or type.__subclasses__(cls)
+            or any(type(held[0].get(name)).__name__ != "method_descriptor"
+                   for name in ("decode", "getstate", "setstate", "reset"))):
+        return "IncrementalNewlineDecoder is not the C type this bootstrap knows"
+    own = held[0]
+    function_t: Any = type(_newline_plain)
+    holding: Any = type(cls.__name__, (cls,), {
+        "__slots__": (), "__module__": cls.__module__, "__doc__": cls.__doc__,
+        "decode": function_t(_newline_decode.__code__, {}, "decode", (False, own["decode"])),
+        "getstate": function_t(_newline_plain.__code__, {}, "getstate", (own["getstate"],)),
+        "setstate": function_t(_newline_setstate.__code__, {}, "setstate", (own["setstate"],)),
+        "reset": function_t(_newline_plain.__code__, {}, "reset", (own["reset"],))})
+    holding_flags = ctypes.c_ulong.from_address(id(holding) + _TP_FLAGS)
+    if holding_flags.value != holding.__flags__:
+        return "a class does not have the type layout this bootstrap knows"
+    slot_new = ctypes.c_void_p.from_address(id(type("probe", (), {"__new__": _newline_new})) + _TP_NEW).value
+    gate = function_t(_newline_new.__code__, {}, "__new__", (_ABSENT, _ABSENT, _ABSENT, cls, holding, object.__new__))
+    modified = ctypes.pythonapi.PyType_Modified
+    modified.argtypes, modified.restype = (ctypes.py_object,), None
+    own["__new__"] = gate
+    new.value = slot_new  # the C wrapper calls the type: the gate runs, and `object.__new__` finds both types slots
+    ctypes.c_void_p.from_address(id(holding) + _TP_NEW).value = slot_new
+    holding_flags.value = holding.__flags__ | _TPFLAGS_IMMUTABLETYPE
+    modified(cls)
+    modified(holding)
+    return None
+
+
 def sealed_codes() -> tuple[Any, ...]:
     """The code objects of the gates `seal_buffered_io`, `seal_array`, `seal_ordered_dict`, `seal_deque` and
-    `seal_partial` install, which the hook keeps from being changed."""
+    `seal_partial` and `seal_newline_decoder` install, which the hook keeps from being changed."""
     return (_own_method_get.__code__, _own_method_set.__code__, _buffered_new.__code__, _array_setitem.__code__,
             _array_append.__code__, _array_insert.__code__, _array_extend.__code__, _array_fromlist.__code__,
             _array_tofile.__code__, _odict_compare.__code__, _odict_repr.__code__, _odict_copy.__code__,
             _odict_pop.__code__, _odict_popitem.__code__, _deque_index.__code__,
-            _partial_call.__code__, _partial_repr.__code__)
+            _partial_call.__code__, _partial_repr.__code__, _newline_new.__code__, _newline_decode.__code__,
+            _newline_setstate.__code__, _newline_plain.__code__)
 
 
 def seal_buffered_io() -> str | None:
