@@ -211,11 +211,20 @@ class ResultShape(_Wire):
                     "says why it failed (an `error`), the answer is these fields alone, in this order, as a "
                     "service's failing answer has other fields than its answer (a fetch of no page: {\"status_code\": "
                     "404, \"url\", \"error\", \"content\": null}); empty: shaped as any result")] = {}
+    order: Annotated[list[str], Field(
+        description="The answer's keys in the service's order (its handler's returned dict, `{\"job_id\": ..., "
+                    "\"history\": ..., \"total\": ...}`): the keys it names come first, in this order, any other "
+                    "after them as shaped; empty: as shaped (`beside`, `wrap`, `count`, `echo`; `given`, `fields`, "
+                    "`stamp`, `const`)")] = []
+    item_order: Annotated[list[str], Field(
+        description="Likewise the keys of the shaped record under `wrap` (of each, a list's) in the service's order "
+                    "(a made job's `{\"job_id\", \"name\", ..., \"created_by\", ...}`); needs `wrap`")] = []
 
     @model_validator(mode="after")
     def _beside_a_wrap(self) -> ResultShape:
-        if (self.count is not None or self.echo or self.beside) and self.wrap is None:
-            raise ValueError("`count`, `echo` and `beside` are shown beside the wrapped result: give `wrap` too")
+        if (self.count is not None or self.echo or self.beside or self.item_order) and self.wrap is None:
+            raise ValueError("`count`, `echo`, `beside` and `item_order` are shown beside or of the wrapped result: "
+                             "give `wrap` too")
         if self.records and not self.fields:
             raise ValueError("`records` shows a record's fields beside those `fields` picks: give `fields` too")
         if self.loaded and not self.records:
@@ -233,7 +242,7 @@ class ResultShape(_Wire):
     def _without_unused_const(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         data: dict[str, Any] = handler(self)  # shapes without the later fields dump as before (spec ids)
         for name in ("const", "optional", "count", "echo", "beside", "given", "stamp", "records", "loaded",
-                     "values", "cases", "kept", "snippets", "failing"):
+                     "values", "cases", "kept", "snippets", "failing", "order", "item_order"):
             if not getattr(self, name):
                 data.pop(name, None)
         if self.record_id == "id":
@@ -714,14 +723,38 @@ def shape_result(shape: ResultShape, result: Any, arguments: Mapping[str, Any] |
     if shape.const and isinstance(shaped, dict):
         shaped = {**shaped, **shape.const}
     if not shape.wrap:
-        return shaped
+        return in_order(shaped, shape.order)
+    if shape.item_order:
+        shaped = [in_order(s, shape.item_order) for s in shaped] if isinstance(shaped, list) else in_order(
+            shaped, shape.item_order)
     wrapped = {**shape.beside, shape.wrap: shaped}
     if shape.count is not None:
         wrapped[shape.count] = counted if counted is not None else len(shaped) if isinstance(
             shaped, list) else 0 if shaped is None else 1
     for name, argument in shape.echo.items():
         wrapped[name] = (arguments or {}).get(argument)
-    return wrapped
+    return in_order(wrapped, shape.order)
+
+
+def in_order(answer: Any, order: list[str]) -> Any:
+    """The answer (a dict) with the keys `order` names first, in its order, the others after as they are."""
+    if not order or not isinstance(answer, dict):
+        return answer
+    return {**{k: answer[k] for k in order if k in answer}, **{k: v for k, v in answer.items() if k not in order}}
+
+
+def shaped_keys(shape: ResultShape, item: bool = False) -> list[str] | None:
+    """The keys of the answer `shape` makes of a record (`item`: of the record under its `wrap`), in the order it
+    makes them; None where they depend on the record (`records`, `optional`, `failing`) or on nothing the shape
+    names. (`kept` values only take a field's place, or come after the others.)"""
+    if shape.wrap and not item:
+        return [*shape.beside, shape.wrap, *([shape.count] if shape.count else []), *shape.echo]
+    if shape.records or shape.optional or shape.failing or not (
+            shape.fields or shape.cases or shape.given or shape.const):
+        return None
+    named = [*shape.fields, *shape.cases]
+    return list(dict.fromkeys([*[n for n in shape.given if n not in named], *named,
+                               *([shape.stamp] if shape.stamp else []), *shape.const]))
 
 
 def shown(shape: ResultShape, item: Any) -> dict[str, Any]:

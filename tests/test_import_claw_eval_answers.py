@@ -4,6 +4,7 @@ seeded calls on both sides and compares the records each list answer holds."""
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import shutil
@@ -17,14 +18,15 @@ import yaml
 
 from coworkenv import Env
 from coworkenv.apps import APPS, SERVICE_TOOLS, TOOLS, WorldApps
-from coworkenv.bindings import Binding, bind_arguments
+from coworkenv.bindings import Binding, ResultShape, bind_arguments, shape_result
 from coworkenv.env import Action
 from coworkenv.importers import import_checkout
-from coworkenv.importers.claw_eval_routes import default_fixture
+from coworkenv.importers.claw_eval import in_service_order
+from coworkenv.importers.claw_eval_routes import _dict_literals, default_fixture
 from coworkenv.loading import load_spec
 from coworkenv.tools import ToolBox
 from coworkenv.world import World, parse_time
-from tests.support.claw_eval_own import MockService, shown, world_now
+from tests.support.claw_eval_own import MockService, dispatched, shown, world_now
 
 CHECKOUT = os.environ.get("CLAW_EVAL_CHECKOUT")
 TASKS = Path(__file__).parent / "fixtures" / "claw_eval_like" / "tasks"
@@ -423,3 +425,65 @@ def test_a_task_whose_checks_left_read_only_the_replies_is_skipped(tmp_path: Pat
     task.write_text(yaml.safe_dump(doc), encoding="utf-8")
     (report,) = import_checkout(root, out, judge=False)
     assert report.status == "skipped" and "read only the replies" in report.notes[-1], report
+
+
+# A scheduler written as Claw-Eval's is: its history answers the id first (`{"job_id", "history", "total"}`), a
+# create the status after the job, an update the status last: orders the adapters' shapes do not make themselves
+_ORDERED_SCHEDULER = """
+import json, os
+from fastapi import FastAPI
+from pydantic import BaseModel
+app = FastAPI()
+_jobs = json.load(open(os.environ["SCHEDULER_FIXTURES"]))
+class JobHistoryRequest(BaseModel):
+    job_id: str
+    limit: int = 10
+@app.post("/scheduler/jobs/history")
+def job_history(req: JobHistoryRequest):
+    for j in _jobs:
+        if j["job_id"] == req.job_id:
+            history = j.get("execution_history", [])
+            resp = {"job_id": req.job_id, "history": history[:req.limit], "total": len(history)}
+            return resp
+    return {"error": f"Job {req.job_id} not found"}
+"""
+
+
+def test_an_answer_keeps_the_key_order_of_the_handlers_dict(tmp_path: Path) -> None:
+    """The agent reads the service's JSON as its handler's dict orders it (import41): the import reads that order
+    from the handler's source (the one dict it writes with the answer's keys) into the shape, so the tool message is
+    the dispatcher's very text, not the same keys in the shape's order (`history`, `total`, then the echoed id)."""
+    jobs = json.loads((TASKS / "CE13_failing_job_triage" / "fixtures" / "scheduler" / "jobs.json").read_text())
+    root, out = _one_tool_checkout(tmp_path, "CE13_failing_job_triage", "scheduler", "scheduler_job_history",
+                                   "/scheduler/jobs/history", _ORDERED_SCHEDULER, ("jobs.json", jobs))
+    (report,) = import_checkout(root, out, judge=False)
+    assert report.spec_file is not None, report.notes
+    spec = load_spec(out / str(report.spec_file)).model_copy(update={"faults": None})
+    service = MockService(root, "python mock_services/scheduler/server.py", {
+        "SCHEDULER_FIXTURES": "tasks/CE13_failing_job_triage/fixtures/scheduler/jobs.json"}, "scheduler")
+    calls = [{"job_id": jobs[0]["job_id"]}, {"job_id": jobs[1]["job_id"], "limit": 1}, {"job_id": "JOB-404"}]
+    env = Env(spec, max_steps=len(calls) + 1)
+    env.reset()
+    for args in calls:
+        text = dispatched(service.call("/scheduler/jobs/history", args)[1])[1]
+        assert env.step(Action.call("scheduler_job_history", args)).messages[-1]["content"] == text, args
+
+
+def test_the_handlers_key_order_is_read_for_the_answer_and_the_record_it_wraps() -> None:
+    """Of the dicts a handler writes with string keys, the one with the answer's very keys orders them: an unwrapped
+    answer (a kb update's `{"status", "article_id"}` where the shape puts its const last), a wrapped record (a made
+    job's `created_by` among its fields, not first as `given` puts it); two orders of the same keys order nothing."""
+    source = ast.parse('@app.post("/x")\ndef h(req: R):\n    job = {"name": req.name, "created_by": req.by}\n'
+                       '    if not job:\n        return {"error": "no"}\n    return {"status": "made", "job": job}\n')
+    answers = _dict_literals(next(n for n in source.body if isinstance(n, ast.FunctionDef)))
+    assert sorted(answers) == [("error",), ("name", "created_by"), ("status", "job")]
+    made = in_service_order(ResultShape(fields={"name": "name"}, given={"created_by": "by"}, wrap="job",
+                                        beside={"status": "made"}), answers)
+    shown_made = shape_result(made, {"name": "n"}, {"by": "me"})
+    assert json.dumps(shown_made) == '{"status": "made", "job": {"name": "n", "created_by": "me"}}'
+    updated = in_service_order(ResultShape(fields={"article_id": "id"}, const={"status": "updated"}),
+                               [("error",), ("status", "article_id")])
+    assert list(shape_result(updated, {"id": "kb_1"})) == ["status", "article_id"]
+    plain = ResultShape(fields={"article_id": "id"}, const={"status": "updated"})
+    assert in_service_order(plain, [("status", "article_id"), ("article_id", "status")]) is plain
+    assert "order" not in plain.model_dump() and in_service_order(plain, [("article_id", "status")]) is plain

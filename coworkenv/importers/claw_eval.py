@@ -11,7 +11,7 @@ the reference solution; without it the spec has none and the oracle gate fails.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -21,13 +21,14 @@ from pydantic import ValidationError
 
 from coworkenv.apps import APPS, TOOLS
 from coworkenv.atomic import atomic_write_bytes, folder_lock
-from coworkenv.bindings import ArgBinding, Binding, Cut, ToolDecl
+from coworkenv.bindings import ArgBinding, Binding, Cut, ResultShape, ToolDecl, shaped_keys
 from coworkenv.importers.claw_eval_adapter import ToolMap
 from coworkenv.importers.claw_eval_grading import NOT_CLAW_EVAL_FORM, grader_rule
 from coworkenv.importers.claw_eval_records import RecordMap
 from coworkenv.importers.claw_eval_routes import (
     REQUIRED,
     default_fixture,
+    handler_answers,
     handler_counts_whole,
     handler_reads,
     refused_methods,
@@ -158,7 +159,7 @@ def import_task(task_dir: Path, error_rate: float | None = None,
     refused = refused_methods(task_dir, task)  # a route served by another method than the endpoint sends: a 405
     routed = {e.tool_name for e in task.tool_endpoints}  # a tool without an endpoint is unknown to the dispatcher
     requests, endpoints, reads = request_fields(task_dir, task), tool_endpoints(task), handler_reads(task_dir, task)
-    whole = handler_counts_whole(task_dir, task)
+    whole, answers = handler_counts_whole(task_dir, task), handler_answers(task_dir, task)
     for tool in task.tools:
         owner = adapters.get(unserved[tool.name][0]) if tool.name in unserved else \
             adapters.get(refused[tool.name][0]) if tool.name in refused else None
@@ -171,7 +172,7 @@ def import_task(task_dir: Path, error_rate: float | None = None,
                 continue
         decl = _tool_decl(tool, adapters.values(), leave, models.get(tool.name), notes, held, rows,
                           requests.get(tool.name), endpoints.get(tool.name), reads.get(tool.name, set()),
-                          whole.get(tool.name)) \
+                          whole.get(tool.name), answers.get(tool.name, [])) \
             if owner is None else _unserved_decl(tool, owner, error, notes, tool.name in refused)
         if decl is not None:
             decls.append(decl)
@@ -348,13 +349,26 @@ def _fixture_files(task_dir: Path, task: ClawTask, adapter: ServiceAdapter) -> l
     return found or sorted((task_dir / "fixtures" / adapter.name).glob("*.json"))
 
 
+def in_service_order(shape: ResultShape, answers: Sequence[tuple[str, ...]]) -> ResultShape:
+    """`shape` ordering its answer's keys, and those of the record it wraps, as the handler's dict with those very
+    keys does (`ResultShape.order`, `item_order`), where exactly one order of them is written there and it is not
+    the shape's own."""
+    update = {}
+    for name, keys in (("order", shaped_keys(shape)), ("item_order", shaped_keys(shape, item=True) if shape.wrap
+                                                        else None)):
+        found = {a for a in answers if keys is not None and len(a) == len(keys) and set(a) == set(keys)}
+        if keys is not None and len(found) == 1 and (order := found.pop()) != tuple(keys):
+            update[name] = list(order)
+    return shape.model_copy(update=update) if update else shape
+
+
 def _tool_decl(tool: ClawTool, adapters: Any, leave: Any, model: dict[str, Any] | None = None,
                notes: list[str] | None = None,
                held: Mapping[str, Mapping[str, Mapping[str, Any]]] | None = None,
                rows: Mapping[str, Mapping[str, Mapping[str, Any]]] | None = None,
                request: list[RequestField] | None = None,
                endpoint: tuple[str, str] | None = None, reads: set[str] | frozenset[str] = frozenset(),
-               counts_whole: bool | None = None) -> ToolDecl | None:
+               counts_whole: bool | None = None, answers: Sequence[tuple[str, ...]] = ()) -> ToolDecl | None:
     """The tool bound to its op. `model`: the fields of its endpoint's request model, when the checkout holds the
     service's source: an argument the op needs that the tool's schema lacks but the model takes is then taken
     undeclared (an agent passing it is served; a call without it fails, as there). `held`: each service's records
@@ -365,7 +379,8 @@ def _tool_decl(tool: ClawTool, adapters: Any, leave: Any, model: dict[str, Any] 
     the URL; else its name does. `reads`: the
     request fields its handler reads (`req.<field>`): one the import has no field for changes the service's answers.
     `counts_whole`: whether its handler's `total` counts the list before its cut (read from its source), else the
-    adapter's own `cut_total` says."""
+    adapter's own `cut_total` says. `answers`: the key orders of the dicts its handler writes, whose one with the
+    answer's keys orders them (`in_service_order`)."""
     adapters = list(adapters)
     found = [] if endpoint is None else [(a, m) for a in adapters if a.name == endpoint[0]
                                          for m in [by_endpoint(a, endpoint[1], tool.name)] if m is not None]
@@ -426,8 +441,9 @@ def _tool_decl(tool: ClawTool, adapters: Any, leave: Any, model: dict[str, Any] 
             d, str | int | float | bool | list | dict)}  # `[]` too: a recipients list the model's factory fills
         return ToolDecl(name=tool.name, description=tool.description, parameters=tool.input_schema,
                         bind=Binding(op=mapping.op, args=args, defaults=mapping.defaults,
-                                     result=adapter.answered(mapping, (held or {}).get(adapter.name, {}),
-                                                              (rows or {}).get(adapter.name, {})),
+                                     result=in_service_order(adapter.answered(
+                                         mapping, (held or {}).get(adapter.name, {}),
+                                         (rows or {}).get(adapter.name, {})), answers),
                                      windows=windows, undeclared=undeclared, requires=requires,
                                      schema_required=not loose, service_defaults=served,
                                      kept_stamp=mapping.kept_stamp, kept_fresh=mapping.kept_fresh,

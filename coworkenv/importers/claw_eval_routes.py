@@ -31,6 +31,9 @@ class ServiceSource:
     counts_whole: dict[str, bool] = field(default_factory=dict)
     # route -> the methods it is served by (`@app.post` POST; `@app.get` GET and HEAD, as Starlette serves it)
     methods: dict[str, set[str]] = field(default_factory=dict)
+    # route -> the keys of each dict its handler writes with string keys alone, in their order (`{"job_id": ...,
+    # "history": ..., "total": ...}`): the order of its answers' keys, as the service's JSON writes them
+    answers: dict[str, list[tuple[str, ...]]] = field(default_factory=dict)
 
 
 _KINDS = {"str": "string", "int": "integer", "float": "number", "bool": "boolean", "list": "array", "dict": "object"}
@@ -120,6 +123,7 @@ def _read(tree: ast.Module) -> ServiceSource:
     reads: dict[str, set[str]] = {}
     counts_whole: dict[str, bool] = {}
     methods: dict[str, set[str]] = {}
+    answers: dict[str, list[tuple[str, ...]]] = {}
     for node in tree.body:
         if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):  # the OCR service's handlers are async
             continue
@@ -132,6 +136,7 @@ def _read(tree: ast.Module) -> ServiceSource:
                     {"GET", "HEAD"} if deco.func.attr == "get" else {deco.func.attr.upper()})
                 reads[deco.args[0].value] = {n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute)
                                              and isinstance(n.value, ast.Name) and n.value.id == "req"}
+                answers[deco.args[0].value] = _dict_literals(node)
                 whole = _counts_whole(node)
                 if whole is not None:
                     counts_whole[deco.args[0].value] = whole
@@ -139,7 +144,14 @@ def _read(tree: ast.Module) -> ServiceSource:
                 if name is not None and models[name] is not None:
                     kinds[deco.args[0].value] = model_kinds[name]
                     annotations[deco.args[0].value] = model_annotations[name]
-    return ServiceSource(routes, kinds, annotations, reads, counts_whole, methods)
+    return ServiceSource(routes, kinds, annotations, reads, counts_whole, methods, answers)
+
+
+def _dict_literals(handler: ast.FunctionDef | ast.AsyncFunctionDef) -> list[tuple[str, ...]]:
+    """The keys of each dict literal in the handler whose keys are all strings (no `**`), in their order."""
+    return [tuple(k.value for k in node.keys if isinstance(k, ast.Constant) and isinstance(k.value, str))
+            for node in ast.walk(handler) if isinstance(node, ast.Dict) and node.keys and all(
+                isinstance(k, ast.Constant) and isinstance(k.value, str) for k in node.keys)]
 
 
 def _counts_whole(handler: ast.FunctionDef | ast.AsyncFunctionDef) -> bool | None:
@@ -306,6 +318,14 @@ def handler_counts_whole(task_dir: Path, task: Any) -> dict[str, bool]:
     sources = task_services(task_dir, task)
     return {tool: sources[service].counts_whole[path] for tool, (service, path) in tool_endpoints(task).items()
             if service in sources and path in sources[service].counts_whole}
+
+
+def handler_answers(task_dir: Path, task: Any) -> dict[str, list[tuple[str, ...]]]:
+    """Tool name -> the key orders of the dicts its endpoint's handler writes (`ServiceSource.answers`), where the
+    checkout holds the service's source."""
+    sources = task_services(task_dir, task)
+    return {tool: sources[service].answers[path] for tool, (service, path) in tool_endpoints(task).items()
+            if service in sources and path in sources[service].answers}
 
 
 def request_fields(task_dir: Path, task: Any) -> dict[str, list[RequestField]]:
