@@ -58,13 +58,14 @@ from datetime import datetime, timedelta
 from typing import Any, Literal, get_args, get_origin
 
 from coworkenv.agents import OraclePolicy
-from coworkenv.bindings import Binding, DeclaredTool, bind_arguments, convert, exposed_tools, spec_catalog
+from coworkenv.bindings import DeclaredTool, exposed_tools, spec_catalog
 from coworkenv.checks.primitives import call_matches
 from coworkenv.env import base_world
 from coworkenv.spec import EnvSpec, ReferenceStep, ReferenceTurn, ToolCallSpec
 from coworkenv.spec_checks import CalledRule, OrderRule
-from coworkenv.tools import ToolDef, ToolError, ToolOutcome
+from coworkenv.tools import ToolDef, ToolOutcome
 from coworkenv.validate._check_reads import nested_rules, parts_read, python_rules
+from coworkenv.validate._declared_calls import bound_message, declared_arguments
 from coworkenv.validate._episodes import EpisodeOutcome, SpecEpisodes
 from coworkenv.validate._mutation_core import replaced, turn_of, without
 from coworkenv.validate.gates import GateError
@@ -306,40 +307,6 @@ def credited_elsewhere(spec: EnvSpec, episodes: SpecEpisodes) -> list[GateError]
     return errors
 
 
-def _bound_message(bind: Binding, arguments: dict[str, Any], take: set[str]) -> dict[str, Any] | None:
-    """The drafting op's arguments a declared call binds to (None values left out), or None where it cannot bind."""
-    try:
-        bound = bind_arguments(bind, arguments)
-    except (ToolError, ValueError, TypeError):
-        return None
-    return {k: v for k, v in bound.items() if k in take and v is not None}
-
-
-def _declared_arguments(bind: Binding, message: dict[str, Any]) -> dict[str, Any]:
-    """Arguments of a declared tool that carry `message` (op arguments) through its renames and conversions: each
-    op parameter from the declared argument renamed to it, its value written back as the conversions read it (a
-    list as the comma list a `split` reads, a lone item as the item a `to_list` wraps)."""
-    out: dict[str, Any] = {}
-    for name in bind.args:
-        arg = bind.arg(name)
-        if arg is None or arg.to not in message or arg.values or name in out:
-            continue
-        value = message[arg.to]
-        forms = [value, ", ".join(map(str, value)), value[0] if len(value) == 1 else None] \
-            if isinstance(value, list) else [value]
-        for form in forms:
-            try:
-                back = form
-                for conversion in arg.convert:
-                    back = convert(back, conversion)
-            except (ToolError, ValueError, TypeError):
-                continue
-            if back == value:
-                out[name] = form
-                break
-    return out
-
-
 def draft_calls(spec: EnvSpec, catalog: dict[str, ToolDef], call: ToolCallSpec) -> list[ToolCallSpec]:
     """The message `call` sends (through a built-in or declared tool bound to a sending op) saved, not sent, through
     each drafting tool the agent is given (built-in or declared): the same op arguments, carried through the
@@ -350,7 +317,7 @@ def draft_calls(spec: EnvSpec, catalog: dict[str, ToolDef], call: ToolCallSpec) 
         return []
     take = set(catalog[draft_op].params.model_fields)
     if isinstance(tool, DeclaredTool):
-        found = _bound_message(tool.decl.bind, dict(call.arguments), take)
+        found = bound_message(tool.decl.bind, dict(call.arguments), take)
         if found is None:
             return []
         message = found
@@ -364,8 +331,8 @@ def draft_calls(spec: EnvSpec, catalog: dict[str, ToolDef], call: ToolCallSpec) 
         if not isinstance(draft, DeclaredTool):
             out.append(ToolCallSpec(name=name, arguments=dict(message)))
             continue
-        for arguments in (dict(call.arguments), _declared_arguments(draft.decl.bind, message)):
-            if _bound_message(draft.decl.bind, arguments, take) == message:
+        for arguments in (dict(call.arguments), declared_arguments(draft.decl.bind, message)):
+            if bound_message(draft.decl.bind, arguments, take) == message:
                 out.append(ToolCallSpec(name=name, arguments=arguments))
                 break
     return out

@@ -42,6 +42,7 @@ from coworkenv.spec import (
 )
 from coworkenv.spec_regex import example
 from coworkenv.validate._check_reads import spec_rules
+from coworkenv.validate._declared_calls import as_builtin
 from coworkenv.validate._guard_values import world_spelled
 from coworkenv.validate._lenient_answers import numbers_without_records
 from coworkenv.validate._unasked_order import order_probes, rule_order_probes
@@ -175,7 +176,7 @@ def task_mutations(
     dependent = {(a.turn, a.step, b.turn, b.step) for a, b, _ in pairs}
     return [*_dependent_swaps(spec, pairs), *order_probes(spec, facts, dependent, final),
             *rule_order_probes(spec, facts, dependent, final),
-            *_harmful_actions(spec, final, touched, created), *_guard_probes(spec, index, created, final),
+            *_harms(spec, final, touched, created), *_guard_probes(spec, index, created, final),
             *_replies_without_records(spec, final, touched)]
 
 
@@ -328,6 +329,22 @@ def _last_turn_insert(reference: list[ReferenceTurn], call: ToolCallSpec) -> tup
     at = len(steps) - 1 if steps and steps[-1].say is not None else len(steps)
     steps.insert(at, ReferenceStep(call=call))
     return [*reference[:t], turn_of(steps)], f"reference[{t}].steps[{at}]"
+
+
+def _harms(spec: EnvSpec, world: World, touched: set[Key], created: set[Key]) -> Iterator[Mutation]:
+    """The harmful actions of `spec`, tried through its declared writes too: built on the spec seen through its
+    bindings (each declared write of the reference as the op call it runs, each bound op given), each mutant's calls
+    written back through them (one no declared tool can carry is dropped: the agent cannot make it). By the built-in
+    tools alone, a harm reachable only through a declared tool (a frame allowing every ticket, the spec's only way to
+    reassign one `acme_tickets_update`) was never tried, and the frame's hole was never seen."""
+    view = as_builtin(spec)
+    if view is None:
+        yield from _harmful_actions(spec, world, touched, created)
+        return
+    for mutation in _harmful_actions(view.spec, world, touched, created):
+        back = view.back(mutation)
+        if back is not None:
+            yield back
 
 
 def _harmful_actions(spec: EnvSpec, world: World, touched: set[Key], created: set[Key]) -> Iterator[Mutation]:

@@ -6,7 +6,8 @@ declared write for a read: it never moves the write a turn early (`acts_before_a
 in (`pace_pinned`), never replays the time a declared mail or chat message gives in another zone (`zone_pinned`) or
 the values it tells as the user wrote them (`format_pinned`, `unit_pinned`, `case_pinned`, `list_order_pinned`),
 never looks for the write's text already in the world or its computed rows in the prompt (an `isolation` leak), and
-never sees that the task writes at all (`presolved`); and an agent that only reads keeps the declared writes, so the
+never sees that the task writes at all (`presolved`), never tries a harm only a declared write can do (a frame or
+guard letting it through: `harm_unguarded`); and an agent that only reads keeps the declared writes, so the
 world alone seems to do the work and a sound spec is rejected (`solved_by_world`). Each defect here is an existing class's defect (its witness, gate and
 code) with every write tool its reference calls declared under another name (bound to the same op, the same
 arguments, the checks' and rules' matchers following); the sound twin is that defect's twin, declared alike.
@@ -23,6 +24,9 @@ from tests.defects import (
     case_pinned,
     early_turn_unchecked,
     format_pinned,
+    frame_blind,
+    frame_key_shared,
+    guard_wrong_app,
     isolation_leak,
     list_order_pinned,
     news_window_pinned,
@@ -36,7 +40,8 @@ from tests.defects._core import CorpusError, Defect, Edit, Spec
 CLASS = "declared_write_as_read"
 DETECTION = (
     "tell a spec's writes from its reads by the spec's catalogue (a declared tool counts as the op it is bound to), in "
-    "every validator that moves, paces, drops or looks for the reference's writes: a declared write taken for a read "
+    "every validator that moves, paces, drops or looks for the reference's writes, and try harms through the "
+    "declared writes (their op calls written back through the bindings): a declared write taken for a read "
     "hides the defect, or keeps the writes in a reads-only agent and rejects a sound spec"
 )
 
@@ -145,4 +150,15 @@ DEFECTS = [
     _declared(list_order_pinned, "roster-dm-2"),
     # episode_gates._presolved: a task writing only through declared tools taken for a read-and-answer task
     _declared(presolved, "triage-already-done", "noop", "presolved"),
+    # task_mutations._harmful_actions: a harm reachable only through a declared write never tried, so a frame or
+    # guard that lets it through was never seen (the overreach, a frame allowing a record whole or by a shared key,
+    # a guarded person messaged by another route, a guarded phrase said in another kind of message)
+    _declared(frame_blind, "handoff-frame-allows-all-tickets"),
+    _declared(frame_blind, "phone-contact-allowed-whole-1"),
+    _declared(frame_blind, "silent-alert-ticket-allowed-whole-1"),
+    _declared(frame_key_shared, "triage-by-status-5"),
+    _declared(frame_key_shared, "pause-by-schedule-1"),
+    _declared(guard_wrong_app, "namesake-dm-guard-1"),
+    _declared(guard_wrong_app, "namesake-contact-guard-1"),
+    _declared(guard_wrong_app, "phrase-kept-out-of-chat_send_dm-incident_investigate_fix-1"),
 ]
