@@ -640,6 +640,89 @@ def test_sealed_newline_decoder_is_held_while_it_decodes(tmp_path: Path) -> None
     assert done.returncode == 0 and done.stdout.strip() not in ("", "[0]"), (done.stdout, done.stderr)
 
 
+def test_sealed_multibyte_codecs_are_never_freed_nor_their_errors_names(tmp_path: Path) -> None:
+    """After `seal_multibytecodec` a CJK decoder that its error handler drops from the text wrapper running it (by
+    `reconfigure`) is not freed under C (its pending lead byte stays its own: "｢", not the "い" of a freed block the new
+    decoder took), no such object's memory is handed to another, and `errors` cannot be set from a handler (it freed
+    the name C was using); honest encodes, decodes, states and stream readers answer as before. In an interpreter of
+    its own (the seal is for good)."""
+    code = """if True:
+        import codecs, importlib.util, io, sys
+        spec = importlib.util.spec_from_file_location("_confine", sys.argv[1])
+        confine = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(confine)
+
+        def honest():
+            decoder = codecs.getincrementaldecoder("gb18030")()
+            parts = [decoder.decode(bytes([b])) for b in "汉字ok".encode("gb18030")]
+            reader = codecs.getreader("shift_jis")(io.BytesIO("かな\\n".encode("shift_jis") * 3))
+            encoder = codecs.getincrementalencoder("iso2022_jp")("replace")
+            return ("".join(parts), decoder.getstate(), reader.readlines(), encoder.encode("漢\\u0e01", True),
+                    encoder.errors, b"a\\x80".decode("big5", "replace"))
+
+        before = honest()
+        assert confine.seal_multibytecodec() is None
+        assert honest() == before, (honest(), before)
+        ids = set()
+        for _ in range(100):
+            ids.add(id(codecs.getincrementaldecoder("shift_jis")()))
+        state = {}
+
+        def handler(exc):
+            wrapper = state.pop("wrapper", None)
+            if wrapper is not None:
+                wrapper.reconfigure(encoding="shift_jis", errors="strict")
+                wrapper._CHUNK_SIZE = 4
+            return ("?", exc.end)
+
+        codecs.register_error("own", handler)
+        with open("d.txt", "wb") as out:
+            out.write(b"a\\x80b\\x82\\xa2c\\n")
+        with open("d.txt", encoding="shift_jis", errors="own", newline="\\n") as wrapper:
+            wrapper._CHUNK_SIZE = 4
+            state["wrapper"] = wrapper
+            text = "".join(wrapper.read(2) for _ in range(6))
+        try:
+            codecs.getincrementalencoder("gb18030")("own").errors = "strict"
+            settable = True
+        except AttributeError:
+            settable = False
+        print(len(ids), ascii(text), settable)
+    """
+    confine = Path(__file__).resolve().parents[1] / "coworkenv" / "sandbox" / "_confine.py"
+    done = subprocess.run([sys.executable, "-c", code, str(confine)], capture_output=True, text=True, timeout=60,
+                          cwd=tmp_path)
+    assert done.returncode == 0 and done.stdout.split() == ["100", "'a?b\\uff62c\\n'", "False"], (done.stdout,
+                                                                                                   done.stderr)
+
+
+def test_an_extension_file_loads_once_while_the_hook_runs(tmp_path: Path) -> None:
+    """A second load of an extension module's file (`module_from_spec` of `find_spec(...).origin`, or after dropping
+    it from `sys.modules`) makes a copy nothing changed since; the hook refuses and reports it, whatever the name it
+    is loaded under, and the mark it keeps is one the code can only add to (an error handler's name)."""
+    from coworkenv.sandbox._hook import make_audit_hook
+
+    policy: dict[str, Any] = {
+        "blocked_modules": (), "blocked_module_prefixes": (), "blocked_events": (), "blocked_prefixes": (),
+        "write_events": {}, "read_events": {}, "blocked_commands": {}, "native_env_prefixes": (), "bytecode_loader": None}
+    stem = f"_once{os.getpid()}_{time.monotonic_ns()}"  # a fresh mark in this process's registry
+    library = tmp_path / f"{stem}.cpython-311-x86_64-linux-gnu.so"
+    r, w = os.pipe()
+    try:
+        hook = make_audit_hook("/nowhere", (str(tmp_path),), lambda level, name: 1, w, 86, policy)
+        hook("import", (stem, str(library), None, None, None))
+        hook("import", ("builtins", None, None, None, None))  # no file: nothing marked
+        with pytest.raises(PermissionError, match="loaded already"):
+            hook("import", ("renamed", f"{tmp_path}//{library.name}", None, None, None))
+        os.close(w)
+        w = -1
+        assert os.read(r, 4096) == b'\n{"violation":"importing renamed from the file of a module loaded already"}\n'
+    finally:
+        for fd in (r, w):
+            if fd >= 0:
+                os.close(fd)
+
+
 def test_the_bootstraps_gates_keep_their_code_and_look_no_name_up() -> None:
     """The gates `seal_buffered_io` installs are plain functions held by immutable types: the hook refuses and
     reports changing their code or defaults (a code of the code's own there would hand it the buffer again), and

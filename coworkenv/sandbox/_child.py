@@ -653,6 +653,8 @@ def isolate(
             ("seal_partial", "functools.partial calls with arguments the code's own code freed"),
             # A text wrapper's newline decoder is held while the codec's decoder (the code's own) runs.
             ("seal_newline_decoder", "a text wrapper's newline decoder is freed while it decodes"),
+            # The CJK codecs' C objects and errors names are never freed while their C methods run the code's code.
+            ("seal_multibytecodec", "a CJK codec's C object is freed while it decodes or encodes"),
             ("seal_ctypes", "ctypes stays usable, which rewrites the hook's memory")):
         failed = None if "hook" in disabled else confine[seal]()
         if failed is not None:

@@ -1111,6 +1111,71 @@ def seal_newline_decoder() -> str | None:
     return None
 
 
+# The CJK codecs' C objects (`_multibytecodec`'s incremental decoders and encoders, stream readers and writers: every
+# codec of `encodings.gb18030`, `shift_jis`, `euc_kr`, `big5`, `iso2022_jp`...) run Python code of the code's own in
+# their C methods (an error handler registered with `codecs.register_error`, a stream's `read` or `write`) and go on
+# using their object and what it held when that code returns. Two frees reached from there (forty-ninth round):
+# - the object itself: a C text wrapper calls its decoder's `decode` and its encoder's `encode` by borrowed references
+#   (an explicit `newline` leaves out the newline decoder; a newline decoder of the code's own, `io.TextIOWrapper`
+#   over a stream reader alike), and an error handler that calls `reconfigure(encoding=...)` or `__init__` on the
+#   wrapper freed the decoder C was running: the new decoder took its block, and the old C decode wrote its pending
+#   lead byte into it (a character of bytes the new decoder never read);
+# - the errors name: an encode takes its `errors` object once, and a handler that sets `encoder.errors` freed it while
+#   C went on using it for the next bad character (a string of the code's own refilled the block: a handler the
+#   encoder was never given ran, another object's header was read as a string's).
+# Sealed here for every C caller and route, threads included, with no raw method the code could hold (a gate's
+# defaults are readable, and a codec of the code's own hands the text wrapper any class it makes): the four types'
+# `tp_dealloc` becomes `Py_IncRef`, so no such object is ever freed (a dropped one keeps one reference nobody holds:
+# some 60 bytes and its errors name for the run's life, a stream reader or writer its stream too; the collector counts
+# that reference as an outside one), and their shared `errors` attribute loses its setter (AttributeError, as for a
+# read-only attribute; the stdlib never sets it). `_multibytecodec` is loaded by the bootstrap for this, so the hook
+# refuses a second load of its file (`loaded_extension_stems`: a fresh copy would have unsealed types).
+MULTIBYTE_TYPES = ("MultibyteIncrementalDecoder", "MultibyteIncrementalEncoder", "MultibyteStreamReader",
+                   "MultibyteStreamWriter")
+_TP_DEALLOC = 6 * _WORD
+_TPFLAGS_HEAPTYPE, _TPFLAGS_HAVE_GC = 1 << 9, 1 << 14
+
+
+def _all_subclasses(cls: type) -> list[type]:
+    found: list[type] = []
+    todo: list[type] = list(type.__subclasses__(cls))
+    while todo:
+        found.append(todo.pop())
+        todo.extend(type.__subclasses__(found[-1]))
+    return found
+
+
+def seal_multibytecodec() -> str | None:
+    """Keep the CJK codecs' C objects and their errors names alive while their C methods run (above). Returns why it
+    could not, or None."""
+    import _multibytecodec
+
+    keep = ctypes.cast(ctypes.pythonapi.Py_IncRef, ctypes.c_void_p).value
+    subtype_dealloc = ctypes.c_void_p.from_address(id(type("probe", (), {})) + _TP_DEALLOC).value
+    setters = set()
+    for name in MULTIBYTE_TYPES:
+        cls: Any = getattr(_multibytecodec, name, None)
+        errors = vars(cls).get("errors") if type(cls) is type else None
+        if (type(errors).__name__ != "getset_descriptor" or cls.__module__ != "_multibytecodec"
+                or ctypes.c_ulong.from_address(id(cls) + _TP_FLAGS).value != cls.__flags__
+                or cls.__flags__ & (_TPFLAGS_HEAPTYPE | _TPFLAGS_HAVE_GC) != _TPFLAGS_HEAPTYPE | _TPFLAGS_HAVE_GC
+                or ctypes.c_void_p.from_address(id(cls) + _TP_DEALLOC).value in (None, keep, subtype_dealloc)
+                or any(ctypes.c_void_p.from_address(id(sub) + _TP_DEALLOC).value != subtype_dealloc
+                       for sub in _all_subclasses(cls))  # classes of Python call the base's dealloc
+                or ctypes.c_void_p.from_address(id(errors) + 2 * _WORD).value != id(cls)):  # the descriptor's type
+            return f"_multibytecodec.{name} is not the C type this bootstrap knows"
+        definition = ctypes.c_void_p.from_address(id(errors) + 5 * _WORD).value  # its PyGetSetDef
+        if not definition or ctypes.c_char_p.from_address(definition).value != b"errors" \
+                or not ctypes.c_void_p.from_address(definition + _WORD).value:
+            return f"_multibytecodec.{name}.errors is not the attribute this bootstrap knows"
+        setters.add(definition + 2 * _WORD)
+    for name in MULTIBYTE_TYPES:
+        ctypes.c_void_p.from_address(id(getattr(_multibytecodec, name)) + _TP_DEALLOC).value = keep
+    for setter in setters:
+        ctypes.c_void_p.from_address(setter).value = None
+    return None
+
+
 def sealed_codes() -> tuple[Any, ...]:
     """The code objects of the gates `seal_buffered_io`, `seal_array`, `seal_ordered_dict`, `seal_deque` and
     `seal_partial` and `seal_newline_decoder` install, which the hook keeps from being changed."""

@@ -21,6 +21,7 @@ Compiled by the host into the run's boot.bin and executed by `_child.py`; standa
 
 from __future__ import annotations
 
+import _codecs
 import _json
 import posix
 import resource
@@ -41,6 +42,9 @@ CODE_TYPE = type((lambda: None).__code__)
 FUNCTION_TYPE = type(lambda: None)
 # The longest reason a violation report carries (the host shows 500 characters of it at most).
 REASON_CHARS = 500
+# Marks of the extension files loaded while the hook runs: error handler names no codec asks for. A code that
+# registers one itself only refuses itself that file.
+LOADED_PREFIX = "coworkenv sandbox: extension file loaded: "
 # The longest name or path a reason shows (a quoted one cut there has no closing quote).
 NAME_CHARS = 120
 # The report of a call whose judgement signal handlers cut short twice (kept in step with _host._HOOK_REASONS).
@@ -137,6 +141,8 @@ def _bind(
         sol_socket: int = 1, so_type: int = 3, sock_stream: int = 1, absent_modules: frozenset[str] = absent_modules,
         tracing_gates: tuple[tuple[Any, tuple[tuple[str, tuple[Any, ...]], ...]], ...] = tracing_gates,
         code_gates: tuple[Any, ...] = code_gates, code_t: type = CODE_TYPE, coroutine_flag: int = 0x100,
+        mark_loaded: Any = _codecs.register_error, loaded_mark: Any = _codecs.lookup_error,
+        lookup_error: Any = LookupError, loaded_prefix: str = LOADED_PREFIX,
         getrlimit: Any = resource.getrlimit, rlim_infinity: int = resource.RLIM_INFINITY, lower: Any = str.lower,
         isidentifier: Any = str.isidentifier, isascii: Any = str.isascii, name_chars: int = NAME_CHARS,
         resources: frozenset[int] = resources, again: Any = None, frame_depth: int = 2,
@@ -177,6 +183,17 @@ def _bind(
                         stem = partition(rpartition(args[1], "/")[2], ".")[0] if type_(args[1]) is str_t else ""
                         if stem in blocked_modules or stem in absent_modules or startswith(stem, module_prefixes):
                             reason, named, after = "importing ", name, " from the file of a refused module"
+                        elif type_(args[1]) is str_t:
+                            # Each extension file loads once a run: a second load makes a copy of the module that
+                            # nothing changed since (a multi-phase module's new types, a single-phase one's names as
+                            # its first run left them), past what a setup or a seal changed in the first
+                            # (`find_spec(...).origin`, `module_from_spec`; forty-ninth round). The mark is an error
+                            # handler's name: the registry has no listing and no removal, so the code may only add.
+                            try:
+                                loaded_mark(loaded_prefix + stem)
+                                reason, named, after = "importing ", name, " from the file of a module loaded already"
+                            except lookup_error:
+                                mark_loaded(loaded_prefix + stem, len_)
                         targets = ((args[1], 3, False),)
             elif event == "object.__setattr__":
                 # The function that judges a call again (`again`, a default, so in the hook frame's locals, which a

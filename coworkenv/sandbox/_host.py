@@ -815,7 +815,7 @@ _HOOK_REASONS = tuple(re.compile(pattern, re.DOTALL) for pattern in (
     r"sqlite3\.connect to a non-str database",
     r"setting TZ to a value that is not exactly str or bytes",
     r"(?:setting|unsetting) an environment variable whose name is not exactly str or bytes",
-    rf"importing {_HOOK_NAMED}(?: from the file of a refused module)?",
+    rf"importing {_HOOK_NAMED}(?: from the file of a refused module| from the file of a module loaded already)?",
     rf"(?:setting|unsetting) {_HOOK_NAMED}, which makes C libraries load files or code",
     rf"(?:{_HOOK_EVENT}|{_HOOK_SHOWN.replace('shown', 'event_shown')})",  # a refused event
     rf"sqlite3\.connect to a URI with the parameter {_HOOK_SHOWN}",
