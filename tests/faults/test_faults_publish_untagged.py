@@ -15,25 +15,14 @@ import json
 import logging
 import subprocess
 from pathlib import Path
-from typing import cast
 
 import pytest
-from huggingface_hub import HfApi
 
 from coworkenv.checkpoint_manifest import write_checkpoint_manifest
-from coworkenv.store import HfHubPublisher, LocalGitPublisher, PublishError
-from tests.test_store_hf_hub import REPO, TOKEN, RecordingHubApi, _release
-
-
-@pytest.fixture(autouse=True)
-def token(monkeypatch: pytest.MonkeyPatch) -> str:
-    monkeypatch.setenv("HF_TOKEN", TOKEN)
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    return TOKEN
-
-
-def _hub(api: RecordingHubApi) -> HfHubPublisher:
-    return HfHubPublisher(REPO, api=cast(HfApi, api))
+from coworkenv.store import LocalGitPublisher, PublishError
+from tests.faults.test_faults_hub import _publisher as _hub
+from tests.faults.test_faults_hub import token  # noqa: F401 (autouse: HF_TOKEN set, the Hub offline)
+from tests.test_store_hf_hub import RecordingHubApi, _release
 
 
 def _checkpoint(folder: Path, weights: str) -> Path:
