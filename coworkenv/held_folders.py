@@ -8,7 +8,9 @@ whatever pid namespace it lived; a later process removes the folders of its pref
 uid's, have settled for `SETTLED_S` (a folder is made before it is locked) and that no live process holds. A folder
 holding `HELD_MARK`, which its holder writes once it holds the lock, need not settle: whoever takes its lock then
 knows the holder is dead. Without the mark, a publish killed and at once run again (what anyone does) left the
-killed one's copy beside a checkpoint, a second copy of its weights on the disk, until a publish a minute later.
+killed one's copy beside a checkpoint, a second copy of its weights on the disk, until a publish a minute later. The
+holder removes the mark last, after renaming the emptied folder to `...REMOVING`, a name no new folder has: killed
+before its last `rmdir`, it leaves a folder that the next process removes at once too, not an unmarked empty one.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from pathlib import Path
 _log = logging.getLogger(__name__)
 SETTLED_S = 60.0
 HELD_MARK = ".coworkenv-held"  # written into a folder by its holder once it holds the folder's lock
+REMOVING = ".removing"  # the suffix of a held folder's name while its holder removes it (mkdtemp never makes it)
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
@@ -60,14 +63,15 @@ def remove_abandoned(temp_dir: str, prefix: str, remove: Callable[[str], None] |
 
 def settled(folder: str, prefix: str, marked: str | None = None) -> list[str]:
     """The folders in `folder` named `prefix...` that have not changed for `SETTLED_S`, or that hold a file named
-    `marked` (their holder had locked them)."""
+    `marked` or are named `...REMOVING` (their holder had locked them)."""
     found = []
     try:
         with os.scandir(folder) as entries:
             for entry in entries:
                 if entry.name.startswith(prefix) and entry.is_dir(follow_symlinks=False) and (
                         time.time() - entry.stat(follow_symlinks=False).st_mtime >= SETTLED_S
-                        or (marked is not None and os.path.lexists(os.path.join(entry.path, marked)))):
+                        or (marked is not None and (entry.name.endswith(REMOVING)
+                                                    or os.path.lexists(os.path.join(entry.path, marked))))):
                     found.append(entry.path)
     except OSError:
         pass
@@ -95,8 +99,9 @@ def held_temp_dir(prefix: str, parent: str | None = None) -> Iterator[Path]:
 
 
 def _remove_held(folder: str) -> None:
-    """Remove `folder`, its HELD_MARK last: killed while removing it, a process leaves what it had not removed yet
-    marked, so the next one removes that at once."""
+    """Remove `folder`, its HELD_MARK last, once the folder is renamed `...REMOVING`: killed while removing it, a
+    process leaves what it had not removed yet marked or so named, so the next one removes that at once. Unlinking
+    the mark and then the folder left an empty folder, unmarked, for a minute, when killed between the two."""
     try:
         with os.scandir(folder) as entries:
             for entry in entries:
@@ -109,6 +114,9 @@ def _remove_held(folder: str) -> None:
                         os.unlink(entry.path)
     except OSError:
         pass
+    with contextlib.suppress(OSError):  # the lock follows the folder (its descriptor) under its new name
+        os.rename(folder, folder + REMOVING)
+        folder += REMOVING
     _rmtree(folder)
 
 

@@ -40,6 +40,7 @@ class RecordingHubApi:
         self.trees: dict[str, dict[str, bytes]] = {}
         self.history: list[str] = []  # commit ids on main, oldest first
         self.tags: dict[str, str] = {}
+        self.messages: dict[str, str] = {}  # commit id -> its message
         self.fail_on = fail_on
         self.error_text = error_text
         self.repo_exists = False
@@ -57,9 +58,10 @@ class RecordingHubApi:
         if name == self.fail_on:
             raise RuntimeError(self.error_text)
 
-    def _new_commit(self, tree: dict[str, bytes]) -> str:
+    def _new_commit(self, tree: dict[str, bytes], message: str = "initial commit") -> str:
         oid = hashlib.sha1(f"{len(self.history)}:{sorted(tree)}".encode()).hexdigest()
         self.trees[oid] = tree
+        self.messages[oid] = message
         self.history.append(oid)
         return oid
 
@@ -97,8 +99,8 @@ class RecordingHubApi:
                 commit_id=oid,
                 authors=[],
                 created_at=now,
-                title="",
-                message="",
+                title=self.messages.get(oid, "").partition("\n")[0],  # the Hub's title: the first line
+                message=self.messages.get(oid, "").partition("\n")[2].strip(),  # ... and its description
                 formatted_title=None,
                 formatted_message=None,
             )
@@ -134,7 +136,7 @@ class RecordingHubApi:
         if parent_commit != self.head:  # what the Hub answers: 412 Precondition Failed
             raise RuntimeError(f"412 parent commit {parent_commit} is not the head {self.head}")
         tree = {path: data for path, data in self.trees[self.head].items() if path not in deletes} | adds
-        oid = self._new_commit(tree)
+        oid = self._new_commit(tree, commit_message)
         prefix = "datasets/" if repo_type == "dataset" else ""
         return CommitInfo(
             commit_url=f"{self.endpoint}/{prefix}{repo_id}/commit/{oid}",

@@ -1,8 +1,9 @@
 """Publishing to the Hugging Face Hub: one atomic commit per version on top of the current head, then a tag.
 
-A publish that failed part way (an outage, a lost answer, a kill) is completed by publishing again: when the
-untagged head already holds exactly the version's files, its commit landed and only the tag is missing, so the
-retry tags that commit instead of committing the same data a second time.
+The Hub has no transaction of both: a publish that failed or was killed between them (an outage, a lost answer,
+kill -9) left its version committed on the branch, untagged. The next publish, of this version or any other, tags
+that commit first (its message names the version), so the version readers of the branch got is never left in no tag
+under the next version's commit, and the same data is never committed a second time.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from coworkenv.store._publisher import (
     next_revision,
     release_upload,
     replaces,
+    version_committed,
 )
 from coworkenv.store._release import DatasetRelease
 from coworkenv.url_credentials import scrub_credentials, url_secrets, without_url_credentials
@@ -189,6 +191,8 @@ class HfHubPublisher:
         tagged = {tag.name: tag.target_commit for tag in refs.tags}
         head = next((branch.target_commit for branch in refs.branches if branch.name == BRANCH), None)
         existing = self._tree(head) if head else {}
+        if head is not None and head not in tagged.values():
+            self._tag_left_untagged(head, tagged)
         replaced: str | None = None
         with stage() as upload:
             files = sorted(upload.files)
@@ -229,11 +233,29 @@ class HfHubPublisher:
         logger.warning("the branch %s of %s did not hold version %s, published already: it does again", BRANCH,
                        self.repo_id, version)
 
+    def _tag_left_untagged(self, head: str, tagged: dict[str, str]) -> None:
+        """Tag the version that an interrupted publish committed at the head of the branch and never tagged (its tag
+        refused or its answer lost, the process killed between the two calls): readers of the branch have had its
+        files since. Left so, the next publish of other content committed on top of it, and the version was in no
+        tag: `published_versions` never listed it, a checkpoint trained again under its name took the name."""
+        commits = self._call("list commits", self._api.list_repo_commits, self.repo_id, repo_type=self.repo_type,
+                             revision=BRANCH)
+        if not commits or commits[0].commit_id != head:  # the branch moved since: this publish's commit will fail
+            return
+        left = version_committed(commits[0].title)
+        if left is None or left in tagged:
+            return
+        message = "\n\n".join(part.strip() for part in (commits[0].title, commits[0].message) if part.strip())
+        self._tag(left, head, message)
+        tagged[left] = head
+        logger.warning("version %s was committed on %s of %s (%s) by a publish interrupted before its tag: tagged it "
+                       "%s now", left, BRANCH, self.repo_id, head[:12], left)
+
     def _tag(self, version: str, revision: str, message: str) -> None:
         try:
             self._call("tag", self._api.create_tag, self.repo_id, tag=version, tag_message=message,
                        revision=revision, repo_type=self.repo_type)
-        except PublishError:
+        except PublishError as failure:
             # The tag may have landed with its answer lost, or a concurrent publish of the same data tagged it.
             refs = self._call("list refs", self._api.list_repo_refs, self.repo_id, repo_type=self.repo_type)
             taken = next((tag.target_commit for tag in refs.tags if tag.name == version), None)
@@ -241,7 +263,10 @@ class HfHubPublisher:
                 raise _TagTaken(f"another publish tagged {version} on {taken[:12]} of {self.repo_id} while this one "
                                 f"committed {revision[:12]}") from None
             if taken is None:
-                raise
+                raise PublishError(
+                    f"{failure} Version {version} is committed on {BRANCH} ({revision[:12]}) but not tagged: readers "
+                    f"of {BRANCH} get its files; the next publish, of this version or any other, tags it {version} "
+                    "first") from None
 
     def _commit(self, upload: Upload, existing: dict[str, RepoFile], head: str | None, message: str) -> str:
         from huggingface_hub import CommitOperationAdd, CommitOperationDelete

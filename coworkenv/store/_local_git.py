@@ -37,6 +37,7 @@ from coworkenv.store._publisher import (
     next_revision,
     release_upload,
     replaces,
+    version_committed,
 )
 from coworkenv.store._release import DatasetRelease
 
@@ -47,7 +48,7 @@ BRANCH = "main"
 _DAMAGED_REPOSITORY = re.compile(r"^fatal: .*(?:not a git repository|corrupt|bad object|bad signature|"
                                  r"unable to read|invalid object|broken|garbage|unknown index entry format).*$",
                                  re.MULTILINE)
-# A fixed identity, and no system/global git config: works in CI and ignores a user's hooks or signing setup.
+# A fixed identity, and no system/global git config: works in CI and ignores a user's signing setup.
 _IDENTITY = {
     "GIT_AUTHOR_NAME": "coworkenv",
     "GIT_AUTHOR_EMAIL": "coworkenv@localhost",
@@ -61,8 +62,11 @@ _IDENTITY = {
 # above, in a batch run where no one can answer gpg's or ssh's passphrase prompt, and a line-ending policy that turns
 # git's warning into an error stopped it half way ("failed to write commit object", "LF would be replaced by CRLF").
 # The data files are committed as written whatever the policy; git reads these from the environment (git >= 2.31).
+# No hook of the repository runs while a publish writes (core.hooksPath: a path that holds no hook): its commit and
+# tag are one unattended transaction, which a hook must not stop or rewrite half way (prepare-commit-msg, commit-msg,
+# reference-transaction); the post-commit hook runs once the version is committed and tagged (_run_post_commit_hook).
 _OVERRIDES = {"commit.gpgSign": "false", "tag.gpgSign": "false", "tag.forceSignAnnotated": "false",
-              "core.safecrlf": "false"}
+              "core.safecrlf": "false", "core.hooksPath": os.devnull}
 _CONFIG_ENV = {"GIT_CONFIG_COUNT": str(len(_OVERRIDES)),
                **{f"GIT_CONFIG_KEY_{i}": key for i, key in enumerate(_OVERRIDES)},
                **{f"GIT_CONFIG_VALUE_{i}": value for i, value in enumerate(_OVERRIDES.values())}}
@@ -203,7 +207,9 @@ class LocalGitPublisher:
             self._marker.touch()  # left behind only by a publish that was killed: see _recover
             refs, objects = self._refs(), self._loose_objects()
             try:
-                return self._publish_locked(version, stage, message)
+                if self._tag_left_untagged(refs):
+                    refs = self._refs()
+                result, committed = self._publish_locked(version, stage, message)
             except BaseException as failure:
                 # A failed publish (a full disk, a bad file) leaves the folder as the last version has it.
                 self._drop_objects_of_failure(refs, objects)
@@ -217,6 +223,47 @@ class LocalGitPublisher:
                 raise
             finally:
                 self._marker.unlink(missing_ok=True)
+            if committed:  # the version's commit, or a "Back to" one
+                self._run_post_commit_hook(result.tag)
+            return result
+
+    def _run_post_commit_hook(self, version: str) -> None:
+        """Run the repository's post-commit hook, as `git commit` would, once the version is committed and tagged (a
+        hook that pushes to a backup pushes the tag too). It had run only for a "Back to" commit (`git commit`), never
+        for a version's (`commit-tree`). A hook that fails is a warning: the version is published, the hook's work
+        is not done."""
+        try:
+            configured = "hookspath" in (self._git_dir / "config").read_text(errors="replace").lower()
+        except OSError:
+            configured = True  # unreadable here: git tells
+        if not configured and not (self._git_dir / "commondir").exists() \
+                and not (self._git_dir / "hooks" / "post-commit").exists():
+            return  # none (most repositories): no git command to find it
+        env = {key: value for key, value in os.environ.items() if not key.startswith("GIT_")}
+        env.update(GIT_DIR=str(self._git_dir), GIT_WORK_TREE=str(self.repo_dir), GIT_TERMINAL_PROMPT="0")
+        # Where git looks for it: the repository's own core.hooksPath (relative to the folder), else .git/hooks; not
+        # the user's global or the system's (no publish reads their config).
+        hook: Path | None = None
+        try:
+            found = subprocess.run(["git", "rev-parse", "--git-path", "hooks/post-commit"], cwd=self.repo_dir,
+                                   env={**env, "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull},
+                                   capture_output=True, text=True, check=False).stdout.strip()
+            hook = self.repo_dir / found if found else None
+            if hook is None or not hook.is_file() or not os.access(hook, os.X_OK):
+                return
+            env.pop("GIT_WORK_TREE")  # as git runs a hook: in the top of the folder, with GIT_DIR only
+            ran = subprocess.run([str(hook)], cwd=self.repo_dir, env=env, capture_output=True, text=True,
+                                 check=False, stdin=subprocess.DEVNULL)
+        except OSError as exc:
+            logger.warning("the post-commit hook %s of %s could not run (%s); %s is published (committed and "
+                           "tagged): what the hook does was not done, do it by hand", hook, self.repo_dir,
+                           os_reason(exc), version)
+            return
+        if ran.returncode != 0:
+            said = (ran.stderr.strip() or ran.stdout.strip()).splitlines()[-1:] or ["no output"]
+            logger.warning("the post-commit hook %s of %s exited %d (%s); %s is published (committed and tagged): "
+                           "what the hook does was not done, do it by hand", hook, self.repo_dir, ran.returncode,
+                           said[0], version)
 
     @contextmanager
     def _file_errors_named(self, version: str) -> Iterator[None]:
@@ -233,7 +280,8 @@ class LocalGitPublisher:
 
     def _publish_locked(
         self, version: str, stage: Callable[[], AbstractContextManager[Upload]], message: str
-    ) -> PublishResult:
+    ) -> tuple[PublishResult, bool]:
+        """The version published, and whether a commit was made (else it was published and on the branch already)."""
         if self._tag_exists(version):
             newest = newest_of(version, self._git("tag", "--list").split()) or version
             with stage() as upload:
@@ -241,18 +289,19 @@ class LocalGitPublisher:
                 if found:  # other content under a name published already: a version of its own
                     tag = next_revision(version, self._git("tag", "--list").split())
                     line = replaces(version, newest, tag, found)
-                    return self._commit_and_tag(tag, upload, f"{message.replace(version, tag, 1)}\n\n{line}", line)
+                    return self._commit_and_tag(tag, upload, f"{message.replace(version, tag, 1)}\n\n{line}",
+                                                line), True
             if self._tree("HEAD") != self._tree(newest):
                 # An earlier version published again (A -> B -> A): the branch and the working tree, which
                 # readers of the folder use, go back to its content.
                 self._git("read-tree", "--reset", "-u", f"{newest}^{{tree}}")
                 self._git("commit", "--quiet", "--allow-empty", "--no-verify", "-m", f"Back to {newest}")
                 logger.info("version %s is published again in %s", newest, self.repo_dir)
-            else:
-                logger.info("version %s is already published in %s; nothing to do", newest, self.repo_dir)
-            return self._existing(newest)
+                return self._existing(newest), True
+            logger.info("version %s is already published in %s; nothing to do", newest, self.repo_dir)
+            return self._existing(newest), False
         with stage() as upload:
-            return self._commit_and_tag(version, upload, message, None)
+            return self._commit_and_tag(version, upload, message, None), True
 
     def _commit_and_tag(self, version: str, upload: Upload, message: str, replaced: str | None) -> PublishResult:
         """Put `upload` in the folder, commit it with `message` and tag it `version`; `replaced`, the line saying
@@ -262,20 +311,13 @@ class LocalGitPublisher:
         self._git("add", "--all")
         # Its place in the publish order, which neither the clock nor a reset by hand can move (_versions_in_order).
         tag_message = f"{message}\n\n{PUBLISH_NUMBER}: {self._next_publish_number()}"
-        if self._committed_untagged(message):
-            # An interrupted publish of this version committed it and stopped before its tag: tag that commit.
-            logger.warning("the head of %s already holds version %s (an interrupted publish committed it); "
-                           "tagging it instead of committing again", self.repo_dir, version)
-            revision = self._git("rev-parse", "HEAD").strip()
-            self._move_refs(version, self._tag_object(version, revision, tag_message), None)
-        else:
-            # Every version gets its commit, even when its content equals the previous one's.
-            parent = self._git("rev-parse", "HEAD").strip() if self._has_commits() else None
-            tree = self._git("write-tree").strip()
-            revision = self._git("commit-tree", tree, *(["-p", parent] if parent else []), "-m", message).strip()
-            branch = f"update refs/heads/{BRANCH} {revision} {parent}" if parent else \
-                f"create refs/heads/{BRANCH} {revision}"
-            self._move_refs(version, self._tag_object(version, revision, tag_message), branch)
+        # Every version gets its commit, even when its content equals the previous one's.
+        parent = self._git("rev-parse", "HEAD").strip() if self._has_commits() else None
+        tree = self._git("write-tree").strip()
+        revision = self._git("commit-tree", tree, *(["-p", parent] if parent else []), "-m", message).strip()
+        branch = f"update refs/heads/{BRANCH} {revision} {parent}" if parent else \
+            f"create refs/heads/{BRANCH} {revision}"
+        self._move_refs(version, self._tag_object(version, revision, tag_message), branch)
         if replaced is not None:
             logger.warning("published %s to %s at %s: %s", version, self.repo_dir, revision, replaced)
         else:
@@ -306,13 +348,28 @@ class LocalGitPublisher:
         """Whether `source`, committed at `path`, would be blob `blob` (git's filters for that path applied)."""
         return self._git("hash-object", f"--path={path}", "--", str(source)).strip() == blob
 
-    def _committed_untagged(self, message: str) -> bool:
-        """Whether HEAD is an untagged commit with `message` holding exactly what is staged now."""
-        if not self._has_commits() or self._git("for-each-ref", "--points-at", "HEAD", "refs/tags").strip():
+    def _tag_left_untagged(self, refs: str) -> bool:
+        """Tag the version that an interrupted publish committed at the head of the branch and never tagged (git
+        killed between the two renames of `_move_refs`'s transaction, a publish of an older coworkenv, which committed
+        and then tagged, stopped between them): readers of the folder have had its files since. Left so, the next
+        publish of another version committed on top of it, and the version was in no tag and listed nowhere. `refs`:
+        `_refs()` now, which names HEAD's commit and each tag's (no git command when the head is tagged, as it is
+        after every publish but a "Back to" one); whether it tagged one."""
+        listed = [line.split(" ", 1) for line in refs.splitlines() if " " in line]
+        revision = next((commit for commit, name in listed if name == "HEAD"), None)
+        tags = {name.removeprefix("refs/tags/").removesuffix("^{}"): commit for commit, name in listed
+                if name.startswith("refs/tags/")}
+        if revision is None or revision in tags.values():
             return False
-        if self._run("diff", "--cached", "--quiet", "HEAD").returncode != 0:
+        message = self._git("log", "-1", "--format=%B", revision).strip()
+        left = version_committed(message)
+        if left is None or left in tags:
             return False
-        return self._git("log", "-1", "--format=%B", "HEAD").strip() == message
+        tag_message = f"{message}\n\n{PUBLISH_NUMBER}: {self._next_publish_number()}"
+        self._move_refs(left, self._tag_object(left, revision, tag_message), None)
+        logger.warning("version %s was committed on %s in %s (%s) by a publish interrupted before its tag: tagged it "
+                       "%s now", left, BRANCH, self.repo_dir, revision[:12], left)
+        return True
 
     def _recover(self) -> None:
         """Undo what an interrupted publish (kill -9, power loss) left: git's lock files and a half-written folder.
@@ -470,8 +527,9 @@ class LocalGitPublisher:
         return None
 
     def _refs(self) -> str:
-        """Every ref and HEAD, as git lists them (what makes an object reachable)."""
-        return self._run("show-ref", "--head").stdout
+        """Every ref and HEAD, as git lists them (what makes an object reachable), and the commit of each annotated
+        tag (`refs/tags/v1^{}`)."""
+        return self._run("show-ref", "--head", "--dereference").stdout
 
     def _refs_are(self, refs: str) -> bool:
         """Whether the refs are `refs` still (False where git cannot tell)."""

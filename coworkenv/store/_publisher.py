@@ -26,6 +26,8 @@ KEPT_FILES = frozenset({".gitattributes"})  # repository plumbing a publish neve
 # The tag of the k-th content published under one version name (k >= 2; the first is the name itself): `v1.v2`.
 _REVISION = ".v"
 _T = TypeVar("_T")
+# The first line of the message of a version's commit, as both publishers write it (`publish`, `publish_folder`).
+_VERSION_TITLE = re.compile(r"^(?:Dataset version|Version) (\S+)$")
 
 
 class PublishError(RuntimeError):
@@ -136,6 +138,13 @@ def replaces(name: str, newest: str, tag: str, found: list[str]) -> str:
 def natural_order(name: str) -> tuple[tuple[int, int, str], ...]:
     """A version name for sorting with its numbers as numbers: v2 before v10, v2026.12.3 before v2026.12.10."""
     return tuple((0, int(part), "") if part.isdigit() else (1, 0, part) for part in re.split(r"(\d+)", name) if part)
+
+
+def version_committed(title: str) -> str | None:
+    """The version that a publish's commit with message (or title) `title` was made for, or None: a commit of another
+    kind ("Back to v1", the Hub's "initial commit", one made by hand)."""
+    match = _VERSION_TITLE.match(title.strip().partition("\n")[0])
+    return match[1] if match and _VERSION.match(match[1]) else None
 
 
 def check_version(version: str) -> None:

@@ -139,11 +139,11 @@ def _checkpoint(folder: Path, weights: str) -> Path:
 
 
 def _staged_beside(root: Path) -> list[str]:
-    """The files a checkpoint publish left beside the folder it published (its staging folder holds a copy of the
-    weights). A folder emptied but not yet removed (killed before its last rmdir) holds none; a publish a minute
-    later removes it."""
+    """What a checkpoint publish left beside the folder it published (its staging folder holds a copy of the
+    weights). A folder emptied but not yet removed (killed before its last rmdir) had been left for a minute, until
+    a later publish: now it is named `...removing` and the rerun removes it at once (faults52)."""
     return sorted(f.relative_to(root).as_posix() for p in root.iterdir() if p.name.startswith(FOLDER_STAGING)
-                  for f in p.rglob("*") if not f.is_dir())
+                  for f in [p, *p.rglob("*")])
 
 
 def test_a_checkpoint_publish_killed_at_every_step_then_rerun_ends_as_a_clean_one(forker: Forker,

@@ -95,9 +95,9 @@ class HubWithHistory(RecordingHubApi):
         super().__init__()
         self.parents: dict[str, str] = {}
 
-    def _new_commit(self, tree: dict[str, bytes]) -> str:
+    def _new_commit(self, tree: dict[str, bytes], message: str = "initial commit") -> str:
         oid = hashlib.sha1(f"{len(self.parents)}:{sorted(tree.items())}".encode()).hexdigest()
-        self.parents[oid], self.trees[oid] = self.head, tree
+        self.parents[oid], self.trees[oid], self.messages[oid] = self.head, tree, message
         self.history.append(oid)
         return oid
 
