@@ -368,7 +368,8 @@ def compare(root: Path, out: Path, episodes: int, wall_clock: bool = False,
         if task["status"] not in ("full", "full (judge)"):
             continue
         task_dir = root / "tasks" / task["task_id"]
-        spec = load_spec(out / task["spec_file"]).model_copy(update={"faults": None})
+        # the answers are compared call by call: no fault, and no turn limit (the runner's, tests/test_import_claw_eval_runner.py)
+        spec = load_spec(out / task["spec_file"]).model_copy(update={"faults": None, "max_steps": None})
         doc = yaml.safe_load((task_dir / "task.yaml").read_text(encoding="utf-8"))
         endpoints = {e["tool_name"]: urlparse(e["url"]).path for e in doc.get("tool_endpoints", [])}
         methods = {e["tool_name"]: e.get("method", "POST") for e in doc.get("tool_endpoints", [])}

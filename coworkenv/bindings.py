@@ -37,6 +37,7 @@ from coworkenv.request_models import (
     Answered,
     Framework,
     check_spans,
+    connection_refused,
     handler_failed,
     read_request,
     unknown_tool_error,
@@ -548,6 +549,8 @@ def _unserved(bind: Binding, name: str) -> ToolError:
         return Answered(METHOD_NOT_ALLOWED)
     if bind.framework is not None and bind.framework.no_endpoint:  # the dispatcher's own answer: no service called
         return unknown_tool_error(name)
+    if bind.framework is not None and bind.framework.unreachable:  # the dispatcher's request reaches no service
+        return connection_refused()
     return Answered(NOT_FOUND, bind.unserved) if bind.framework is not None else ToolError(bind.unserved)
 
 

@@ -118,7 +118,8 @@ class Env:
     def __init__(self, spec: EnvSpec, max_steps: int = DEFAULT_MAX_STEPS, share_world: bool = True) -> None:
         """`share_world=False` builds a world of its own from the spec (the same results, no sharing)."""
         self.spec = spec
-        self.max_steps = max_steps
+        # the spec's own limit (an imported benchmark's turns) lowers the runner's: the episode is cut where its was
+        self.max_steps = max_steps if spec.max_steps is None else min(max_steps, spec.max_steps)
         self.verifier = Verifier(spec)
         # The world is the spec's shared base, copy-on-write: this env owns only the tables it changes.
         self._world = base_world(spec).fork() if share_world else World.from_wire(

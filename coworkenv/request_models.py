@@ -29,6 +29,8 @@ from coworkenv.tools import Dispatcher, DispatcherText, ToolError, ToolOutcome
 NOT_FOUND = {"detail": "Not Found"}
 METHOD_NOT_ALLOWED = {"detail": "Method Not Allowed"}
 HANDLER_FAILED = {"error": "Expecting value: line 1 column 1 (char 0)"}
+# Claw-Eval's dispatcher's record of a call whose endpoint no service listens on (`httpx.ConnectError`, status 500)
+CONNECTION_REFUSED = {"error": "[Errno 111] Connection refused"}
 INTERNAL_SERVER_ERROR = "Internal Server Error"  # Starlette's plain-text body of a handler that raised
 
 # The annotations a request model field may have: these names, `list[...]`/`dict[...]` of them, `X | None`,
@@ -66,6 +68,14 @@ def unknown_tool_error(name: str) -> Answered:
     body = {"error": f"unknown tool '{name}'"}
     return Answered(DispatcherText(f"Error: {body['error']}"), json.dumps(body, ensure_ascii=False,
                                                                          separators=(",", ":")))
+
+
+def connection_refused() -> Answered:
+    """The answer to a call of a tool whose endpoint no service of the task listens on (its URL's port is none of
+    theirs): the dispatcher's request fails to connect and the agent is shown `Error: [Errno 111] Connection
+    refused`, recorded with status 500 and `{"error": "[Errno 111] Connection refused"}` (the audited error)."""
+    return Answered(DispatcherText(f"Error: {CONNECTION_REFUSED['error']}"), json.dumps(
+        CONNECTION_REFUSED, ensure_ascii=False, separators=(",", ":")))
 
 
 def dispatcher_shown(observation: Any, ok: bool, text: str) -> str:
@@ -133,11 +143,15 @@ class Framework(BaseModel):
     no_endpoint: Annotated[bool, Field(
         description="With the binding's `unserved`: the tool is offered but names no endpoint, so the dispatcher "
                     "knows it not: every call is its `Error: unknown tool 'X'` (`unknown_tool`)")] = False
+    unreachable: Annotated[bool, Field(
+        description="With the binding's `unserved`: the tool's endpoint is at a port no service of the task listens "
+                    "on: every call is the dispatcher's `Error: [Errno 111] Connection refused` "
+                    "(`connection_refused`)")] = False
 
     @pydantic.model_serializer(mode="wrap")
     def _as_before(self, handler: pydantic.SerializerFunctionWrapHandler) -> dict[str, Any]:
         data: dict[str, Any] = handler(self)
-        for name in ("method_not_allowed", "no_endpoint"):  # (false: dumped as before they existed: spec ids stay)
+        for name in ("method_not_allowed", "no_endpoint", "unreachable"):  # (false: dumped as before they existed: spec ids stay)
             if not getattr(self, name):
                 data.pop(name, None)
         return data

@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from coworkenv.apps import WorldApps
 from coworkenv.bindings import ToolDecl
 from coworkenv.faults import FaultPlan
+from coworkenv.limits import MAX_STEPS
 from coworkenv.spec_checks import (
     GUARD_RULE_KINDS,
     CalledRule,
@@ -203,6 +204,9 @@ class EnvSpec(_Wire):
     faults: Annotated[FaultPlan | None, Field(
         description="Error injection: seeded 429/500/timeout/slow/truncated responses per tool or app")] = None
     turns: Annotated[list[UserTurn], Field(min_length=1)]
+    max_steps: Annotated[int | None, Field(ge=1, le=MAX_STEPS, description=(
+        "Assistant messages an episode may take before it is cut (a source benchmark's own turn limit, such as "
+        "Claw-Eval's `environment.max_turns`); every runner's own limit is lowered to it. None: the runner's"))] = None
     dynamics: Dynamics = Dynamics()
     checks: Annotated[list[Check], Field(min_length=1)]
     scoring: Annotated[Scoring, Field(description="How check results compose into the score and the verdict")] = (
@@ -236,7 +240,7 @@ class EnvSpec(_Wire):
     def id(self) -> str:
         """Content-hash id of the whole spec."""
         # Unused optional sections are left out so that specs without them keep their ids.
-        unused = {k for k in ("tool_decls", "faults") if not getattr(self, k)}
+        unused = {k for k in ("tool_decls", "faults", "max_steps") if not getattr(self, k)}
         # The world's records are the bulk: their field dicts are read as they are (the same JSON as dumping them).
         data = self.model_dump(mode="json", by_alias=True, exclude=unused | {"world"})
         data["world"] = {**self.world.model_dump(mode="json", by_alias=True, exclude={"apps"}),

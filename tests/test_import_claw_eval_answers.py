@@ -256,10 +256,12 @@ def _one_tool_checkout(tmp_path: Path, task_id: str, service: str, tool: str, pa
     (task / "fixtures" / service / fixture[0]).write_text(json.dumps(fixture[1]), encoding="utf-8")
     doc = yaml.safe_load((TASKS / task_id / "task.yaml").read_text(encoding="utf-8"))
     decl = next(t for t in doc["tools"] if t["name"] == tool)
+    port = next(s["port"] for s in doc["services"] if s["name"] == service)  # where the service listens
     doc.pop("judge_rubric", None)
-    doc.update(tools=[decl], safety_checks=[], scoring_components=[
+    # room for every call a test makes in one episode (Claw-Eval's loop allows `max_turns` model calls: import42)
+    doc.update(environment={"max_turns": 100}, tools=[decl], safety_checks=[], scoring_components=[
         {"name": "called", "weight": 1.0, "check": {"type": "tool_called", "tool_name": tool, "min_calls": 1}}],
-        tool_endpoints=[{"tool_name": tool, "url": f"http://localhost:9100{path}"}])
+        tool_endpoints=[{"tool_name": tool, "url": f"http://localhost:{port}{path}"}])
     (task / "task.yaml").write_text(yaml.safe_dump(doc), encoding="utf-8")
     (root / "mock_services" / service).mkdir(parents=True)
     (root / "mock_services" / service / "server.py").write_text(server, encoding="utf-8")

@@ -108,7 +108,8 @@ def _episodes(root: Path, task_dir: Path, spec: EnvSpec, count: int = EPISODES) 
                 p: _argument(p, s, values, texts, rng) for p, s in params.items()
                 if p in required or rng.random() < 0.5}}})
         steps.append({"say": " ".join(rng.sample(texts, min(len(texts), rng.randint(1, 40)))) or "Done."})
-        episodes.append(steps)
+        # one model call a step: Claw-Eval's loop stops after `max_turns` of them, and so does the env (import42)
+        episodes.append(steps[:spec.max_steps or len(steps)])
     return episodes
 
 

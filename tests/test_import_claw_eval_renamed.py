@@ -139,7 +139,7 @@ def test_a_known_name_at_another_route_is_bound_by_the_route(tmp_path: Path) -> 
     swap = {"helpdesk_get_ticket": "/helpdesk/tickets"}
     with (task / "task.yaml").open("a", encoding="utf-8") as yaml_file:
         yaml_file.write("tool_endpoints:\n" + "".join(
-            f"  - {{tool_name: {name}, url: 'http://localhost:9100{swap.get(name, ROUTES[name])}'}}\n"
+            f"  - {{tool_name: {name}, url: 'http://localhost:9107{swap.get(name, ROUTES[name])}'}}\n"
             for name in ROUTES if name.startswith("helpdesk_")))
     (report,) = import_checkout(root, tmp_path / "out", judge=False)
     assert report.spec_file is not None, report.left_out

@@ -35,6 +35,7 @@ from coworkenv.importers.claw_eval_routes import (
     request_fields,
     request_models,
     tool_endpoints,
+    unreachable_tools,
     unserved_error,
     unserved_tools,
 )
@@ -50,6 +51,7 @@ from coworkenv.importers.spec_file_names import (
     spec_file_key,
     spec_file_problem,
 )
+from coworkenv.limits import MAX_STEPS
 from coworkenv.request_models import Framework, RequestField
 from coworkenv.spec import EnvSpec
 from coworkenv.world import format_time, parse_time
@@ -131,6 +133,11 @@ def import_task(task_dir: Path, error_rate: float | None = None,
                      f"task folder {task_dir.name}/ and the checkout's root; a run of Claw-Eval from this checkout "
                      "lacks them too (its documents service answers 404 File not found): put them in the task folder "
                      "to give the task its input")
+    for flag, own in (("enable_todo", "todo"), ("enable_compact", "compact")):
+        if getattr(task.environment, flag):
+            leave(f"environment.{flag}", f"Claw-Eval's harness offers the agent its own `{own}` tool, answered in its "
+                  "loop and never sent to a service (runner/agent_tools.py): the imported env does not offer it, and "
+                  "a call of it is answered as an unknown tool", affects_score=False)
     if task.user_agent.get("enabled"):
         leave("user_agent", "an LLM-simulated user with a hidden persona answers the agent")
     if not task.tools:
@@ -158,6 +165,7 @@ def import_task(task_dir: Path, error_rate: float | None = None,
     unserved, models = unserved_tools(task_dir, task), request_models(task_dir, task)
     refused = refused_methods(task_dir, task)  # a route served by another method than the endpoint sends: a 405
     routed = {e.tool_name for e in task.tool_endpoints}  # a tool without an endpoint is unknown to the dispatcher
+    unreachable = unreachable_tools(task)  # an endpoint at a port no service listens on: no connection
     requests, endpoints, reads = request_fields(task_dir, task), tool_endpoints(task), handler_reads(task_dir, task)
     whole, answers = handler_counts_whole(task_dir, task), handler_answers(task_dir, task)
     for tool in task.tools:
@@ -165,8 +173,8 @@ def import_task(task_dir: Path, error_rate: float | None = None,
             adapters.get(refused[tool.name][0]) if tool.name in refused else None
         error = unserved_error(*unserved[tool.name]) if tool.name in unserved else \
             refused[tool.name][2] if tool.name in refused else ""
-        if tool.name not in routed and task.tool_endpoints and owner is None:
-            decl = _no_endpoint_decl(tool, adapters.values(), notes)
+        if (tool.name not in routed and task.tool_endpoints and owner is None) or tool.name in unreachable:
+            decl = _no_endpoint_decl(tool, adapters.values(), notes, unreachable.get(tool.name))
             if decl is not None:
                 decls.append(decl)
                 continue
@@ -214,6 +222,8 @@ def import_task(task_dir: Path, error_rate: float | None = None,
         "tools": [], "tool_decls": [d.model_dump(mode="json") for d in decls],
         "faults": _faults(task, adapters, error_rate),
         "turns": [{"content": task.prompt.text.strip()}],
+        # Claw-Eval's loop stops after `max_turns` model calls (the tool calls of the last are dispatched) and grades
+        "max_steps": min(task.environment.max_turns, MAX_STEPS),
         "checks": checks, "reference": [{"steps": reference}],
         "metadata": {"title": task.task_name or task.task_id, "apps": sorted({a.app for a in adapters.values()}),
                      "generator": IMPORTED_BY, "tags": ["claw-eval", task.category, *task.tags]},
@@ -477,19 +487,31 @@ def _unserved_decl(tool: ClawTool, adapter: ServiceAdapter, error: str, notes: l
                                  framework=Framework(method_not_allowed=not_allowed)))  # as FastAPI answers it
 
 
-def _no_endpoint_decl(tool: ClawTool, adapters: Any, notes: list[str]) -> ToolDecl | None:
+def _no_endpoint_decl(tool: ClawTool, adapters: Any, notes: list[str], url: str | None = None) -> ToolDecl | None:
     """A tool task.yaml offers without an endpoint (no `tool_endpoints` entry): Claw-Eval's dispatcher knows it not
     and answers every call `Error: unknown tool 'X'`, calling no service; offered so here, where an adapter of the
-    task's services has a tool of its name (else None: the tool is left to the usual reasons)."""
+    task's services has a tool of its name (else None: the tool is left to the usual reasons). With `url`, the
+    endpoint the tool names is at a port no service of the task listens on: the dispatcher's request cannot connect,
+    and every call is its `Error: [Errno 111] Connection refused` (whatever adapter's op names the app: never run)."""
     adapter = next((a for a in adapters if tool.name in a.tools), None)
+    if url is not None:
+        adapter = adapter or next(iter(adapters), None)
     if adapter is None:
         return None
+    op = adapter.tools[tool.name].op if tool.name in adapter.tools else next(iter(adapter.tools.values())).op
+    props = tool.input_schema.get("properties", {})
+    args: dict[str, ArgBinding | str] = {name: ArgBinding(to=None) for name in props}
+    if url is not None:
+        notes.append(f"tools.{tool.name}: its endpoint {url} is at a port no service of the task listens on, so every "
+                     "call is Claw-Eval's dispatcher's \"Error: [Errno 111] Connection refused\", as there")
+        return ToolDecl(name=tool.name, description=tool.description, parameters=tool.input_schema,
+                        bind=Binding(op=op, args=args, unserved=f"connection refused: no service listens at {url}",
+                                     framework=Framework(unreachable=True)))
     notes.append(f"tools.{tool.name}: offered without an endpoint, so every call is Claw-Eval's dispatcher's "
                  f"\"Error: unknown tool '{tool.name}'\", as there")
-    props = tool.input_schema.get("properties", {})
     return ToolDecl(name=tool.name, description=tool.description, parameters=tool.input_schema,
-                    bind=Binding(op=adapter.tools[tool.name].op, args={name: ArgBinding(to=None) for name in props},
-                                 unserved=f"unknown tool '{tool.name}'", framework=Framework(no_endpoint=True)))
+                    bind=Binding(op=op, args=args, unserved=f"unknown tool '{tool.name}'",
+                                 framework=Framework(no_endpoint=True)))
 
 
 # Safety check types that ban every call of their tool.

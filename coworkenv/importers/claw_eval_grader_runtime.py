@@ -279,6 +279,7 @@ _JSON_KINDS = {"string": (str,), "integer": (int, float, str), "number": (int, f
 
 # The answers of a service's framework a refused call was given as (`coworkenv.request_models`): its body, as JSON
 HANDLER_FAILED = {"error": "Expecting value: line 1 column 1 (char 0)"}
+CONNECTION_REFUSED = {"error": "[Errno 111] Connection refused"}  # the dispatcher's, for a port no service is on
 # and of its error injection middleware (`mock_services/_base.py`), by status
 INJECTED = {429: {"error": "rate_limit_exceeded", "message": "Too many requests. Please retry after a short delay.",
                   "retry_after_seconds": 2},
@@ -289,7 +290,7 @@ def _framework_answer(entry: dict[str, Any]) -> tuple[int, dict[str, Any]] | Non
     """The status and body of a call the env answered as the service's framework does (its error is the body's
     JSON): a request model's 422 `{"detail": [...]}`, a route's 404 `{"detail": "Not Found"}`, its 405 `{"detail":
     "Method Not Allowed"}` (the route served by another method), a handler's 500; and the dispatcher's 404 of a tool
-    the task does not declare (`{"error": "unknown tool 'X'"}`)."""
+    the task does not declare (`{"error": "unknown tool 'X'"}`) and 500 of an endpoint no service listens on."""
     text = str(entry.get("error") or "")
     if entry["ok"] or not text.startswith("{"):
         return None
@@ -303,7 +304,7 @@ def _framework_answer(entry: dict[str, Any]) -> tuple[int, dict[str, Any]] | Non
         return 404, body
     if body == {"detail": "Method Not Allowed"}:
         return 405, body
-    if body == HANDLER_FAILED:
+    if body in (HANDLER_FAILED, CONNECTION_REFUSED):
         return 500, body
     return None
 

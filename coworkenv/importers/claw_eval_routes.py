@@ -267,6 +267,29 @@ def tool_endpoints(task: Any) -> dict[str, tuple[str, str]]:
     return found
 
 
+LOCAL_HOSTS = ("localhost", "127.0.0.1", "0.0.0.0", "::1")  # where the runner starts the task's services
+
+
+def unreachable_tools(task: Any) -> dict[str, str]:
+    """The task's tools whose endpoint is on this machine at a port none of its services listens on (every service
+    names its port, as Claw-Eval's `ServiceDef` must; a URL without a port is at its scheme's): name -> the URL.
+    Claw-Eval's dispatcher cannot connect and answers every call `Error: [Errno 111] Connection refused`."""
+    ports = {s.port for s in task.services}
+    if not task.services or None in ports:
+        return {}
+    offered = {t.name for t in task.tools}
+    found = {}
+    for endpoint in task.tool_endpoints:
+        try:
+            url = urlparse(endpoint.url)
+            port = url.port or {"http": 80, "https": 443}.get(url.scheme)
+        except ValueError:
+            continue
+        if endpoint.tool_name in offered and url.hostname in LOCAL_HOSTS and port not in ports:
+            found[endpoint.tool_name] = endpoint.url
+    return found
+
+
 def unserved_tools(task_dir: Path, task: Any) -> dict[str, tuple[str, str]]:
     """The task's tools whose endpoint its service does not serve (a 404 there, for every call): name -> (service,
     path). Only services whose source is in the checkout are read."""

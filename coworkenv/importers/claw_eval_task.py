@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import yaml
 from jsonschema import Draft202012Validator, SchemaError
-from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from coworkenv.yaml_files import alias_problem, control_character_problem, too_deep
 
@@ -84,6 +84,15 @@ class ClawPrompt(_Lenient):
     attachments: list[str] = []
 
 
+class ClawEnvironment(_Lenient):
+    """The runner's settings of a task (Claw-Eval's `Environment`, its defaults)."""
+
+    max_turns: Annotated[int, Field(ge=1)] = 20  # model calls before the loop stops (`runner/loop.py`); then it grades
+    timeout_seconds: int = 300  # the loop's wall clock: also ends it, at no turn a replay could say
+    enable_todo: bool = False  # the harness's own `todo` tool, answered in the loop (`runner/agent_tools.py`)
+    enable_compact: bool = False  # the harness's `compact` tool and its summaries of the conversation
+
+
 class ClawTask(_Lenient):
     """The part of a Claw-Eval task.yaml the importer reads."""
 
@@ -101,6 +110,7 @@ class ClawTask(_Lenient):
     judge_rubric: str = ""
     user_agent: dict[str, Any] = {}
     sandbox_files: list[str] = []
+    environment: ClawEnvironment = ClawEnvironment()
 
 
 class ImportProblem(ValueError):

@@ -110,7 +110,7 @@ class GateContext:
     def __init__(self, spec: EnvSpec, max_steps: int = DEFAULT_MAX_STEPS, policy: Policy = "strict",
                  config: ValidationConfig | None = None) -> None:
         self.spec = spec
-        self.max_steps = max_steps
+        self.max_steps = max_steps if spec.max_steps is None else min(max_steps, spec.max_steps)  # as the Env's
         self.policy = policy
         self.config = config or ValidationConfig()
         self._episodes: SpecEpisodes | None = None

@@ -1,0 +1,134 @@
+"""What Claw-Eval's runner (`runner/loop.py`) decides about an episode beside the services (import42): its loop calls
+the model at most `environment.max_turns` times (20 unless the task says), dispatches the tool calls of the last
+call, and grades the episode as it stands; several tool calls in one message are one turn. The imported spec carries
+the limit (`EnvSpec.max_steps`), which every Env of it keeps (a runner's own longer limit is lowered to it). The
+harness's own `todo` and `compact` tools (`enable_todo`, `enable_compact`), answered in the loop and never sent to a
+service, are not offered by the import: the report says so. A tool whose endpoint is at a port no service of the
+task listens on is the dispatcher's refused connection for every call."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+
+from coworkenv import Env
+from coworkenv.env import Action, ToolCallRequest
+from coworkenv.importers import claw_eval_grader_runtime as runtime
+from coworkenv.importers import import_checkout
+from coworkenv.loading import load_spec
+from coworkenv.spec import EnvSpec
+from tests.test_import_claw_eval_answers import _one_tool_checkout
+from tests.test_import_claw_eval_framework import _GMAIL
+
+CHECKOUT = Path(__file__).parent / "fixtures" / "claw_eval_like"
+TASK = "CE02_vpn_ticket_triage"
+_MAIL = [{"message_id": "msg_1", "from": "a@x.test", "to": "me@acme.test", "subject": "s", "body": "b",
+          "date": "2026-03-02T08:00:00Z", "labels": ["INBOX"], "is_read": False}]
+
+
+@pytest.fixture(scope="module")
+def imported(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[EnvSpec, dict]]:
+    """CE02 as given (no `environment`), cut to 3 turns, and with the harness's tools on: each imported."""
+    root = tmp_path_factory.mktemp("runner")
+    shutil.copytree(CHECKOUT / "src", root / "src")
+    variants = {"given": None, "three": {"max_turns": 3}, "harness": {"enable_todo": True, "enable_compact": True}}
+    for name, environment in variants.items():
+        task = root / "tasks" / f"{TASK}_{name}"
+        shutil.copytree(CHECKOUT / "tasks" / TASK, task)
+        doc = yaml.safe_load((task / "task.yaml").read_text(encoding="utf-8"))
+        doc["task_id"] = task.name
+        if environment is not None:
+            doc["environment"] = environment
+        (task / "task.yaml").write_text(yaml.safe_dump(doc), encoding="utf-8")
+    out = root / "out"
+    reports = import_checkout(root, out, judge=False)
+    found = {}
+    for report in reports:
+        assert report.spec_file is not None, report.notes
+        found[report.task_id.rsplit("_", 1)[1]] = (load_spec(out / str(report.spec_file)), {
+            "left_out": report.left_out, "status": report.status})
+    return found
+
+
+def _reference_calls(spec: EnvSpec) -> list[ToolCallRequest]:
+    return [ToolCallRequest(s.call.name, dict(s.call.arguments), f"c{i}")
+            for i, s in enumerate(spec.reference[0].steps) if s.call is not None]
+
+
+def test_the_episode_is_cut_after_max_turns_model_calls(imported: dict[str, tuple[EnvSpec, dict]]) -> None:
+    spec, _ = imported["three"]
+    assert spec.max_steps == 3
+    env = Env(spec)  # the runner's own limit (60) is lowered to the task's
+    env.reset()
+    calls = _reference_calls(spec)
+    for n, call in enumerate(calls[:3], 1):
+        result = env.step(Action(None, (call,)))
+        assert result.truncated == (n == 3)
+    assert env.done and env.truncated and len(env.audit) == 3  # the third call was dispatched, then it stopped
+    # graded as it stands: the list and two gets, no update made (Claw-Eval's grader over those three dispatches)
+    assert env.score().score < 0.5
+    with pytest.raises(RuntimeError, match="episode is over"):
+        env.step(Action(None, (calls[3],)))
+
+
+def test_calls_of_one_message_are_one_turn(imported: dict[str, tuple[EnvSpec, dict]]) -> None:
+    spec, _ = imported["three"]
+    env = Env(spec, max_steps=1000)
+    env.reset()
+    env.step(Action(None, tuple(_reference_calls(spec))))  # six calls, one model call
+    result = env.step(Action(spec.reference[0].steps[-1].say, ()))
+    assert result.terminated and not result.truncated and env.score().score == 1.0
+
+
+def test_a_task_without_max_turns_gets_claw_evals_default(imported: dict[str, tuple[EnvSpec, dict]]) -> None:
+    spec, report = imported["given"]
+    assert spec.max_steps == 20 and Env(spec).max_steps == 20 and Env(spec, max_steps=5).max_steps == 5
+    assert not [x for x in report["left_out"] if x["what"].startswith("environment.")]
+    assert json.loads(spec.to_json())["max_steps"] == 20
+
+
+def test_the_harness_tools_are_reported_not_offered(imported: dict[str, tuple[EnvSpec, dict]]) -> None:
+    spec, report = imported["harness"]
+    left = {x["what"]: x for x in report["left_out"]}
+    assert {"environment.enable_todo", "environment.enable_compact"} <= set(left)
+    assert "`todo` tool" in left["environment.enable_todo"]["why"]
+    assert not left["environment.enable_todo"]["affects_score"]
+    assert "todo" not in {d.name for d in spec.tool_decls}
+    assert report["status"] == imported["given"][1]["status"]
+
+
+def test_an_endpoint_at_a_port_no_service_listens_on_is_a_refused_connection(tmp_path: Path) -> None:
+    # Claw-Eval's dispatcher requests the URL task.yaml gives: at a port none of the task's services listens on
+    # (here 9199, and a URL without a port, at 80) it cannot connect, and every call is `Error: [Errno 111]
+    # Connection refused`, recorded with status 500 (`runner/dispatcher.py`'s `except Exception`), whatever the
+    # path; a tool at the service's own port (9100) is served
+    root, out = _one_tool_checkout(tmp_path, "CE01_draft_invoice_reply", "gmail", "gmail_list_messages",
+                                   "/gmail/messages", _GMAIL, ("inbox.json", _MAIL))
+    task_yaml = root / "tasks" / "CE01_draft_invoice_reply" / "task.yaml"
+    doc = yaml.safe_load(task_yaml.read_text(encoding="utf-8"))
+    for name, url in (("gmail_get_message", "http://localhost:9199/gmail/messages/get"),
+                      ("gmail_send_message", "http://127.0.0.1/gmail/send")):
+        doc["tools"].append({"name": name, "description": name, "input_schema": {
+            "type": "object", "properties": {"message_id": {"type": "string"}}, "required": ["message_id"]}})
+        doc["tool_endpoints"].append({"tool_name": name, "url": url})
+    task_yaml.write_text(yaml.safe_dump(doc), encoding="utf-8")
+    (report,) = import_checkout(root, out, judge=False)
+    assert report.spec_file is not None, report.notes
+    spec = load_spec(out / str(report.spec_file)).model_copy(update={"faults": None})
+    assert any("at a port no service of the task listens on" in n for n in report.notes), report.notes
+    env = Env(spec)
+    env.reset()
+    for name, args in (("gmail_get_message", {"message_id": "msg_1"}), ("gmail_send_message", {}),
+                       ("gmail_get_message", {"message_id": 5})):  # refused before any body is read
+        content = env.step(Action.call(name, args)).messages[-1]["content"]
+        assert content == "Error: [Errno 111] Connection refused", (name, content)
+        entry = env.audit[-1]
+        assert not entry.ok and json.loads(entry.error or "") == {"error": "[Errno 111] Connection refused"}
+        assert runtime._framework_answer({"ok": False, "fault": "", "tool": name, "args": args,
+                                          "error": entry.error}) == (500, {"error": "[Errno 111] Connection refused"})
+    env.step(Action.call("gmail_list_messages", {}))
+    assert env.audit[-1].ok  # at the service's port: served
