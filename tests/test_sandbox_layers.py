@@ -696,6 +696,33 @@ def test_sealed_multibyte_codecs_are_never_freed_nor_their_errors_names(tmp_path
                                                                                                    done.stderr)
 
 
+def test_sealed_sqlite_connections_have_no_hook_that_frees_its_own_record(tmp_path: Path) -> None:
+    """After `seal_sqlite_hooks` (before `_sqlite3` loads) a connection has no authorizer, progress handler or trace
+    callback to set (a hook that set itself again from inside freed the C record sqlite was running it from), and
+    honest use answers as before: functions, aggregates, collations, a close. In an interpreter of its own."""
+    code = """if True:
+        import importlib.util, sys
+        spec = importlib.util.spec_from_file_location("_confine", sys.argv[1])
+        confine = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(confine)
+        assert confine.seal_sqlite_hooks() is None
+        import sqlite3
+        con = sqlite3.connect(":memory:")
+        missing = [name for name in ("set_authorizer", "set_progress_handler", "set_trace_callback")
+                   if not hasattr(con, name) and name not in vars(sqlite3.Connection)]
+        con.create_function("twice", 1, lambda x: 2 * x)
+        con.create_collation("same", lambda a, b: 0)
+        value = con.execute("select sum(twice(value)) from json_each('[1, 2, 3]')").fetchone()[0]
+        con.close()
+        print(len(missing), value, confine.seal_sqlite_hooks())
+    """
+    confine = Path(__file__).resolve().parents[1] / "coworkenv" / "sandbox" / "_confine.py"
+    done = subprocess.run([sys.executable, "-c", code, str(confine)], capture_output=True, text=True, timeout=60,
+                          cwd=tmp_path)
+    assert done.returncode == 0 and done.stdout.split() == ["3", "12", "_sqlite3", "is", "loaded", "already"], (
+        done.stdout, done.stderr)
+
+
 def test_an_extension_file_loads_once_while_the_hook_runs(tmp_path: Path) -> None:
     """A second load of an extension module's file (`module_from_spec` of `find_spec(...).origin`, or after dropping
     it from `sys.modules`) makes a copy nothing changed since; the hook refuses and reports it, whatever the name it

@@ -655,6 +655,8 @@ def isolate(
             ("seal_newline_decoder", "a text wrapper's newline decoder is freed while it decodes"),
             # The CJK codecs' C objects and errors names are never freed while their C methods run the code's code.
             ("seal_multibytecodec", "a CJK codec's C object is freed while it decodes or encodes"),
+            # sqlite's connections make no authorizer, progress or trace record a hook of the code's could free.
+            ("seal_sqlite_hooks", "a sqlite hook frees its own record while sqlite runs it"),
             ("seal_ctypes", "ctypes stays usable, which rewrites the hook's memory")):
         failed = None if "hook" in disabled else confine[seal]()
         if failed is not None:

@@ -1176,6 +1176,82 @@ def seal_multibytecodec() -> str | None:
     return None
 
 
+# sqlite's per-connection hooks (`Connection.set_authorizer`, `set_progress_handler`, `set_trace_callback`) keep the
+# code's callable in a 24-byte C record that sqlite hands back to each call; setting a hook again, clearing it, `close()`
+# and a second `__init__` free that record and drop the callable, and C went on using both when called from inside the
+# hook itself: a hook that replaced itself and raised crashed plain 3.11.7 (the error path reads the freed record's
+# module state, then hands its callable slot to `sys.unraisablehook`; a bytearray of the same size refills the block: a
+# forged object), and a progress handler that closed its connection was called again from the freed record (fiftieth
+# round). No Python gate holds: every gate keeps the raw C setter where the code reads it (a frame's locals in a
+# signal handler). Sealed here in C data, before the module exists: the bootstrap maps `_sqlite3`'s file (dlopen; the
+# import system's load later finds the same mapping) and overwrites those three entries of the connection's method
+# table (`PyMethodDef`, in the file's writable data) with a copy of its `interrupt` entry, so the type sqlite3 makes
+# has no such method and no record of them is ever made: close and `__init__` free none, and the records of user
+# functions, aggregates, window functions and collations are sqlite's, which refuses to replace one while a statement
+# runs and defers their free past a close. Changed for honest code: those three methods are absent (AttributeError).
+SQLITE_HOOK_SETTERS = (b"set_authorizer", b"set_progress_handler", b"set_trace_callback")
+_METH_NOARGS, _SQLITE_SETTER_FLAGS = 0x4, 0x200 | 0x80 | 0x2  # METH_METHOD | METH_FASTCALL | METH_KEYWORDS
+_PT_LOAD, _PF_X, _PF_W = 1, 1, 2
+_METHOD_DEF = 4 * _WORD  # ml_name, ml_meth, ml_flags (padded), ml_doc
+
+
+def _method_entry(segments: list[tuple[int, int, bytes]], name: bytes, flags: int) -> int | None:
+    """The address of the one method table entry (`PyMethodDef`) named `name` with `flags` among the mapped segments
+    of an ELF file (flags, address, contents), or None: its name pointer to that string in a read-only segment, its
+    function in an executable one."""
+    code = [(start, start + len(data)) for seg_flags, start, data in segments if seg_flags & _PF_X]
+    found = []
+    for seg_flags, start, text in segments:
+        at = -1 if seg_flags & (_PF_X | _PF_W) else text.find(b"\0" + name + b"\0")
+        while at >= 0:
+            needle = (start + at + 1).to_bytes(_WORD, sys.byteorder)
+            for data_flags, data_start, data in segments:
+                hit = data.find(needle) if data_flags & _PF_W else -1
+                while hit >= 0:
+                    if (data_start + hit) % _WORD == 0 and hit + _METHOD_DEF <= len(data):
+                        function = int.from_bytes(data[hit + _WORD:hit + 2 * _WORD], sys.byteorder)
+                        if (int.from_bytes(data[hit + 2 * _WORD:hit + 2 * _WORD + 4], sys.byteorder) == flags
+                                and any(low <= function < high for low, high in code)):
+                            found.append(data_start + hit)
+                    hit = data.find(needle, hit + 1)
+            at = text.find(b"\0" + name + b"\0", at + 1)
+    return found[0] if len(found) == 1 else None
+
+
+def seal_sqlite_hooks() -> str | None:
+    """Leave sqlite's connections no authorizer, progress handler or trace callback (above). Returns why it could
+    not, or None (also where the interpreter has no `_sqlite3` file: nothing to seal)."""
+    import importlib.machinery
+
+    if "_sqlite3" in sys.modules:
+        return "_sqlite3 is loaded already"
+    spec = importlib.machinery.PathFinder.find_spec("_sqlite3")
+    if spec is None or type(spec.origin) is not str:
+        return "_sqlite3 is built in" if "_sqlite3" in sys.builtin_module_names else None
+    handle = ctypes.CDLL(spec.origin)._handle  # never closed: the import system's dlopen finds this mapping
+    base = ctypes.c_void_p.from_address(handle).value or 0  # glibc's handle is the link map: its load bias first
+    header = ctypes.string_at(base, 64)
+    if header[:6] != b"\x7fELF\x02" + (b"\x01" if sys.byteorder == "little" else b"\x02") or _WORD != 8:
+        return "_sqlite3's file is not the 64-bit ELF file this bootstrap knows"
+    table, entry_size, count = struct.unpack_from("=Q", header, 32)[0], *struct.unpack_from("=HH", header, 54)
+    heads = ctypes.string_at(base + table, entry_size * count)
+    segments: list[tuple[int, int, bytes]] = []
+    for i in range(count):
+        kind, seg_flags, offset, start, _, _, size = struct.unpack_from("=IIQQQQQ", heads, i * entry_size)
+        if kind == _PT_LOAD:
+            if not segments and (offset or start):
+                return "_sqlite3's file is not mapped as this bootstrap knows"
+            segments.append((seg_flags, base + start, ctypes.string_at(base + start, size)))
+    source = _method_entry(segments, b"interrupt", _METH_NOARGS)
+    targets = [_method_entry(segments, name, _SQLITE_SETTER_FLAGS) for name in SQLITE_HOOK_SETTERS]
+    found = [target for target in targets if target is not None]
+    if source is None or len(found) != len(targets):
+        return "_sqlite3's connection methods are not the table this bootstrap knows"
+    for target in found:
+        ctypes.memmove(target, source, _METHOD_DEF)
+    return None
+
+
 def sealed_codes() -> tuple[Any, ...]:
     """The code objects of the gates `seal_buffered_io`, `seal_array`, `seal_ordered_dict`, `seal_deque` and
     `seal_partial` and `seal_newline_decoder` install, which the hook keeps from being changed."""
