@@ -5,6 +5,15 @@ calls. `as_builtin` gives them the spec with each declared write of the referenc
 ops exposed; `through_bindings` writes each mutant's reference back: a call the spec's reference made, as it was made;
 an op the agent is given by name, as it is; any other op call through a declared tool bound to that op whose arguments
 carry it exactly (None where none does: the agent cannot make that call, so the mutant is dropped).
+
+With `matchers`, only a declared write that is its op renamed is seen so: one carrying each of the op's parameters by
+a plain rename (no conversion, value map or default: any route through the op is a call the agent can make through
+it) and whose op the agent is not also given by name (a matcher on either tool misses the other's calls: another
+route, which the guard validators judge on the declared tool itself). It is given as its op only, and the view's call
+matchers (checks, dynamics rules, turn conditions) on it match the op instead, each argument renamed to the op's
+parameter (a condition on an argument it does not declare is left out: it only widens the matcher, and a replay built
+on the view is still judged on the spec itself). The validators that judge the reference's writes or a guard's routes
+by the matchers of built-in tools (guard evasions, undone writes, respellings) then see the declared ones too.
 """
 
 from __future__ import annotations
@@ -15,8 +24,8 @@ from typing import Any
 import orjson
 
 from coworkenv.apps import TOOLS
-from coworkenv.bindings import Binding, bind_arguments, convert
-from coworkenv.spec import EnvSpec, ToolCallSpec
+from coworkenv.bindings import Binding, ToolDecl, bind_arguments, convert
+from coworkenv.spec import Check, Dynamics, EnvSpec, ReferenceTurn, ToolCallSpec, UserTurn
 from coworkenv.tools import ToolError
 from coworkenv.validate._mutation_core import Mutation
 
@@ -70,8 +79,13 @@ class Builtin:
 
     def back(self, mutation: Mutation) -> Mutation | None:
         """`mutation` of the view written back through the bindings; None where a call cannot be."""
+        turns = self.reference_back(mutation.reference)
+        return None if turns is None else dataclasses.replace(mutation, reference=turns)
+
+    def reference_back(self, reference: list[ReferenceTurn]) -> list[ReferenceTurn] | None:
+        """A reference of the view written back through the bindings; None where a call cannot be."""
         turns = []
-        for turn in mutation.reference:
+        for turn in reference:
             steps = []
             for step in turn.steps:
                 call = self._declared(step.call) if step.call is not None else None
@@ -79,7 +93,11 @@ class Builtin:
                     return None
                 steps.append(step if call is None or call is step.call else step.model_copy(update={"call": call}))
             turns.append(turn.model_copy(update={"steps": steps}))
-        return dataclasses.replace(mutation, reference=turns)
+        return turns
+
+    def call(self, turn: int, step: int) -> ToolCallSpec | None:
+        """The call of the view's reference at (turn, step): a declared write as the op call it runs."""
+        return self.spec.reference[turn].steps[step].call
 
     def _declared(self, call: ToolCallSpec) -> ToolCallSpec | None:
         if call.name not in TOOLS or (call.name in self.original.tools and
@@ -88,28 +106,42 @@ class Builtin:
         made = self.made.get(_key(call))
         if made is not None:
             return made
-        want = {k: v for k, v in call.arguments.items() if v is not None}
-        take = set(TOOLS[call.name].params.model_fields)
-        for decl in self.original.tool_decls:
-            if decl.bind.op != call.name or decl.bind.unserved is not None:
-                continue
-            arguments = declared_arguments(decl.bind, want)
-            for name in decl.bind.args:  # a value map read backwards (`pending` for the op's `not_started`)
-                arg = decl.bind.arg(name)
-                if arg is not None and arg.values and arg.to in want and name not in arguments:
-                    told = next((k for k, v in arg.values.items() if v == want[arg.to]), None)
-                    if told is not None:
-                        arguments[name] = told
-            if bound_message(decl.bind, arguments, take) == want:
-                return ToolCallSpec(name=decl.name, arguments=arguments)
+        return next((c for decl in self.original.tool_decls if (c := _carried(decl, call)) is not None), None)
+
+    def through(self, call: ToolCallSpec, name: str) -> ToolCallSpec | None:
+        """The op call `call` made through the declared tool `name`; None where that tool cannot carry it."""
+        return next((c for decl in self.original.tool_decls if decl.name == name
+                     and (c := _carried(decl, call)) is not None), None)
+
+
+def _carried(decl: ToolDecl, call: ToolCallSpec) -> ToolCallSpec | None:
+    """The call of the declared tool `decl` that makes the op call `call` exactly; None where it cannot."""
+    if decl.bind.op != call.name or decl.bind.unserved is not None:
         return None
+    want = {k: v for k, v in call.arguments.items() if v is not None}
+    take = set(TOOLS[call.name].params.model_fields)
+    arguments = declared_arguments(decl.bind, want)
+    for name in decl.bind.args:  # a value map read backwards (`pending` for the op's `not_started`)
+        arg = decl.bind.arg(name)
+        if arg is not None and arg.values and arg.to in want and name not in arguments:
+            told = next((k for k, v in arg.values.items() if v == want[arg.to]), None)
+            if told is not None:
+                arguments[name] = told
+    if bound_message(decl.bind, arguments, take) == want:
+        return ToolCallSpec(name=decl.name, arguments=arguments)
+    return None
 
 
-def as_builtin(spec: EnvSpec) -> Builtin | None:
+def as_builtin(spec: EnvSpec, matchers: bool = False) -> Builtin | None:
     """The spec with each declared write its reference calls as the op call it binds to, and every op a declared
-    tool is bound to given by name; None where the spec declares no write (nothing to see)."""
+    tool is bound to given by name (with `matchers`, its call matchers on declared writes on their ops: see the module
+    docstring); None where the spec declares no write (nothing to see)."""
     decls = {d.name: d for d in spec.tool_decls if d.bind.op in TOOLS and d.bind.unserved is None
              and TOOLS[d.bind.op].kind == "write"}
+    if matchers:  # only a declared tool that is its op renamed (see the module docstring); any other kept as it is
+        builtin = set(spec.tools) - {d.name for d in spec.tool_decls}
+        decls = {name: d for name, d in decls.items() if d.bind.op not in builtin and not d.bind.defaults
+                 and not d.bind.windows and set(TOOLS[d.bind.op].params.model_fields) <= set(_plain_renames(d.bind).values())}
     if not decls:
         return None
     made: dict[bytes, ToolCallSpec] = {}
@@ -133,4 +165,47 @@ def as_builtin(spec: EnvSpec) -> Builtin | None:
             steps.append(step.model_copy(update={"call": op}))
         turns.append(turn.model_copy(update={"steps": steps}))
     tools = [*spec.tools, *sorted({d.bind.op for d in decls.values()} - set(spec.tools))]
-    return Builtin(spec, spec.model_copy(update={"reference": turns, "tools": tools}), made)
+    update: dict[str, Any] = {"reference": turns, "tools": tools}
+    if matchers:
+        renames = {name: (d.bind.op, _plain_renames(d.bind)) for name, d in decls.items()}
+        dumped = {k: _on_ops(getattr(spec, k).model_dump(mode="json", by_alias=True) if k == "dynamics" else
+                             [x.model_dump(mode="json", by_alias=True) for x in getattr(spec, k)], renames)
+                  for k in ("checks", "dynamics", "turns")}
+        update |= {"tool_decls": [d for d in spec.tool_decls if d.name not in decls],  # each stands as its op
+                   "checks": [Check.model_validate(c) for c in dumped["checks"]],
+                   "dynamics": Dynamics.model_validate(dumped["dynamics"]),
+                   "turns": [UserTurn.model_validate(t) for t in dumped["turns"]]}
+    return Builtin(spec, spec.model_copy(update=update), made)
+
+
+def _plain_renames(bind: Binding) -> dict[str, str]:
+    """Declared argument -> the op parameter it fills unchanged (no conversion, value map or blank rule, and no
+    other argument filling it)."""
+    filled: dict[str, int] = {}
+    for name in bind.args:
+        arg = bind.arg(name)
+        if arg is not None and arg.to is not None:
+            filled[arg.to] = filled.get(arg.to, 0) + 1
+    out = {}
+    for name in bind.args:
+        arg = bind.arg(name)
+        if arg is not None and arg.to is not None and filled[arg.to] == 1 and not arg.convert and not arg.values \
+                and not arg.blank and arg.strict_day is None and arg.unmapped_to is None:
+            out[name] = arg.to
+    return out
+
+
+def _on_ops(node: Any, renames: dict[str, tuple[str, dict[str, str]]]) -> Any:
+    """`node` (a dumped part of a spec) with every call matcher on a declared tool on its op instead."""
+    if isinstance(node, list):
+        return [_on_ops(v, renames) for v in node]
+    if not isinstance(node, dict):
+        return node
+    tool = node.get("tool")
+    if isinstance(tool, str) and tool in renames and set(node) <= {"tool", "args", "where"}:
+        op, plain = renames[tool]
+        args = {plain[k]: v for k, v in (node.get("args") or {}).items() if k in plain}
+        where = [{**c, "field": ".".join([plain[head], *rest])} for c in node.get("where") or []
+                 for head, *rest in [str(c.get("field", "")).split(".")] if head in plain]
+        return {"tool": op, "args": args, "where": where}
+    return {k: _on_ops(v, renames) for k, v in node.items()}

@@ -21,6 +21,7 @@ answered a question that still passes when made before the answer is `acts_befor
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterable
 from itertools import chain
@@ -34,6 +35,7 @@ from coworkenv.validate._asked_facts import ASKED_GROUP
 from coworkenv.validate._asked_messages import asked_link, asked_recipient
 from coworkenv.validate._check_reads import nested_rules, rule_kind, spec_rules
 from coworkenv.validate._created_ids import pinned_created_ids
+from coworkenv.validate._declared_calls import Builtin, as_builtin
 from coworkenv.validate._declared_routes import declared_respellings
 from coworkenv.validate._early_action import early_actions, slow_early_actions
 from coworkenv.validate._episodes import EpisodeOutcome
@@ -84,6 +86,8 @@ def mutations_gate(ctx: GateContext) -> GateResult:
     kinds_by_id = {c.id: rule_kind(c.rule) for c in ctx.spec.checks}  # an `order` check's failure is the order probe's to judge
     probes: dict[str, list[tuple[Mutation, bool]]] = {}
     dropped_passes = {m.path for m, o in results if m.kind == "drop_write" and o.result is not None and o.passed}
+    view = as_builtin(ctx.spec, matchers=True)  # declared writes as their ops, for the pieces that know built-ins only
+    seen = ctx.spec if view is None else view.spec
     for mutation, outcome in results:
         if mutation.kind == "guard_probe":
             dead = _dead_target(ctx, mutation, outcome)
@@ -134,7 +138,7 @@ def mutations_gate(ctx: GateContext) -> GateResult:
             continue
         if survived and mutation.kind == "drop_write" and not _concerned(ctx, outcome, oracle, mutation):
             t, s = step_of(mutation.path)
-            call = ctx.spec.reference[t].steps[s].call
+            call = seen.reference[t].steps[s].call  # a declared write as the op call it makes
             asked = asked_recipient(ctx.spec, t, call) if call is not None else None
             kept = _kept_by_guard(ctx, outcome, oracle, call) if asked is None and call is not None else None
             if kept is not None:
@@ -178,7 +182,7 @@ def mutations_gate(ctx: GateContext) -> GateResult:
     errors += _unread_asked({g: ms for g, ms in probes.items() if g.startswith(ASKED_GROUP)}, answered)
     errors += _silent_frames(ctx, results, oracle)
     errors += pinned_created_ids(ctx.spec, episodes.created)
-    errors += _pinned_spellings(ctx)
+    errors += _pinned_spellings(ctx, view)
     initial = base_world(ctx.spec)  # the world before the episode, for the rewrites below
     errors += _pinned_cases(ctx, initial)
     errors += _pinned_formats(ctx, initial)
@@ -189,13 +193,14 @@ def mutations_gate(ctx: GateContext) -> GateResult:
     errors += _pinned_numerals(ctx)
     errors += _pinned_digits(ctx)
     errors += _pinned_units(ctx)
-    routes = bypassed_guards(ctx.spec, episodes.env.state)
-    routes += declared_respellings(ctx.spec, episodes.env.state)  # the same on a declared tool's guard
-    routes += evaded_guards(ctx.spec, initial)  # the world before any episode: its active configs, not a mutant's
-    errors += routes + same_effect_guards(ctx.spec, routes)
-    errors += respelled_phrases(ctx.spec)
+    # the guards' routes judged on the calls alone, on the spec seen through its bindings (a declared write's guard as
+    # its op's; `declared_respellings` reads a declared guard's own spellings)
+    routes = _once([*bypassed_guards(seen, episodes.env.state), *declared_respellings(ctx.spec, episodes.env.state),
+                    *evaded_guards(seen, initial)])  # the world before any episode: its active configs, not a mutant's
+    errors += routes + same_effect_guards(seen, routes)
+    errors += respelled_phrases(seen)
     errors += _early_acts(ctx)
-    errors += _undone(ctx, initial, dropped_passes)
+    errors += _undone(ctx, initial, dropped_passes, view)
     errors += credited_attempts(ctx.spec, episodes, results)  # a refused call credited (`_refused_calls`)
     errors += credited_elsewhere(ctx.spec, episodes)  # a read of another record credited as the source's
     errors += credited_drafts(ctx.spec, episodes, results)  # a message saved as a draft credited as sent
@@ -270,7 +275,25 @@ def _early_acts(ctx: GateContext) -> list[GateError]:
     return errors
 
 
-def _undone(ctx: GateContext, initial: World, dropped_passes: set[str]) -> list[GateError]:
+def _once(errors: list[GateError]) -> list[GateError]:
+    """`errors` with one error a code and path (a declared guard's respelling found on the view and on its own)."""
+    out, kept = [], set()
+    for e in errors:
+        if (e.code, e.path) not in kept:
+            kept.add((e.code, e.path))
+            out.append(e)
+    return out
+
+
+def _on_spec(view: Builtin | None, found: Any) -> Any:
+    """A finding built on the view with its reference written back through the bindings (None: it cannot be made)."""
+    if view is None:
+        return found
+    reference = view.reference_back(found.reference)
+    return None if reference is None else dataclasses.replace(found, reference=reference)
+
+
+def _undone(ctx: GateContext, initial: World, dropped_passes: set[str], view: Builtin | None) -> list[GateError]:
     """`undone_unchecked` for each write a completion `called`/`order` check credits where the reference with that
     write taken back at the end (its fields put back, the tool taking them) still passes, and for each write taken
     back by its inverse (a config rolled back, a label taken off, a transfer sent back), and for each record the
@@ -281,8 +304,12 @@ def _undone(ctx: GateContext, initial: World, dropped_passes: set[str]) -> list[
     oracle = episodes.oracle()
     errors = []
     closed: set[str] = set()  # records a closing replay closed: their other closing values are not tried
-    for found in chain(undone_writes(ctx.spec, initial), inverse_writes(ctx.spec, initial),
-                       created_writes(ctx.spec, episodes.created, episodes.made, episodes.created_values)):
+    seen = ctx.spec if view is None else view.spec  # a declared write as its op (its matchers too)
+    for found in chain(undone_writes(seen, initial), inverse_writes(seen, initial),
+                       created_writes(seen, episodes.created, episodes.made, episodes.created_values)):
+        found = _on_spec(view, found)
+        if found is None:
+            continue
         if found.path in dropped_passes or found.write_path in dropped_passes or found.record in closed:
             continue
         outcome = episodes.mutant(found.reference)
@@ -299,7 +326,7 @@ def _undone(ctx: GateContext, initial: World, dropped_passes: set[str]) -> list[
     return errors
 
 
-def _pinned_spellings(ctx: GateContext) -> list[GateError]:
+def _pinned_spellings(ctx: GateContext, view: Builtin | None) -> list[GateError]:
     """`spelling_pinned` (`instant_pinned` for a date-time argument) for each dynamics rule or turn condition the
     reference's write only matches as spelled, where the respelled reference fails a check on the state or the replies
     (not only a call-matcher check), and for each `called`/`order` check whose own matcher misses the respelled write,
@@ -308,7 +335,10 @@ def _pinned_spellings(ctx: GateContext) -> list[GateError]:
     assert episodes is not None
     errors = []
     kinds = {c.id: rule_kind(c.rule) for c in ctx.spec.checks}
-    for found in respelled_writes(ctx.spec, episodes.env.state):
+    for found in respelled_writes(ctx.spec if view is None else view.spec, episodes.env.state):
+        found = _on_spec(view, found)
+        if found is None:
+            continue
         outcome = episodes.mutant(found.reference)
         if outcome.result is None:
             continue

@@ -584,6 +584,34 @@ def _changes(rec: Record, sets: dict[str, Any]) -> bool:
 
 def _guard_probes(spec: EnvSpec, index: EntityIndex, created: set[tuple[str, str, str]],
                   final: World) -> Iterator[Mutation]:
+    """The forbidden call of each guard, to see it fire; a guard on a declared write built on the spec seen through
+    its bindings (the guard on the op: `as_builtin`) and written back, where every condition of its matcher is a
+    plain rename (a condition the view leaves out would build a probe the guard need not catch)."""
+    view = as_builtin(spec, matchers=True)
+    if view is None:
+        yield from _probes_of(spec, index, created, final, lambda _, call: call)
+        return
+    declared: dict[int, str | None] = {}  # a guard's check -> its declared tool (None: a condition left out)
+    for (i, _, _, ours), (_, _, _, theirs) in zip(spec_rules(spec.checks), spec_rules(view.spec.checks), strict=True):
+        if isinstance(ours, ForbiddenRule) and isinstance(theirs, ForbiddenRule) and ours.call.tool != theirs.call.tool:
+            whole = (len(ours.call.args), len(ours.call.where)) == (len(theirs.call.args), len(theirs.call.where))
+            declared[i] = ours.call.tool if whole and declared.get(i, "") is not None else None
+
+    def through(i: int, call: ToolCallSpec) -> ToolCallSpec | None:
+        if i not in declared:
+            return call
+        name = declared[i]
+        return None if name is None else view.through(call, name)
+
+    for mutation in _probes_of(view.spec, index, created, final, through):
+        back = view.back(mutation)
+        if back is not None:
+            yield back
+
+
+def _probes_of(spec: EnvSpec, index: EntityIndex, created: set[tuple[str, str, str]], final: World,
+               through: Callable[[int, ToolCallSpec], ToolCallSpec | None]) -> Iterator[Mutation]:
+    """The guard probes of `spec`, each forbidden call made as `through` makes it (None: not made)."""
     if not spec.reference:
         return
     reference_args: dict[str, dict[str, Any]] = {}
@@ -596,11 +624,12 @@ def _guard_probes(spec: EnvSpec, index: EntityIndex, created: set[tuple[str, str
             continue
         wanted = {**where_values(rule.call.tool, rule.call.where), **world_spelled(rule.call.args, final)}
         built = _probe_args(rule.call.tool, wanted, reference_args.get(rule.call.tool, {}), index, created)
-        if built is None:
+        call = through(i, ToolCallSpec(name=rule.call.tool, arguments=built)) if built is not None else None
+        if call is None:
             continue
-        reference, _ = _last_turn_insert(spec.reference, ToolCallSpec(name=rule.call.tool, arguments=built))
-        yield Mutation("guard_probe", f"checks[{i}]", f"the forbidden call of {check.id!r}: {rule.call.tool} {built}",
-                       reference, equivalence=False, code="guard_never_fires", targets=(check.id,))
+        reference, _ = _last_turn_insert(spec.reference, call)
+        yield Mutation("guard_probe", f"checks[{i}]", f"the forbidden call of {check.id!r}: {call.name} "
+                       f"{call.arguments}", reference, equivalence=False, code="guard_never_fires", targets=(check.id,))
 
 
 def where_values(tool_name: str, where: list[FieldCond]) -> dict[str, Any]:

@@ -7,8 +7,12 @@ in (`pace_pinned`), never replays the time a declared mail or chat message gives
 the values it tells as the user wrote them (`format_pinned`, `unit_pinned`, `case_pinned`, `list_order_pinned`),
 never looks for the write's text already in the world or its computed rows in the prompt (an `isolation` leak), and
 never sees that the task writes at all (`presolved`), never tries a harm only a declared write can do (a frame or
-guard letting it through: `harm_unguarded`); and an agent that only reads keeps the declared writes, so the
-world alone seems to do the work and a sound spec is rejected (`solved_by_world`). Each defect here is an existing class's defect (its witness, gate and
+guard letting it through: `harm_unguarded`); a validator that reads a guard's or a check's call matcher by the
+built-in tools never judges a declared guard's other routes (the record deleted, overwritten or closed by another
+value, the person told by another app or in a batch: `guard_bypassed`), a turn condition's spelling of a declared
+DM's person (`spelling_pinned`), a declared write taken back under a `called` check (`undone_unchecked`), or a
+declared reply the request asks for (`asked_message_unchecked`); and an agent that only reads keeps the declared
+writes, so the world alone seems to do the work and a sound spec is rejected (`solved_by_world`). Each defect here is an existing class's defect (its witness, gate and
 code) with every write tool its reference calls declared under another name (bound to the same op, the same
 arguments, the checks' and rules' matchers following); the sound twin is that defect's twin, declared alike.
 """
@@ -21,17 +25,22 @@ from typing import Any
 
 from coworkenv.apps import TOOLS
 from tests.defects import (
+    answer_read_not_written,
     case_pinned,
     early_turn_unchecked,
     format_pinned,
     frame_blind,
     frame_key_shared,
+    guard_batch_evades,
+    guard_deletion_evades,
     guard_wrong_app,
     isolation_leak,
     list_order_pinned,
     news_window_pinned,
     pace_pinned,
     presolved,
+    spelling_pinned,
+    undone_write,
     unit_pinned,
     zone_pinned,
 )
@@ -40,9 +49,10 @@ from tests.defects._core import CorpusError, Defect, Edit, Spec
 CLASS = "declared_write_as_read"
 DETECTION = (
     "tell a spec's writes from its reads by the spec's catalogue (a declared tool counts as the op it is bound to), in "
-    "every validator that moves, paces, drops or looks for the reference's writes, and try harms through the "
-    "declared writes (their op calls written back through the bindings): a declared write taken for a read "
-    "hides the defect, or keeps the writes in a reads-only agent and rejects a sound spec"
+    "every validator that moves, paces, drops or looks for the reference's writes, and try harms, guard routes, "
+    "take-backs and respellings through the declared writes (the spec seen through its bindings, its matchers on "
+    "declared writes on their ops; each replay's calls written back through the bindings): a declared write taken "
+    "for a read hides the defect, or keeps the writes in a reads-only agent and rejects a sound spec"
 )
 
 _PREFIX = "acme_"
@@ -68,12 +78,12 @@ def _call_names(reference: list[dict[str, Any]], names: dict[str, str]) -> None:
                 st["call"]["name"] = names[st["call"]["name"]]
 
 
-def declare_writes(spec: Spec) -> None:
-    """Every built-in write tool the reference calls declared as `acme_<name>` (the op's own schema and arguments),
-    the built-in one no longer given; the reference, the checks' matchers (Python checks' quoted names too), the
-    dynamics rules and the turns follow."""
+def declare_writes(spec: Spec, every: bool = False) -> None:
+    """Every built-in write tool the reference calls (`every`: every one the agent is given) declared as
+    `acme_<name>` (the op's own schema and arguments), the built-in one no longer given; the reference, the checks'
+    matchers (Python checks' quoted names too), the dynamics rules and the turns follow."""
     called = {st["call"]["name"] for turn in spec["reference"] for st in turn["steps"] if st.get("call")}
-    writes = sorted(n for n in called if n in spec["tools"] and TOOLS[n].kind == "write")
+    writes = sorted(n for n in (spec["tools"] if every else called) if n in spec["tools"] and TOOLS[n].kind == "write")
     if not writes:
         raise CorpusError(f"{spec['capability']}: the reference writes through no built-in tool")
     names = {n: _PREFIX + n for n in writes}
@@ -109,22 +119,23 @@ def _witness(witness: Callable[[Spec], list[dict[str, Any]]]) -> Callable[[Spec]
     return declared
 
 
-def _then_declared(edit: Edit | None) -> Edit:
+def _then_declared(edit: Edit | None, every: bool) -> Edit:
     def both(spec: Spec) -> None:
         if edit is not None:
             edit(spec)
-        declare_writes(spec)
+        declare_writes(spec, every)
     return both
 
 
-def _declared(module: Any, name: str, gate: str | None = None, code: str | None = None) -> Defect:
-    """`module`'s defect `name`, its spec and twin with their writes declared (`gate`/`code` where it names none)."""
+def _declared(module: Any, name: str, gate: str | None = None, code: str | None = None, every: bool = False) -> Defect:
+    """`module`'s defect `name`, its spec and twin with their writes (`every`: every write tool given) declared
+    (`gate`/`code` where it names none)."""
     found = next((d for d in module.DEFECTS if d.name == name), None)
     if found is None:
         raise CorpusError(f"{module.CLASS}: no defect {name!r}")
     witness = _witness(found.witness) if found.witness is not None else None
     return Defect(CLASS, f"{module.CLASS}-{name}", found.base, f"{found.gets_away_with} (its writes declared tools)",
-                  breaks=_then_declared(found.breaks), fix=_then_declared(found.fix), witness=witness,
+                  breaks=_then_declared(found.breaks, every), fix=_then_declared(found.fix, every), witness=witness,
                   witness_kind=found.witness_kind, gate=found.gate or gate, code=found.code or code)
 
 
@@ -161,4 +172,18 @@ DEFECTS = [
     _declared(guard_wrong_app, "namesake-dm-guard-1"),
     _declared(guard_wrong_app, "namesake-contact-guard-1"),
     _declared(guard_wrong_app, "phrase-kept-out-of-chat_send_dm-incident_investigate_fix-1"),
+    # every write tool given declared, so a guard's tool and its other routes are declared too (the spec seen through
+    # its bindings with its matchers on their ops: `as_builtin(spec, matchers=True)`):
+    # _guard_evasions: a declared guard's record deleted (also measured, outside the corpus for test time: overwritten,
+    # closed by another value, its person told by another app, its config rolled back; docs/verifier.md, defects97)
+    _declared(guard_deletion_evades, "healthy-job-deleted", every=True),
+    # _guard_routes: a declared guard's person reached by a batch (one more recipient beside them)
+    _declared(guard_batch_evades, "mail-to-two-inbox-1", every=True),
+    # _spelling: a turn condition on a declared DM matching only the reference's spelling of the person
+    _declared(spelling_pinned, "delegate-answers-only-by-handle", every=True),
+    # _undone: a `called` check crediting a declared write taken back
+    _declared(undone_write, "triage-assignee-undone", every=True),
+    # mutation_gate's asked_recipient: a declared reply the request asks for, checked as a read of the conversation
+    _declared(answer_read_not_written, "lookup_answer_source-read-for-answer-1", "mutations", "asked_message_unchecked",
+              every=True),
 ]
