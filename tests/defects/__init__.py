@@ -14,11 +14,13 @@ Edits find what they change by structure (check kind, field, tool), not by seed-
 from __future__ import annotations
 
 from tests.defects import (
+    address_elsewhere_credited,
     address_read,
     amount_grouping_pinned,
     amount_spelled_pinned,
     answer_read_not_written,
     any_for_all,
+    asked_fact_reported,
     asked_fact_unread,
     asked_label_unchecked,
     asked_sibling_read,
@@ -54,6 +56,7 @@ from tests.defects import (
     date_class_read,
     date_digits_unpinned,
     date_notation_pinned,
+    date_numeric_class_read,
     date_part_read,
     date_yearless_pinned,
     dead_guard,
@@ -388,6 +391,9 @@ MODULES = (
     date_digits_unpinned,
     date_part_read,
     date_class_read,
+    date_numeric_class_read,
+    asked_fact_reported,
+    address_elsewhere_credited,
     report_asked_unread,
     like_write_unchecked,
     in_list_respelled,
