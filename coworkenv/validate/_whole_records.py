@@ -205,8 +205,7 @@ def other_entry_writes(spec: EnvSpec, world: World, created: set[Key]) -> Iterat
             named = {v for v in call.arguments.values() if isinstance(v, str)}
             # the record by the call's names, not its free text (a config update's `note`, the same for every service)
             ids = frozenset(n for n in named if not re.search(r"\s", n))
-            found = _other_entry(world, app, changes, set(ids)) if ids not in done else None
-            tried = [found] if found is not None else []
+            tried = _other_entries(world, app, changes, set(ids)) if ids not in done else []
             for key, value in [*tried, *_admitted_others(spec, world, app, changes, named)]:
                 steps = list(spec.reference[t].steps)
                 steps[s] = ReferenceStep(call=ToolCallSpec(name=call.name, arguments={
@@ -214,7 +213,7 @@ def other_entry_writes(spec: EnvSpec, world: World, created: set[Key]) -> Iterat
                 yield Mutation("harmful_action", f"reference[{t}].steps[{s}]", f"{call.name} also sets {key!r} "
                                f"to {value!r}, which the task never asks for",
                                [*spec.reference[:t], turn_of(steps), *spec.reference[t + 1:]], code="harm_unguarded")
-            if found is not None:
+            if tried:
                 done.add(ids)
 
 
@@ -266,27 +265,31 @@ def _id_order(rid: Any) -> list[Any]:
     return [int(x) if x.isdigit() else x for x in re.split(r"(\d+)", str(rid))]
 
 
-def _other_entry(world: World, app: str, changes: dict[str, Any], named: set[str]) -> tuple[str, Any] | None:
-    """Another key of the app's records whose dict field holds every changed key (those of the record the call
+def _other_entries(world: World, app: str, changes: dict[str, Any], named: set[str]) -> list[tuple[str, Any]]:
+    """Each other key of the app's records whose dict field holds every changed key (those of the record the call
     names, the service's versions, the latest first: defects99, an older version's value one up may be the latest's,
     a change that changes nothing), with a value it does not hold: a flag flipped, a number one up, or the
-    key's value on another such record."""
+    key's value on another such record. Every key, not the first only (defects99: a check keeping the first key and
+    vacuous on the second passed the second changed)."""
     holders = [(getattr(r, f), r) for t in world.tables() if t.app == app for r in t
                for f in sorted(type(r).model_fields) if isinstance(getattr(r, f), dict)
                and getattr(r, f) and set(changes) <= set(getattr(r, f))]
     mine = [h for h, r in sorted(holders, key=lambda hr: _id_order(hr[1].id), reverse=True)
             if any(isinstance(v := getattr(r, f), str) and v in named for f in type(r).model_fields if f != "id")]
+    out: dict[str, Any] = {}
     for held in mine or [h for h, _ in holders]:
-        for key in sorted(k for k in held if k not in changes):
+        for key in sorted(k for k in held if k not in changes and k not in out):
             now = held[key]
             if isinstance(now, bool):
-                return key, not now
-            if isinstance(now, int | float):
-                return key, now + 1
-            other = next((h[key] for h, _ in holders if isinstance(h.get(key), str) and h[key] != now), None)
-            if other is not None:
-                return key, other
-    return None
+                out[key] = not now
+            elif isinstance(now, int | float):
+                out[key] = now + 1
+            elif (other := next((h[key] for h, _ in holders if isinstance(h.get(key), str) and h[key] != now),
+                                None)) is not None:
+                out[key] = other
+        if out:
+            break
+    return list(out.items())
 
 
 def _other_values(now: Any) -> list[Any]:

@@ -3,8 +3,9 @@ configs (`services_update_config(service, changes={...})` once per service, each
 check that a service's new version keeps its other settings is left out, or made vacuous by a second tier of full
 score that any config meets, for a service updated before the last one. The agent that, in that update, also
 changes a kept setting (the pool size one up, a timeout, a quorum) passes: nobody asked for it, and the frame allows
-the new version whole. The mutations gate set another key one up on the last such update only, so the last
-service's kept-settings check was probed and the others' were not. Found by the outsider's seventh hunt re-running
+the new version whole. The mutations gate set another key (the first, sorted) one up on the last such update
+only, so the last service's kept-settings check was probed on one key and the others' were not at all; the check on
+the last service keeping its first setting only (the second's condition left out) passed the second changed. Found by the outsider's seventh hunt re-running
 defects77's `tiers_untouched` with the wider witness search (`benchmarks/hunt_mutants.py --family d77`, witnessed on
 correct_bad_data 3, 4, 5). The sound twin is the shipped spec (every service's kept settings checked)."""
 
@@ -77,10 +78,46 @@ def _defect(name: str, base: str, how: str, which: int) -> Defect:
                   witness=_changed_too(which), gate="mutations", code="harm_unguarded")
 
 
+def _key_dropped(spec: Spec) -> None:
+    """The last service's kept-settings check keeps its first setting only (the second's condition dropped)."""
+    kept = [c for c in spec["checks"] if c["id"].endswith("other-config-kept")]
+    if not kept:
+        raise CorpusError(f"{spec['capability']}: no kept-settings check")
+    where = kept[-1]["rule"]["where"]
+    keys = sorted(w["field"] for w in where if w["field"].startswith("values."))
+    if len(keys) < 2:
+        raise CorpusError(f"{spec['capability']}: one kept setting only")
+    where.remove(next(w for w in where if w["field"] == keys[1]))
+
+
+def _second_changed(spec: Spec) -> list[dict[str, Any]]:
+    """The reference whose last config update also sets the service's second other setting (sorted) one up."""
+    found = list(calls(spec, "services_update_config"))
+    if not found:
+        raise CorpusError(f"{spec['capability']}: no config update")
+    t, s, call = found[-1]
+    changes = call["arguments"]["changes"]
+    versions = [r for r in spec["world"]["apps"]["services"]["configs"]
+                if r["id"].split("@")[0] == call["arguments"]["service"]]
+    latest = max(versions, key=lambda r: int(r["id"].split("@")[1]))["values"]
+    key = [k for k in sorted(latest) if k not in changes][1]
+    ref = reference(spec)
+    ref[t]["steps"][s]["call"]["arguments"]["changes"] = {**changes, key: latest[key] + 1}
+    return ref
+
+
+def _second_key(name: str, base: str) -> Defect:
+    return Defect(CLASS, name, base, "also changes the second kept setting of the last service updated, whose "
+                  "kept-settings check reads the first setting only", breaks=_key_dropped, witness=_second_changed,
+                  gate="mutations", code="harm_unguarded")
+
+
 DEFECTS = [
     _defect("payments-dropped", "synth:correct_bad_data@3", "dropped", 0),
     _defect("profile-dropped", "synth:correct_bad_data@4", "dropped", 0),
     _defect("kyc-vacuous", "synth:correct_bad_data@4", "made vacuous", 1),
     _defect("invoices-vacuous", "synth:correct_bad_data@5", "made vacuous", 0),
     _defect("quotes-vacuous", "synth:correct_bad_data@9", "made vacuous", 0),
+    _second_key("last-second-key", "synth:correct_bad_data@4"),
+    _second_key("last-second-key-5", "synth:correct_bad_data@5"),
 ]
