@@ -52,19 +52,20 @@ def _vacuous(which: int) -> Any:
     return edit
 
 
-def _changed_too(which: int) -> Any:
-    """The reference whose `which`-th config update also sets the service's first other setting one up (read from
-    the world's latest version of its config, not from the checks: the defect may have lost the check)."""
+def _changed_too(which: int, nth: int = 0) -> Any:
+    """The reference whose `which`-th config update (-1: the last) also sets the service's `nth` other setting
+    (sorted) one up, read from the world's latest version of its config, not from the checks: the defect may have
+    lost the check."""
     def witness(spec: Spec) -> list[dict[str, Any]]:
         found = list(calls(spec, "services_update_config"))
-        if len(found) <= which:
+        if len(found) <= max(which, 0):
             raise CorpusError(f"{spec['capability']}: no config update {which}")
         t, s, call = found[which]
         changes = call["arguments"]["changes"]
         versions = [r for r in spec["world"]["apps"]["services"]["configs"]
                     if r["id"].split("@")[0] == call["arguments"]["service"]]
         latest = max(versions, key=lambda r: int(r["id"].split("@")[1]))["values"]
-        key = next(k for k in sorted(latest) if k not in changes and isinstance(latest[k], int))
+        key = [k for k in sorted(latest) if k not in changes and isinstance(latest[k], int)][nth]
         ref = reference(spec)
         ref[t]["steps"][s]["call"]["arguments"]["changes"] = {**changes, key: latest[key] + 1}
         return ref
@@ -90,25 +91,9 @@ def _key_dropped(spec: Spec) -> None:
     where.remove(next(w for w in where if w["field"] == keys[1]))
 
 
-def _second_changed(spec: Spec) -> list[dict[str, Any]]:
-    """The reference whose last config update also sets the service's second other setting (sorted) one up."""
-    found = list(calls(spec, "services_update_config"))
-    if not found:
-        raise CorpusError(f"{spec['capability']}: no config update")
-    t, s, call = found[-1]
-    changes = call["arguments"]["changes"]
-    versions = [r for r in spec["world"]["apps"]["services"]["configs"]
-                if r["id"].split("@")[0] == call["arguments"]["service"]]
-    latest = max(versions, key=lambda r: int(r["id"].split("@")[1]))["values"]
-    key = [k for k in sorted(latest) if k not in changes][1]
-    ref = reference(spec)
-    ref[t]["steps"][s]["call"]["arguments"]["changes"] = {**changes, key: latest[key] + 1}
-    return ref
-
-
 def _second_key(name: str, base: str) -> Defect:
     return Defect(CLASS, name, base, "also changes the second kept setting of the last service updated, whose "
-                  "kept-settings check reads the first setting only", breaks=_key_dropped, witness=_second_changed,
+                  "kept-settings check reads the first setting only", breaks=_key_dropped, witness=_changed_too(-1, 1),
                   gate="mutations", code="harm_unguarded")
 
 
