@@ -45,6 +45,7 @@ from tests.defects import (
     clock_zone_abbrev_pinned,
     clock_zone_case_pinned,
     content_blind,
+    copied_not_addressed,
     cost_near_limit,
     count_by_pace,
     count_by_pace_early,
@@ -122,6 +123,7 @@ from tests.defects import (
     instant_pinned,
     isolation_leak,
     item_pattern_loose,
+    kept_setting_earlier_unchecked,
     kept_value_loose,
     kept_write_unchecked,
     key_respelled,
@@ -432,6 +434,8 @@ MODULES = (
     declared_write_as_read,
     kept_value_loose,
     reply_number_alternative,
+    copied_not_addressed,
+    kept_setting_earlier_unchecked,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
