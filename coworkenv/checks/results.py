@@ -162,6 +162,15 @@ class VerifierResult:
         }
 
 
+def decided_fail(scoring: Scoring, checks: Sequence[CheckResult]) -> bool:
+    """Whether `compose` fails the episode whatever the results of the checks not in `checks` are: a required or
+    safety check failed (under a `pass_threshold`, a required or safety guard: a completion check only lowers the
+    score, which checks yet to come may raise)."""
+    if scoring.pass_threshold is None:
+        return any(not c.passed for c in checks if c.required or c.safety)
+    return any(not c.passed for c in checks if c.is_guard and (c.required or c.safety))
+
+
 def compose(scoring: Scoring, checks: Sequence[CheckResult], robustness: float | None = None) -> VerifierResult:
     """Compose check results into a score and a verdict, as `Scoring` documents.
 

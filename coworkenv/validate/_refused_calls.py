@@ -135,8 +135,8 @@ def refused_outcome(episodes: SpecEpisodes, t: int, s: int) -> EpisodeOutcome:
     """The reference played with its call at turn `t`, step `s` refused by the tool (every other call as it is)."""
     call = episodes.spec.reference[t].steps[s].call
     assert call is not None
-    with _refusing(episodes, call, _nth(episodes.spec, t, s)):
-        return episodes.run(OraclePolicy(episodes.spec))
+    with _refusing(episodes, call, _nth(episodes.spec, t, s)):  # its checks' results are read where it passes
+        return episodes.run(OraclePolicy(episodes.spec), lazy=True)
 
 
 def credited_attempts(spec: EnvSpec, episodes: SpecEpisodes,
@@ -320,7 +320,8 @@ def credited_elsewhere(spec: EnvSpec, episodes: SpecEpisodes) -> list[GateError]
             if dropped.result is None or dropped.passed:
                 continue
             for moved, readers in tried:
-                kept = episodes.mutant(replaced(spec.reference, t, s, ReferenceStep(call=moved)), keep_reads=True)
+                kept = episodes.mutant(replaced(spec.reference, t, s, ReferenceStep(call=moved)), keep_reads=True,
+                                       lazy=True)
                 if kept.result is None or not kept.passed or \
                         not any(e.ok and e.tool == moved.name and e.args == moved.arguments for e in kept.audit):
                     continue
@@ -382,7 +383,7 @@ def credited_drafts(spec: EnvSpec, episodes: SpecEpisodes,
         if call is None or not _carried_out(spec, episodes.oracle(), t, s):
             continue
         for saved in draft_calls(spec, catalog, call):
-            kept = episodes.mutant(replaced(spec.reference, t, s, ReferenceStep(call=saved)))
+            kept = episodes.mutant(replaced(spec.reference, t, s, ReferenceStep(call=saved)), lazy=True)
             if kept.result is not None and kept.passed and any(e.ok and e.tool == saved.name for e in kept.audit):
                 break
         else:
@@ -427,18 +428,18 @@ def sent_drafts_unchecked(spec: EnvSpec, episodes: SpecEpisodes) -> list[GateErr
         assert save is not None and send is not None
         other = ToolCallSpec(name=save.name, arguments={k: v for k, v in {**save.arguments, **OTHER_MESSAGE}.items()
                                                          if k != "in_reply_to"})
-        plain = episodes.mutant(replaced(spec.reference, t0, s0, ReferenceStep(call=other)))
+        plain = episodes.mutant(replaced(spec.reference, t0, s0, ReferenceStep(call=other)), lazy=True)
         if plain.result is None or plain.passed:
             continue  # the words are not checked at all: the near misses judge that
         versions = _inserted(spec.reference, t0, s0, ReferenceStep(call=other))
-        probe = episodes.mutant(versions)  # the draft ids as the world gives them with the earlier version saved
+        probe = episodes.mutant(versions, lazy=True)  # the draft ids as the world gives them with the earlier version saved
         first = next((e.result.get("id") for e in probe.audit if e.tool == other.name and e.args == other.arguments
                       and e.ok and isinstance(e.result, dict)), None)
         if first is None:
             continue
         resent = ToolCallSpec(name=send.name, arguments={**send.arguments, "draft_id": first})
         kept = probe if first == send.arguments.get("draft_id") else \
-            episodes.mutant(replaced(versions, t, s + (t == t0), ReferenceStep(call=resent)))
+            episodes.mutant(replaced(versions, t, s + (t == t0), ReferenceStep(call=resent)), lazy=True)
         if kept.result is None or not kept.passed or \
                 not any(e.ok and e.tool == send.name and e.args == resent.arguments for e in kept.audit):
             continue
