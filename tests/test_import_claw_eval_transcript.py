@@ -142,14 +142,19 @@ def test_a_tool_no_service_is_reached_by_gets_no_injected_error(tmp_path: Path) 
     doc["tools"].append({"name": "gmail_get_message", "description": "read", "input_schema": {
         "type": "object", "properties": {"message_id": {"type": "string"}}, "required": ["message_id"]}})
     doc["tool_endpoints"].append({"tool_name": "gmail_get_message", "url": "http://localhost:9199/gmail/messages/get"})
+    doc["tools"].append({"name": "gmail_search_messages", "description": "list by GET", "input_schema": {
+        "type": "object", "properties": {}}})
+    doc["tool_endpoints"].append({"tool_name": "gmail_search_messages", "url": "http://localhost:9100/gmail/messages",
+                                  "method": "GET"})  # the service serves it by POST: a 405 every call
     task_yaml.write_text(yaml.safe_dump(doc), encoding="utf-8")
     (report,) = import_checkout(root, out, error_rate=0.6, judge=False)
     spec = load_spec(out / str(report.spec_file))
-    assert spec.faults is not None and spec.faults.rules[0].tool == "gmail_get_message"
+    assert spec.faults is not None
+    assert [r.tool for r in spec.faults.rules[:2]] == ["gmail_get_message", "gmail_search_messages"]
     env = Env(spec, max_steps=1000)
     env.reset()
     for n in range(30):
-        env.step(Action(None, (_call("gmail_get_message", 2 * n, message_id="msg_1"),
-                               _call("gmail_list_messages", 2 * n + 1))))
+        env.step(Action(None, (_call("gmail_get_message", 3 * n, message_id="msg_1"),
+                               _call("gmail_list_messages", 3 * n + 1), _call("gmail_search_messages", 3 * n + 2))))
     faulted = {e.tool for e in env.audit if e.fault}
     assert faulted == {"gmail_list_messages"}  # main: both (the app's rule covered the unreachable tool too)
