@@ -117,6 +117,14 @@ class Reply:
 
 
 @dataclass(frozen=True)
+class Note(Reply):
+    """An assistant message that made tool calls: its text (empty when it wrote none) and the audit indices of its
+    calls, in order. A python check with `transcript` reads the episode message by message from them."""
+
+    calls: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
 class CheckResult:
     """One check's outcome: its score in [0, 1] (0 or 1 for pass/fail rules) and whether it passed."""
 

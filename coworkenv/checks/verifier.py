@@ -227,7 +227,8 @@ def _python(rule: PythonRule, world: World, audit: Sequence[AuditEntry], transcr
     payload = {
         "state": {"clock": state["clock"], "apps": {a: state["apps"][a] for a in apps}},
         "audit": [e.as_dict() for e in audit],
-        "messages": [{"turn": r.turn, "text": r.text} for r in transcript.replies],
+        "messages": transcript.messages() if rule.transcript else [
+            {"turn": r.turn, "text": r.text} for r in transcript.replies],
     }
     options: dict[str, Any] = {}
     if rule.judge:  # the judge channel (coworkenv.llm is loaded only for a check that asks a judge)
