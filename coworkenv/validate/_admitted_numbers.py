@@ -10,8 +10,8 @@ read from the state (`source`), a relative tolerance.
 
 So for each text check with a `number` and a tolerance that reads the reply to a turn, the expected value (the
 literal, or the source field's value at the reference's end) is found written in digits in the reply; the numbers the
-world offers (numeric fields and the numbers written in the world's text: files, mails, messages; and the user's
-turns) that lie within the check's tolerance but differ from it are each written in its place, in the same style
+world offers (numeric fields and the numbers written in the world's text: files, mails, messages, as the world starts
+and as the dynamics and the turns' changes write them later; and the user's turns) that lie within the check's tolerance but differ from it are each written in its place, in the same style
 (grouping, decimals, scale), as near misses (`content_unchecked`): each must fail a check.
 """
 
@@ -24,7 +24,7 @@ from typing import Any
 from coworkenv.checks.text import _NUMBER, _SCALES, number_readings, numbers_in
 from coworkenv.spec import EnvSpec, FieldRef, TextRule
 from coworkenv.validate._check_reads import spec_rules
-from coworkenv.validate.entities import leaves
+from coworkenv.validate.entities import held_leaves
 
 _PERCENT = re.compile(r"\s?%")
 _MAX_PER_CHECK = 2  # near misses per check: the nearest values the tolerance admits
@@ -32,9 +32,10 @@ _MAX_CHARS = 20_000  # the world's longer texts are read up to this many charact
 
 
 def _offered(spec: EnvSpec) -> set[float]:
-    """The numbers the world holds (numeric fields; numbers written in its text) and the user's turns write."""
+    """The numbers the world holds at some moment (numeric fields; numbers written in its text: the initial world's
+    and what the dynamics and the turns' changes write, `held_leaves`) and the user's turns write."""
     out: set[float] = set()
-    for v in leaves(spec.world.model_dump(mode="json")):
+    for v in held_leaves(spec):
         if isinstance(v, bool):
             continue
         if isinstance(v, int | float):

@@ -6,7 +6,8 @@ check's pattern admits (`1[05]:30` admits 10:30) is a wrong answer it passes. `s
 for a stated clock (hour, minute) it gives every clock that names an instant it names, in any zone of the spec (the
 directory's, UTC, and the IANA names its texts and arguments state), of the instants the spec states (the user's
 turns, the reference's answers and the arguments of its writes: what the agent was told, wrote or told); where it
-names none of them, of the instants the initial world holds, read in UTC, the user's own zone and the zones the texts
+names none of them, of the instants the world holds at any moment (the initial world's and what the dynamics and
+the turns' changes write, defects103), read in UTC, the user's own zone and the zones the texts
 name (a job's last run, a log line's time the agent reads and tells: `0[01]:39` for a last run at 01:39 UTC admits
 00:39, defects93; every zone of the directory would make most hours some world instant somewhere); None where it
 names none of those either (a search's range: nothing says which other clocks are the same instant, and the
@@ -27,7 +28,7 @@ from typing import Any
 from coworkenv.bindings import spec_catalog
 from coworkenv.spec import EnvSpec
 from coworkenv.validate._asked_facts import base_world, zones
-from coworkenv.validate.entities import leaves
+from coworkenv.validate.entities import held_leaves, leaves
 from coworkenv.world._time import zone
 
 Clock = tuple[int, int]
@@ -85,7 +86,7 @@ def _own_zone(spec: EnvSpec) -> set[str]:
 
 
 def _readings(spec: EnvSpec) -> Callable[[str], list[set[datetime]]]:
-    """("stated" or "held") -> per instant the spec states (or its initial world holds), its local readings (naive)
+    """("stated" or "held") -> per instant the spec states (or its world holds at some moment), its local readings (naive)
     in the zones it may be told in; computed on first use (most specs state no clock or date a pattern reads by a
     class)."""
     cache: dict[str, list[set[datetime]]] = {}
@@ -93,7 +94,7 @@ def _readings(spec: EnvSpec) -> Callable[[str], list[set[datetime]]]:
     def readings(which: str) -> list[set[datetime]]:
         if not cache:
             texts, searched = _spec_texts(spec)
-            held = [v for v in leaves(spec.world.model_dump(mode="json")) if isinstance(v, str)]
+            held = [v for v in held_leaves(spec) if isinstance(v, str)]  # at any moment, not just the start
             named = {m.group(0) for t in texts + searched for m in _IANA.finditer(t)}
             stated = _instants(texts)
             # A clock read from the world is told in UTC, the user's own zone or a zone a text names: the

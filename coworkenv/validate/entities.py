@@ -289,3 +289,14 @@ def leaves(value: Any) -> Iterator[Any]:
             yield from leaves(v)
     else:
         yield value
+
+
+def held_leaves(spec: EnvSpec) -> Iterator[Any]:
+    """Every scalar the world holds at some moment of an episode: the initial world's (its clock settings too), then
+    what the dynamics' effects and log streams write and what the turns' changes put or set (a record a colleague
+    uploads mid-episode, a config a rule rewrites). A fallback that looks in the world for the values an agent could
+    read must read these too: read from the initial world alone, a check is judged against the wrong moment."""
+    yield from leaves(spec.world.model_dump(mode="json"))
+    yield from leaves([e.model_dump(mode="json") for r in spec.dynamics.rules for e in r.effects])
+    yield from (s.message for s in spec.dynamics.streams)
+    yield from leaves([e.model_dump(mode="json") for t in spec.turns for e in t.changes])
