@@ -58,6 +58,7 @@ from tests.defects import (
     date_yearless_pinned,
     dead_guard,
     declared_draft_credited,
+    declared_read_unseen,
     declared_write_as_read,
     delay_pinned,
     digit_class_read,
@@ -424,6 +425,7 @@ MODULES = (
     sent_draft_unchecked,
     declared_draft_credited,
     declared_write_as_read,
+    declared_read_unseen,
     kept_value_loose,
     reply_number_alternative,
 )

@@ -78,12 +78,13 @@ def _call_names(reference: list[dict[str, Any]], names: dict[str, str]) -> None:
                 st["call"]["name"] = names[st["call"]["name"]]
 
 
-def declare_writes(spec: Spec, every: bool = False) -> None:
-    """Every built-in write tool the reference calls (`every`: every one the agent is given) declared as
-    `acme_<name>` (the op's own schema and arguments), the built-in one no longer given; the reference, the checks'
-    matchers (Python checks' quoted names too), the dynamics rules and the turns follow."""
+def declare_writes(spec: Spec, every: bool = False, reads: bool = False) -> None:
+    """Every built-in write tool the reference calls (`every`: every one the agent is given; `reads`: its read tools
+    too) declared as `acme_<name>` (the op's own schema and arguments), the built-in one no longer given; the
+    reference, the checks' matchers (Python checks' quoted names too), the dynamics rules and the turns follow."""
     called = {st["call"]["name"] for turn in spec["reference"] for st in turn["steps"] if st.get("call")}
-    writes = sorted(n for n in (spec["tools"] if every else called) if n in spec["tools"] and TOOLS[n].kind == "write")
+    writes = sorted(n for n in (spec["tools"] if every else called) if n in spec["tools"] and n in TOOLS
+                    and (reads or TOOLS[n].kind == "write"))
     if not writes:
         raise CorpusError(f"{spec['capability']}: the reference writes through no built-in tool")
     names = {n: _PREFIX + n for n in writes}
