@@ -61,6 +61,14 @@ Families of mutation kinds, kept apart in the registry (`KINDS`, name -> family,
   multi-turn task dropped), `kept_nonzero` (a kept map setting as "not zero"). Its witness search (for every family)
   adds a call moved to the start of its turn, a number in another unit, a kept map key set beside the asked one
   (x100, x60, x1000, x2, 0), a value in lower case, and a reply stating the value as it was before the change.
+- `d99` (defects99, 6 kinds, bare names; its block sits after d94's): `cc_counts_as_to` (a message's addressee read in
+  `to` or, as a second tier, in `cc`), `addr_domain_only` (an address read by its domain), `dt_window_1h` (a time as
+  "within the hour around it"), `id_in_similar` (an id, or a record's field check, admitting the record most like it:
+  the other of a similar pair), `enum_sibling_in` (a state or a person admitting the value another record holds:
+  `sent` or `drafts`, `u-oscar` or `u-sofia`), `order_either` (an order check met either way). Its witness search
+  (for every family) adds the addressee moved to `cc` (to no one, or to another address the world knows), an address
+  replaced by another of its domain, a time moved by 30 or 60 minutes, an id replaced by its similar neighbour's, a
+  state by another a record holds, and two calls of a turn swapped.
 
 Kinds whose name starts with `py_` or `python.` are sandboxed (slow) and run only with `--python`; as in
 defects69, `py_*` mutants (of `d69`, `d73`, `d77` and `d83`) are made on the examples and seed 1 only, one per base, kind and rule kind.
@@ -85,6 +93,7 @@ for files already written.
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples hunt:1-5 --family d83 --python --out d83.jsonl --summary
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples hunt:1-5 --family d92 --out d92.jsonl --summary
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples hunt:1-5 --family d94 --out d94.jsonl --summary
+    PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples hunt:1-5 --family d99 --out d99.jsonl --summary
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples --kinds state_to_log 'records.*drop_cond' --out o.jsonl
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --tally d65.jsonl d69.jsonl
 """
@@ -124,7 +133,7 @@ Rule = dict[str, Any]
 
 
 class Kind(NamedTuple):
-    family: str  # "d65", "d69", "d73", "d77", "d83", "d92" or "d94"
+    family: str  # "d65", "d69", "d73", "d77", "d83", "d92", "d94" or "d99"
     rule: str  # the rule kind it mutates ("check"/"scoring" for the check's or spec's own settings)
     python: bool  # the mutant runs a Python check in the sandbox
 
@@ -201,6 +210,7 @@ KINDS: dict[str, Kind] = {
              "dt_hour_only"),
     **_kinds("d94", "any", "field_nocase unit_either set_any untouched_field order_dropped reply_before_change "
              "turn_request_dropped kept_nonzero"),
+    **_kinds("d99", "any", "cc_counts_as_to addr_domain_only dt_window_1h id_in_similar enum_sibling_in order_either"),
 }
 
 
@@ -1828,6 +1838,198 @@ def episodes94(spec: Spec) -> Iterator[tuple[str, Episode]]:
                     yield f"say[{t}] before change", r
 
 
+# -- family d99 -------------------------------------------------------------------------------------------------
+# defects99: an outside tester's fresh kinds (its own block, as d94's): a recipient read in `to` or `cc`, an address
+# read by its domain, a time within the hour around it, an id or a state admitting its similar neighbour, an order
+# met either way.
+_EMAIL99 = re.compile(r"^[^@\s]+@([A-Za-z0-9.-]+\.[A-Za-z]{2,})$")
+_ADDR_FIELDS99 = ("to", "cc", "bcc", "attendees", "recipients")
+_ENUM99 = re.compile(r"^[A-Za-z][\w.-]{0,30}$")  # a state or a person: open, sent, p2, in_progress, u-oscar
+
+
+def _world_values99(spec: Spec, field: str) -> list[Any]:
+    """Every value a world record holds in `field` (a list field's items too), in the world's order."""
+    out: list[Any] = []
+    for app in spec["world"]["apps"].values():
+        for table in (app.values() if isinstance(app, dict) else []):
+            for rec in _rows(table):
+                x = rec.get(field)
+                for y in x if isinstance(x, list) else [x]:
+                    if isinstance(y, (str, int, float)) and not isinstance(y, bool) and y not in out:
+                        out.append(y)
+    return out
+
+
+def _addresses99(spec: Spec) -> list[str]:
+    """Every mail address the world holds, anywhere."""
+    found = re.findall(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}", json.dumps(spec["world"]))
+    return list(dict.fromkeys(found))
+
+
+def _dt_shift99(v: str, minutes: int) -> str | None:
+    from datetime import datetime, timedelta
+    try:
+        d = datetime.fromisoformat(v.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    out = (d + timedelta(minutes=minutes)).isoformat()
+    return out.replace("+00:00", "Z") if v.endswith("Z") else out
+
+
+def _similar99(spec: Spec, rid: str) -> str | None:
+    """The id of the record most like record `rid` (same table, most equal fields): the other of a similar pair."""
+    for app in spec["world"]["apps"].values():
+        for table in (app.values() if isinstance(app, dict) else []):
+            rows = _rows(table)
+            me = next((r for r in rows if r.get("id") == rid), None)
+            if me is None:
+                continue
+            best = max(((sum(o.get(f) == x for f, x in me.items() if f != "id"), str(o.get("id")))
+                        for o in rows if o is not me and isinstance(o.get("id"), str)), default=None)
+            return best[1] if best and best[0] else None
+    return None
+
+
+def _cond_kinds99(conds: list[dict[str, Any]], spec: Spec) -> Iterator[tuple[str, list[list[dict[str, Any]]]]]:
+    """(kind, alternatives): each a list of conditions; the mutant holds where any alternative holds."""
+    for i, w in enumerate(conds):
+        f, op, v = str(w.get("field")), w.get("op", "equals"), w.get("value")
+        def at(*new: dict[str, Any], i: int = i) -> list[dict[str, Any]]:
+            return [*conds[:i], *new, *conds[i + 1:]]
+        one = v[0] if isinstance(v, list) and len(v) == 1 else v
+        if f == "to" and op == "contains":  # the recipient in `cc` counts as one in `to`
+            yield "cc_counts_as_to", [conds, at({**w, "field": "cc"})]
+        m = _EMAIL99.match(one) if f in _ADDR_FIELDS99 and isinstance(one, str) else None
+        if m and op in ("contains", "equals"):  # the address by its domain only
+            yield "addr_domain_only", [at({"field": f, "op": "matches", "value": "@" + re.escape(m.group(1))})]
+        if op == "equals" and isinstance(v, str) and _DT.match(v):  # the time within the hour around it
+            lo, hi = _dt_shift99(v, -60), _dt_shift99(v, 60)
+            if lo and hi:
+                yield "dt_window_1h", [at({**w, "op": "gte", "value": lo}, {**w, "op": "lte", "value": hi})]
+        if op == "equals" and isinstance(v, str) and (f == "id" or f.endswith(("_id", "_to"))):
+            o = _similar99(spec, v)
+            if o:  # the id or its similar neighbour's
+                yield "id_in_similar", [at({**w, "op": "in", "value": [v, o]})]
+        if op == "equals" and isinstance(v, str) and _ENUM99.match(v) and f != "id" and not f.endswith("_id"):
+            other = [x for x in _world_values99(spec, f) if isinstance(x, str) and x != v and _ENUM99.match(x)]
+            if other:  # the state or the state another record holds (`sent` or `drafts`, `p2` or `p3`)
+                yield "enum_sibling_in", [at({**w, "op": "in", "value": [v, other[0]]})]
+
+
+def _either99(rule: Rule, alts: list[list[dict[str, Any]]], key: str) -> Rule:
+    if len(alts) == 1:
+        return {**rule, key: alts[0]}
+    return {"kind": "tiers", "tiers": [{"score": 1.0, "rule": {**rule, key: a}} for a in alts]}
+
+
+def rule_kinds99(rule: Rule, spec: Spec) -> Iterator[tuple[str, Rule]]:
+    """(kind, new rule): defects99's mutations of one rule."""
+    k = rule["kind"]
+    if k == "records":
+        for name, alts in _cond_kinds99(rule.get("where") or [], spec):
+            yield name, _either99(rule, alts, "where")
+    elif k == "field":
+        t = rule["target"]
+        cond = {"field": t["field"], "op": rule.get("op", "equals"), "value": rule.get("value")}
+        for name, alts in _cond_kinds99([cond], spec):
+            if name not in ("dt_window_1h", "cc_counts_as_to"):  # a field rule holds one condition
+                yield name, {**rule, "op": alts[0][0]["op"], "value": alts[0][0]["value"]}
+        o = _similar99(spec, t["id"]) if isinstance(t.get("id"), str) else None
+        if o:  # the record or its similar neighbour holds the value
+            yield "id_in_similar", {"kind": "tiers", "tiers": [
+                {"score": 1.0, "rule": rule}, {"score": 1.0, "rule": {**rule, "target": {**t, "id": o}}}]}
+    elif k == "frame":
+        for si, sel in enumerate(rule.get("allow") or []):
+            for name, alts in _cond_kinds99(sel.get("where") or [], spec):
+                allow = [*rule["allow"][:si], *({**sel, "where": a} for a in alts), *rule["allow"][si + 1:]]
+                yield name, {**rule, "allow": allow}
+    elif k in ("called", "forbidden"):
+        call = rule.get("call") or {}
+        for name, alts in _cond_kinds99(call.get("where") or [], spec):
+            if len(alts) == 1:
+                yield name, {**rule, "call": {**call, "where": alts[0]}}
+        for a, x in (call.get("args") or {}).items():  # an argument moved into `where` and loosened there
+            op = "contains" if isinstance(x, list) else "equals"
+            for name, alts in _cond_kinds99([{"field": a, "op": op, "value": x}], spec):
+                rest = {b: y for b, y in call["args"].items() if b != a}
+                new = [{**rule, "call": {**call, "args": rest, "where": [*(call.get("where") or []), *alt]}}
+                       for alt in alts]
+                yield name, new[0] if len(new) == 1 or k == "forbidden" else {
+                    "kind": "tiers", "tiers": [{"score": 1.0, "rule": r} for r in new]}
+    elif k == "order":  # either order: the two calls in any order
+        swapped = {**rule, "first": rule["then"], "then": rule["first"]}
+        yield "order_either", {"kind": "tiers", "tiers": [{"score": 1.0, "rule": rule}, {"score": 1.0, "rule": swapped}]}
+
+
+def mutants99(spec: Spec) -> Iterator[Mutant]:
+    for ci, c in enumerate(spec["checks"]):
+        for name, r in rule_kinds99(c["rule"], spec):
+            s2 = copy.deepcopy(spec)
+            s2["checks"][ci] = {**c, "rule": r}
+            yield Mutant(name, ci, s2, "")
+
+
+def episodes99(spec: Spec) -> Iterator[tuple[str, Episode]]:
+    """defects99's episodes: a recipient moved from `to` to `cc`, an address replaced by another of its domain, a time
+    moved by 30 or 60 minutes, an id replaced by its similar neighbour's, a state by another a record holds, two calls
+    swapped."""
+    ref = spec["reference"]
+    addrs = _addresses99(spec)
+    steps = [(t, s) for t, turn in enumerate(ref) for s, st in enumerate(turn["steps"]) if st.get("call")]
+    for t, s in steps:
+        c = ref[t]["steps"][s]["call"]
+        args = c["arguments"]
+        for a, v in args.items():
+            tries: list[tuple[str, Any]] = []
+            items = v if isinstance(v, list) else [v]
+            for j, x in enumerate(items):
+                m = _EMAIL99.match(x) if isinstance(x, str) else None
+                if not m:
+                    continue
+                for o in [y for y in addrs if y.endswith("@" + m.group(1)) and y != x][:2]:
+                    tries.append((f"{a}~{o}", [*items[:j], o, *items[j + 1:]] if isinstance(v, list) else o))
+                if a == "to" and "cc" in _tool_params99(c["name"]):  # the addressee only copied: to no one or
+                    cc = args.get("cc") or []                          # to another person the world knows
+                    cc = [*(cc if isinstance(cc, list) else [cc]), x]
+                    rest = [y for y in items if y != x]
+                    other = next((y for y in addrs if y not in items and y not in cc), None)
+                    for lab, to in (("no one", rest), (other, [*rest, other] if other else None)):
+                        if to is not None:
+                            r = copy.deepcopy(ref)
+                            r[t]["steps"][s]["call"]["arguments"]["to"] = to if isinstance(v, list) else \
+                                (to or [""])[0]
+                            r[t]["steps"][s]["call"]["arguments"]["cc"] = cc
+                            yield f"{c['name']}.to {x} as cc, to {lab}", r
+            if isinstance(v, str) and _DT.match(v):
+                tries += [(f"{a}{d:+d}m", x) for d in (30, -30, 60, -60) if (x := _dt_shift99(v, d))]
+            if isinstance(v, str) and (a == "id" or a.endswith(("_id", "_to"))) and (sim := _similar99(spec, v)):
+                tries.append((f"{a}~{sim}", sim))
+            if isinstance(v, str) and _ENUM99.match(v) and a != "id" and not a.endswith("_id"):
+                tries += [(f"{a}={x}", x) for x in _world_values99(spec, a)
+                          if isinstance(x, str) and x != v and _ENUM99.match(x)][:2]
+            for lab, x in tries:
+                r = copy.deepcopy(ref)
+                r[t]["steps"][s]["call"]["arguments"][a] = x
+                yield f"{c['name']}.{lab}", r
+    for t, turn in enumerate(ref):  # two calls of a turn swapped
+        idx = [s for s, st in enumerate(turn["steps"]) if st.get("call")]
+        for a, b in itertools.pairwise(idx):
+            r = copy.deepcopy(ref)
+            r[t]["steps"][a], r[t]["steps"][b] = r[t]["steps"][b], r[t]["steps"][a]
+            yield f"swap {turn['steps'][a]['call']['name']} {turn['steps'][b]['call']['name']}", r
+
+
+@functools.cache
+def _tool_params99(name: str) -> frozenset[str]:
+    from coworkenv.apps import TOOLS
+    tool = TOOLS.get(name)
+    return frozenset(tool.params.model_fields) if tool else frozenset()
+
+
+FAMILIES["d99"] = mutants99
+
+
+
 class Witnesses:
     """Per base, the near-reference episodes the shipped spec fails; the first one a mutant passes is its witness."""
 
@@ -1837,7 +2039,7 @@ class Witnesses:
     def find(self, base: str, spec: Spec, mutant: Spec) -> str | None:
         if base not in self._failing:
             self._failing[base] = []
-            for lab, ep in itertools.chain(episodes(spec), episodes94(spec)):
+            for lab, ep in itertools.chain(episodes(spec), episodes94(spec), episodes99(spec)):
                 try:
                     if not play(spec, ep).passed:
                         self._failing[base].append((lab, ep))

@@ -106,6 +106,15 @@ _TOKYO_DAY = (("2026-06-06", "2026-06-07"),)  # an instant at 23:00 UTC on the 6
     ("Meet 2026-06-06.", "2026-06-0[67]", None),  # the same instant's day in Tokyo
     ("Meet 2026-06-06.", "2026-06-0[56]", "Meet 2026-06-05."),  # ... the day before is none of its days
     ("Meet 2026-06-06.", "2026-06-0[6-8]", "Meet 2026-06-08."),  # one digit per date, the first the same day refuses
+    # a numeric date (defects98): day and month either way round, any digit a class admits tried
+    ("Review on 06/05/2027.", "0[56]/05/2027", "Review on 05/05/2027."),  # the day below
+    ("Review on 06.05.2027.", r"06\.0[45]\.2027", "Review on 06.04.2027."),  # the month below
+    ("Review 2027/05/06.", "2027/05/0[56]", "Review 2027/05/05."),  # year first
+    ("Review on 04/03.", "0[34]/0[34]", "Review on 03/03."),  # no year: either order, 03/03 is neither
+    ("Review on 03/04.", "(?:03/04|04/03)", None),  # the same day either way round
+    ("Meet 06/06/2026.", "0[67]/06/2026", None),  # the same instant's day in Tokyo
+    ("Meet 06/06/2026.", "0[56]/06/2026", "Meet 05/06/2026."),  # ... the day before is none of its days
+    ("At 14.30 today.", r"1[34]\.30", None),  # a dotted pair is no date: one up only, as before
 ])
 def test_classed_date_digits(text: str, pattern: str, wanted: str | None) -> None:
     def same_day(day: date) -> set[date]:

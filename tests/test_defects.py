@@ -64,6 +64,8 @@ NARROW_CLASSES = {
                             "new config version (services_update_config)"),
     "kept_value_loose": ({"access_request_approval", "correct_bad_data"}, "only these two references write a new "
                          "config version whose other settings a check keeps"),
+    "kept_setting_earlier_unchecked": ({"correct_bad_data"}, "only correct_bad_data's reference updates several "
+                                       "services' configs (access_request_approval updates one)"),
     "reply_number_alternative": ({"inventory_restock_policy", "web_page_audit"}, "only these two generators' reply "
                                  "checks want a number as a plain term"),
     "overwritten_turn_unchecked": ({"adapt_announced_change"}, "only adapt_announced_change's meeting variant has a "

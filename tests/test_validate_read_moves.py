@@ -45,7 +45,31 @@ def test_a_grader_reading_the_audit_is_tried_on_a_search_moved_in_every_bound() 
     assert moved.arguments["limit"] == 50
 
 
-def test_a_search_bound_by_an_address_is_not_moved_for_a_grader() -> None:
+def test_a_search_bound_by_an_address_is_moved_onto_another_persons_for_a_grader() -> None:
+    # defects98: the address moved onto another person's the directory holds, the window a week later
     code = _GRADER.replace("tickets_search", "calendar_list_events")
     spec = _with("synth:refuse_forbidden_action@1", {"kind": "python", "entrypoint": "check", "apps": [], "code": code})
-    assert _tried(spec, "calendar_list_events") == []
+    [(moved, readers)] = _tried(spec, "calendar_list_events")
+    assert readers == {"looked"} and moved.arguments["start"] == "2026-08-26T08:15:00Z"
+    assert moved.arguments["person"] != "bilal.suzuki@copperleaf.test" and "@" in moved.arguments["person"]
+
+
+def test_a_person_read_by_address_is_moved_onto_another_persons_address() -> None:
+    code = _GRADER.replace("tickets_search", "directory_get_person")
+    spec = _with("synth:access_request_approval@1", {"kind": "python", "entrypoint": "check", "apps": [], "code": code})
+    [(moved, _)] = _tried(spec, "directory_get_person")
+    assert moved.arguments["person"] not in ("hamza.osei@atlasfreight.test", "")
+    # a matcher pinning the person takes no move
+    spec = _with("synth:access_request_approval@1", {"kind": "called", "call": {
+        "tool": "directory_get_person", "args": {"person": "hamza.osei@atlasfreight.test"}}})
+    assert _tried(spec, "directory_get_person") == []
+
+
+def test_a_day_is_moved_a_week_later_with_the_address() -> None:
+    spec = _with("synth:refuse_forbidden_action@1", {"kind": "python", "entrypoint": "check", "apps": [],
+                                                      "code": _GRADER.replace("tickets_search", "calendar_user_events")})
+    call = ToolCallSpec(name="calendar_user_events", arguments={"user": "bilal.suzuki@copperleaf.test",
+                                                                "date": "2026-08-19"})
+    [(moved, _)] = _tried_moves(spec, call, _elsewhere(spec, call, spec_catalog(spec), base_world(spec)),
+                                audit_readers(spec))
+    assert moved.arguments["date"] == "2026-08-26" and moved.arguments["user"] != "bilal.suzuki@copperleaf.test"

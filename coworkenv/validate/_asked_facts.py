@@ -33,7 +33,7 @@ from coworkenv.bindings import spec_catalog
 from coworkenv.env import base_world
 from coworkenv.spec import EnvSpec, ReferenceStep
 from coworkenv.validate._mentions import mentions
-from coworkenv.validate._mutation_core import Mutation, replaced, reply_is_content
+from coworkenv.validate._mutation_core import ASKED_PHRASES, Mutation, replaced, reply_is_content
 from coworkenv.validate.entities import EntityIndex, leaves
 from coworkenv.world import World, parse_time
 from coworkenv.world._time import zone
@@ -41,6 +41,7 @@ from coworkenv.world._time import zone
 ASKED_GROUP = "asked "  # a probe's group: this, then the path of the answer it leaves a fact out of
 # A sentence that asks for an answer: a request to be told, or a question.
 _ASK = re.compile(r"\b(?:tell me|tell us|let me know|report back|list what|list which|answer me|confirm to me)\b|"
+                  rf"{ASKED_PHRASES}|"
                   r"^\s*(?:also\s+)?(?:what|which|who|when|where|how many|how much)\b[^?]*\?", re.IGNORECASE)
 _SENTENCE = re.compile(r"[^.!?\n]+[.!?]?")
 _WORD = re.compile(r"[a-z]+")

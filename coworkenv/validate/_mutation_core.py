@@ -62,12 +62,16 @@ def replaced(reference: list[ReferenceTurn], t: int, s: int, new: ReferenceStep)
 # noun ("the Q4 review report") or what a mail does ("reply to confirm": the reply is the mail); an answer asked for
 # as a summary, an update, a rundown ("send me a summary", "keep me posted", "fill me in"), or a list of what was
 # done ("then list what you added", as `_asked_facts` reads it) (defects95).
+# The two forms that also name what is asked (`_asked_facts` reads their sentence's words): "report/confirm which ..."
+# and "send me a (short) report/summary of ..." (the noun "report" asked of the user's agent, defects98).
+ASKED_PHRASES = (r"\b(?:report|confirm)(?:\s+(?:to me|back|with me))?\s+(?:what|which|who|when|where|whether|how)\b|"
+                 r"\b(?:send|give|write|drop)\s+me\s+(?:a\s+|an\s+|the\s+)?(?:short\s+|quick\s+|brief\s+)?"
+                 r"(?:status\s+)?(?:summary|report|rundown|recap|update|breakdown|note|line)\b")
 _OBJECT = r"(?!\s+(?:it|this|that|them|the|a|an|their|his|her|its)\b)"
 _ASKS = re.compile(r"\b(tell me|let me know|report back|summari[sz]e|how many|how much|list what|list which)\b|"
                    rf"\b(?:and|then|please|also)\s+(?:report|confirm){_OBJECT}\b|"
-                   r"\b(?:report|confirm)\s+(?:to me|back|with me|what|which|who|when|where|whether|how|once)\b|"
-                   r"\b(?:send|give|write|drop)\s+me\s+(?:a\s+|an\s+|the\s+)?(?:short\s+|quick\s+|brief\s+)?"
-                   r"(?:summary|rundown|recap|update|breakdown|note|line)\b|"
+                   r"\b(?:report|confirm)\s+(?:to me|back|with me|once)\b|"
+                   rf"{ASKED_PHRASES}|"
                    r"\b(?:keep me (?:posted|updated|in the loop)|fill me in|get back to me|update me|brief me)\b|"
                    r"(^|[.!?]\s+)(what|which|who|when|where|why|how|is|are|does|did|do)\b[^.!?]*\?", re.IGNORECASE)
 

@@ -157,6 +157,9 @@ def classed_digits_wrong(text: str, patterns: list[Any],
         for m in _ISO_DATE.finditer(text):
             if _calendar(m.group(0)) is not None:
                 clocks.update((i, m.span()) for i in range(*m.span()))
+        for m in _NUMERIC_DATE.finditer(text):
+            if _numeric_days(m.group(0)):
+                clocks.update((i, m.span()) for i in range(*m.span()))
     loose: dict[int, str] = {}
     pinned: set[int] = set()
     probes = 0
@@ -211,6 +214,34 @@ def _calendar(text: str) -> date | None:
         return None
 
 
+# A date in a numeric notation other than ISO: day and month (either way round) and a year, joined by dots, dashes or
+# slashes (`06/05/2027`, `6.5.2027`, `06-05-2027`); year first with dots or slashes (`2027/05/06`); day and month
+# with slashes, no year (`06/05`; a dotted pair is a clock or a decimal as often).
+_NUMERIC_DATE = re.compile(r"(?<![\d./-])(?:\d{1,2}([./-])\d{1,2}\1\d{4}|\d{4}([./])\d{1,2}\2\d{1,2}|\d{1,2}/\d{1,2})"
+                           r"(?![\d]|[./-]\d)")
+_YEARLESS = range(2024, 2032)  # the years a day and month without a year is read in (2028: the 29th of February)
+
+
+def _numeric_days(text: str) -> set[date]:
+    """The calendar dates a numeric date may name: day first and month first where both are dates (`06/05/2027` is
+    the 6th of May or the 5th of June: the notation is the writer's locale), year first as year, month, day; a day
+    and month without a year, in each year of `_YEARLESS`. Empty where no reading is a date (`14.30`, `3/45`)."""
+    parts = [int(p) for p in re.split(r"[./-]", text)]
+    if len(parts) == 2:
+        orders = [(y, parts[1], parts[0]) for y in _YEARLESS] + [(y, parts[0], parts[1]) for y in _YEARLESS]
+    elif parts[0] > 999:
+        orders = [(parts[0], parts[1], parts[2])]
+    else:
+        orders = [(parts[2], parts[1], parts[0]), (parts[2], parts[0], parts[1])]
+    out = set()
+    for y, m, d in orders:
+        try:
+            out.add(date(y, m, d))
+        except ValueError:
+            continue
+    return out
+
+
 def _other_clock(text: str, span: tuple[int, int], i: int, digit: str,
                  same: Callable[[tuple[int, int]], set[tuple[int, int]] | None] | None,
                  same_day: Callable[[date], set[date]] | None = None) -> bool:
@@ -221,6 +252,11 @@ def _other_clock(text: str, span: tuple[int, int], i: int, digit: str,
         now_day = _calendar(text[span[0]:i] + digit + text[i + 1:span[1]])
         return (same_day is not None and was_day is not None and now_day is not None
                 and now_day not in same_day(was_day))
+    if _NUMERIC_DATE.fullmatch(text[span[0]:span[1]]):
+        # a wrong date: every day the new text may name is none that the old one names (in any zone the spec knows)
+        was_days, now_days = _numeric_days(text[span[0]:span[1]]), _numeric_days(text[span[0]:i] + digit + text[i + 1:span[1]])
+        return (same_day is not None and bool(now_days)
+                and not now_days & {d for was in was_days for d in same_day(was)})
     was = _CLOCK.fullmatch(text[span[0]:span[1]])
     now = _CLOCK.fullmatch(text[span[0]:i] + digit + text[i + 1:span[1]])
     if was is None or now is None or same is None:

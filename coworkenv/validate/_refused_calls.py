@@ -54,7 +54,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from typing import Any, Literal, get_args, get_origin
 
 from coworkenv.agents import OraclePolicy
@@ -70,7 +70,7 @@ from coworkenv.validate._episodes import EpisodeOutcome, SpecEpisodes
 from coworkenv.validate._mutation_core import replaced, turn_of, without
 from coworkenv.validate.gates import GateError
 from coworkenv.validate.mutations import Mutation, is_write, step_of
-from coworkenv.world import World
+from coworkenv.world import Table, World
 
 # What the refusing tool answers: the reason a real service gives varies (a permission, a state, a validation); the
 # verdict on a call that changed nothing must not depend on which.
@@ -192,6 +192,28 @@ def _instant(value: Any) -> datetime | None:
         return None
 
 
+def _day(value: Any) -> date | None:
+    """`value` as an ISO-8601 calendar date (`2026-11-03`: a day's events), or None."""
+    if not isinstance(value, str) or len(value) != 10:
+        return None
+    try:
+        return date.fromisoformat(value)
+    except ValueError:
+        return None
+
+
+def _addressed(tables: list[Table[Any]], address: str) -> tuple[str, list[str]] | None:
+    """(the app, every address of its table in order of id) for the table whose record has `address` as its `email`
+    (a person of the directory read by address: `directory_get_person`, `calendar_list_events`' person), or None."""
+    folded = address.strip().lower()
+    for table in tables:
+        records = sorted(table, key=lambda r: str(getattr(r, "id", "")))
+        emails = [e for r in records if isinstance(e := getattr(r, "email", None), str) and "@" in e]
+        if any(e.lower() == folded for e in emails):
+            return table.app, [e for e in emails if e.lower() != folded]
+    return None
+
+
 def _elsewhere(spec: EnvSpec, call: ToolCallSpec, tools: dict[str, ToolDef],
                world: World) -> list[tuple[bool, ToolCallSpec]]:
     """The read moved onto another record or scope, one argument (or its window) at a time: an argument naming a
@@ -212,19 +234,27 @@ def _elsewhere(spec: EnvSpec, call: ToolCallSpec, tools: dict[str, ToolDef],
             continue
         allowed = _literals(field.annotation)
         table = next((tb for tb in tables if tb.get(value) is not None), None)
+        held = None if table is not None or "@" not in value else _addressed(tables, value)
         if table is not None:
             source = field.is_required() and table.app == tool.app
             moves += [(source, ToolCallSpec(name=call.name, arguments={**call.arguments, arg: r}))
                       for r in sorted(table.ids()) if r not in named]
+        elif held is not None:  # a person's (or record's) address: onto each other one's address (defects98)
+            source = field.is_required() and held[0] == tool.app
+            moves += [(source, ToolCallSpec(name=call.name, arguments={**call.arguments, arg: a}))
+                      for a in held[1] if a not in named]
         elif allowed:
             moves += [(False, ToolCallSpec(name=call.name, arguments={**call.arguments, arg: v}))
                       for v in allowed if v != value]
-        elif _instant(value) is None and "@" not in value:
+        elif _instant(value) is None and _day(value) is None and "@" not in value:
             texts.append(arg)
     window = {k: _instant(v) for k, v in call.arguments.items()}
-    if any(window.values()):  # the same window a week later: another day's events, another stretch of the logs
+    days = {k: _day(v) for k, v in call.arguments.items()}
+    if any(window.values()) or any(days.values()):
+        # the same window (a `since` alone too) or day a week later: another day's events, another stretch of the logs
         moves.append((False, ToolCallSpec(name=call.name, arguments={
-            k: (t + timedelta(days=7)).isoformat().replace("+00:00", "Z") if t is not None else call.arguments[k]
+            k: (t + timedelta(days=7)).isoformat().replace("+00:00", "Z") if t is not None else
+            (d + timedelta(days=7)).isoformat() if (d := days[k]) is not None else call.arguments[k]
             for k, t in window.items()})))
     moves += [(False, ToolCallSpec(name=call.name, arguments={**call.arguments, arg: OTHER_WORDS})) for arg in texts
               if call.arguments[arg] != OTHER_WORDS]

@@ -188,11 +188,13 @@ def other_key_writes(spec: EnvSpec, world: World, created: set[Key]) -> Iterator
 
 
 def other_entry_writes(spec: EnvSpec, world: World, created: set[Key]) -> Iterator[Mutation]:
-    """For the last reference write passing a map of keys to new values (`services_update_config` with `changes`),
-    the same write also changing another key that the app's record holding those keys has (the config version's
-    `values`): the version it creates is allowed whole (a frame allows a record's arrival only whole), so only a
+    """For the last reference write of each record passing a map of keys to new values (`services_update_config` with
+    `changes`), the same write also changing another key that the app's record holding those keys has (the config
+    version's `values`): the version it creates is allowed whole (a frame allows a record's arrival only whole), so only a
     check on the other keys stops a second setting changed beside the asked one."""
-    last = True  # the other key flipped or one up: on the last such write only; a value a check admits: on each
+    # The other key flipped or one up: on the last such write of each record (defects99: on the last write only, the
+    # kept settings of every service but the last one updated went untried); a value a check admits: on each.
+    done: set[frozenset[str]] = set()
     for t, s, call in reversed(write_steps(spec.reference)):
         if call.name not in TOOLS or call.name not in spec.tools:
             continue
@@ -201,8 +203,9 @@ def other_entry_writes(spec: EnvSpec, world: World, created: set[Key]) -> Iterat
             if not isinstance(changes, dict) or not changes or not all(isinstance(k, str) for k in changes):
                 continue
             named = {v for v in call.arguments.values() if isinstance(v, str)}
-            found = _other_entry(world, app, changes, named) if last else None
-            tried = [found] if found is not None else []
+            # the record by the call's names, not its free text (a config update's `note`, the same for every service)
+            ids = frozenset(n for n in named if not re.search(r"\s", n))
+            tried = _other_entries(world, app, changes, set(ids)) if ids not in done else []
             for key, value in [*tried, *_admitted_others(spec, world, app, changes, named)]:
                 steps = list(spec.reference[t].steps)
                 steps[s] = ReferenceStep(call=ToolCallSpec(name=call.name, arguments={
@@ -210,7 +213,8 @@ def other_entry_writes(spec: EnvSpec, world: World, created: set[Key]) -> Iterat
                 yield Mutation("harmful_action", f"reference[{t}].steps[{s}]", f"{call.name} also sets {key!r} "
                                f"to {value!r}, which the task never asks for",
                                [*spec.reference[:t], turn_of(steps), *spec.reference[t + 1:]], code="harm_unguarded")
-            last = last and found is None
+            if tried:
+                done.add(ids)
 
 
 def _admitted_others(spec: EnvSpec, world: World, app: str, changes: dict[str, Any],
@@ -251,31 +255,41 @@ def _held_entries(world: World, app: str, changes: dict[str, Any], named: set[st
             for f in sorted(type(r).model_fields):
                 held = getattr(r, f)
                 if isinstance(held, dict) and held and set(changes) <= set(held):
-                    found.append(([int(x) if x.isdigit() else x for x in re.split(r"(\d+)", str(r.id))], held))
+                    found.append((_id_order(r.id), held))
                     break
     return dict(max(found, key=lambda f: f[0])[1]) if found else {}
 
 
-def _other_entry(world: World, app: str, changes: dict[str, Any], named: set[str]) -> tuple[str, Any] | None:
-    """Another key of the app's records whose dict field holds every changed key (those of the record the call
-    names, the service's versions, first), with a value it does not hold: a flag flipped, a number one up, or the
-    key's value on another such record."""
+def _id_order(rid: Any) -> list[Any]:
+    """An id's sort key by its numbers (`svc-kyc@10` after `svc-kyc@4`)."""
+    return [int(x) if x.isdigit() else x for x in re.split(r"(\d+)", str(rid))]
+
+
+def _other_entries(world: World, app: str, changes: dict[str, Any], named: set[str]) -> list[tuple[str, Any]]:
+    """Each other key of the app's records whose dict field holds every changed key (those of the record the call
+    names, the service's versions, the latest first: defects99, an older version's value one up may be the latest's,
+    a change that changes nothing), with a value it does not hold: a flag flipped, a number one up, or the
+    key's value on another such record. Every key, not the first only (defects99: a check keeping the first key and
+    vacuous on the second passed the second changed)."""
     holders = [(getattr(r, f), r) for t in world.tables() if t.app == app for r in t
                for f in sorted(type(r).model_fields) if isinstance(getattr(r, f), dict)
                and getattr(r, f) and set(changes) <= set(getattr(r, f))]
-    mine = [h for h, r in holders if any(isinstance(v := getattr(r, f), str) and v in named
-                                         for f in type(r).model_fields if f != "id")]
+    mine = [h for h, r in sorted(holders, key=lambda hr: _id_order(hr[1].id), reverse=True)
+            if any(isinstance(v := getattr(r, f), str) and v in named for f in type(r).model_fields if f != "id")]
+    out: dict[str, Any] = {}
     for held in mine or [h for h, _ in holders]:
-        for key in sorted(k for k in held if k not in changes):
+        for key in sorted(k for k in held if k not in changes and k not in out):
             now = held[key]
             if isinstance(now, bool):
-                return key, not now
-            if isinstance(now, int | float):
-                return key, now + 1
-            other = next((h[key] for h, _ in holders if isinstance(h.get(key), str) and h[key] != now), None)
-            if other is not None:
-                return key, other
-    return None
+                out[key] = not now
+            elif isinstance(now, int | float):
+                out[key] = now + 1
+            elif (other := next((h[key] for h, _ in holders if isinstance(h.get(key), str) and h[key] != now),
+                                None)) is not None:
+                out[key] = other
+        if out:
+            break
+    return list(out.items())
 
 
 def _other_values(now: Any) -> list[Any]:

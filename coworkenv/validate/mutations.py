@@ -297,6 +297,8 @@ def _argument_mutations(call: ToolCallSpec, tool: ToolDef, index: EntityIndex, l
                            f"{name}.{key} {leaf!r} -> {new!r}", core)
         elif isinstance(value, list):
             yield from _list_mutations(name, value, args, index, mentioned, required, limit)
+        if name == "to" and "cc" in tool.params.model_fields:
+            yield from _copied_not_addressed(value, args, index, mentioned)
         elif isinstance(value, str) and name in CONTENT_ARGS:
             yield from _text_mutations(name, value, args, index, call.name in _MESSAGES)
         elif isinstance(value, str) and _NUMBERISH.fullmatch(value):  # a phone or account number: one group off
@@ -338,6 +340,28 @@ def _list_mutations(name: str, value: list[Any], args: dict[str, Any], index: En
             for kind, new, core in _mutate_scalar(item, [], index, mentioned, required, limit if i == 0 else 0):
                 items = [new if j == i else v for j, v in enumerate(value)]
                 yield kind, f"{name}[{i}]", {**args, name: items}, f"{name}[{i}] {item!r} -> {new!r}", core
+
+
+_MOVED_TO_CC = 3  # recipients of one message moved to its copies, each in turn (each costs an episode)
+
+
+def _copied_not_addressed(value: Any, args: dict[str, Any], index: EntityIndex,
+                          mentioned: set[str]) -> Iterator[ArgMutation]:
+    """A message to a person sent (or drafted) to someone else with that person only copied: the addressee moved to
+    `cc` and another person in its place in `to` (defects99: a check reading the addressee in `to` or in `cc`, as
+    tiers of two records rules, passed the reply drafted to a colleague with the asker copied; the wrong-recipient
+    near miss drops the person from the message altogether, so no near miss told `to` from `cc`)."""
+    items = value if isinstance(value, list) else [value]
+    cc = args.get("cc")
+    copies = list(cc) if isinstance(cc, list) else [cc] if isinstance(cc, str) and cc else []
+    for i, item in enumerate(items[:_MOVED_TO_CC]):
+        if not isinstance(item, str) or not index.is_recipient(item):
+            continue
+        for other in index.recipients(item, mentioned | set(items) | set(map(str, copies)), 1):
+            to = [other if j == i else v for j, v in enumerate(items)]
+            yield ("wrong_recipient", f"to[{i}]", {**args, "to": to if isinstance(value, list) else other,
+                                                    "cc": [*copies, item]},
+                   f"to {item!r} moved to cc, {other!r} addressed in its place", True)
 
 
 _SEPARATORS = (",", ";")

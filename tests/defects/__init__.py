@@ -14,11 +14,13 @@ Edits find what they change by structure (check kind, field, tool), not by seed-
 from __future__ import annotations
 
 from tests.defects import (
+    address_elsewhere_credited,
     address_read,
     amount_grouping_pinned,
     amount_spelled_pinned,
     answer_read_not_written,
     any_for_all,
+    asked_fact_reported,
     asked_fact_unread,
     asked_label_unchecked,
     asked_sibling_read,
@@ -43,6 +45,7 @@ from tests.defects import (
     clock_zone_abbrev_pinned,
     clock_zone_case_pinned,
     content_blind,
+    copied_not_addressed,
     cost_near_limit,
     count_by_pace,
     count_by_pace_early,
@@ -54,6 +57,7 @@ from tests.defects import (
     date_class_read,
     date_digits_unpinned,
     date_notation_pinned,
+    date_numeric_class_read,
     date_part_read,
     date_yearless_pinned,
     dead_guard,
@@ -120,6 +124,7 @@ from tests.defects import (
     instant_pinned,
     isolation_leak,
     item_pattern_loose,
+    kept_setting_earlier_unchecked,
     kept_value_loose,
     kept_write_unchecked,
     key_respelled,
@@ -389,6 +394,9 @@ MODULES = (
     date_digits_unpinned,
     date_part_read,
     date_class_read,
+    date_numeric_class_read,
+    asked_fact_reported,
+    address_elsewhere_credited,
     report_asked_unread,
     like_write_unchecked,
     in_list_respelled,
@@ -428,6 +436,8 @@ MODULES = (
     declared_read_unseen,
     kept_value_loose,
     reply_number_alternative,
+    copied_not_addressed,
+    kept_setting_earlier_unchecked,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
