@@ -184,6 +184,9 @@ DEFECTS = [
     _declared(spelling_pinned, "delegate-answers-only-by-handle", every=True),
     # _undone: a `called` check crediting a declared write taken back
     _declared(undone_write, "triage-assignee-undone", every=True),
+    # task_mutations._said_elsewhere: a phrase a guard on a declared message tool keeps out of it, said in another kind
+    # of message the reference sends (also measured, outside the corpus: the other five phrase defects of the class)
+    _declared(guard_wrong_app, "phrase-kept-out-of-contacts_send_message-contact_phone_update-2", every=True),
     # mutation_gate's asked_recipient: a declared reply the request asks for, checked as a read of the conversation
     _declared(answer_read_not_written, "lookup_answer_source-read-for-answer-1", "mutations", "asked_message_unchecked",
               every=True),
