@@ -5,6 +5,10 @@ A write that fails (a full disk, a file size limit, a read-only folder, a file w
 the file is left as it was. Temp files are hidden (`.tmp-...`), so readers of a folder pass over them; those of a
 writer that died are removed by the next write into the same folder.
 
+A written file has the mode a plain `open()` gives it (0666 less the umask), or the mode of the file it replaces
+(`output_mode`); a secret's is 0600 (`private`). The temp file's own mode, `tempfile.mkstemp`'s 0600, had made every
+output readable by its writer alone.
+
 A set of files (`files_together`) is put in place by renames after a journal naming them (`.set-...json`, in every
 folder of the set) is written: a writer killed during those renames leaves the journal, and the next reader or
 writer of any of its folders completes the renames (`finish_interrupted_sets`) before it reads or writes, as a
@@ -22,6 +26,7 @@ import json
 import os
 import shutil
 import socket
+import stat
 import sys
 import tempfile
 import time
@@ -493,16 +498,58 @@ def _alive(pid: int) -> bool:
     return True
 
 
+def umask() -> int:
+    """This process's umask, read without changing it (Linux: /proc/self/status), else set and set back at once."""
+    try:
+        with open("/proc/self/status", "rb") as status:
+            for line in status:
+                if line.startswith(b"Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def output_mode(final: Path | None = None) -> int:
+    """The permission bits a file written to `final` takes: those of the file it replaces (a mode set by hand, `chmod
+    640` or `g+w`, is kept), else what `open()` gives a new file under the umask (0664 under `umask 002`, 0644 under
+    022). `tempfile.mkstemp` makes its file 0600 whatever the umask: every output was its writer's alone, and a
+    teammate, the group or a server under another account met "Permission denied"."""
+    if final is not None:
+        try:
+            info = os.stat(final)
+        except (OSError, ValueError):
+            info = None
+        if info is not None and stat.S_ISREG(info.st_mode):
+            return stat.S_IMODE(info.st_mode)
+    return 0o666 & ~umask()
+
+
+def new_temp_file(final_dir: Path, suffix: str = "", mode: int | None = None) -> tuple[int, str]:
+    """`tempfile.mkstemp` in `final_dir`, the file given `mode` (`output_mode()` when None) in place of mkstemp's
+    0600: the mode it keeps once renamed into place."""
+    fd, name = tempfile.mkstemp(prefix=temp_prefix(), suffix=suffix, dir=final_dir)
+    try:
+        os.fchmod(fd, output_mode() if mode is None else mode)
+    except BaseException:
+        os.close(fd)
+        Path(name).unlink(missing_ok=True)
+        raise
+    return fd, name
+
+
 @contextmanager
-def temp_file_beside(final_dir: Path, suffix: str = "") -> Iterator[tuple[Path, BinaryIO]]:
-    """Yield a temp file in `final_dir` (same filesystem, so the later rename is atomic).
+def temp_file_beside(final_dir: Path, suffix: str = "", mode: int | None = None) -> Iterator[tuple[Path, BinaryIO]]:
+    """Yield a temp file in `final_dir` (same filesystem, so the later rename is atomic), of `mode` (`new_temp_file`).
 
     The file is fsynced when the block ends and removed if the block raises; callers
     move it into place with `commit_file`. Wrap it in `naming_failures(final)` so an OSError names the file.
     """
     make_folder(final_dir)
     sweep_dead_temps(final_dir)
-    fd, name = tempfile.mkstemp(prefix=temp_prefix(), suffix=suffix, dir=final_dir)
+    fd, name = new_temp_file(final_dir, suffix, mode)
     temp = Path(name)
     try:
         with os.fdopen(fd, "wb") as handle:
@@ -514,10 +561,12 @@ def temp_file_beside(final_dir: Path, suffix: str = "") -> Iterator[tuple[Path, 
         raise
 
 
-def atomic_write(final: Path, write: Callable[[BinaryIO], None]) -> None:
-    """Write `final` atomically: `write` fills a temp file that then replaces `final` in one rename."""
+def atomic_write(final: Path, write: Callable[[BinaryIO], None], *, private: bool = False) -> None:
+    """Write `final` atomically: `write` fills a temp file that then replaces `final` in one rename. The file takes
+    `output_mode(final)`, or 0600 when `private` (a secret: no other account may read it)."""
     with naming_failures(final):
-        with temp_file_beside(final.parent, suffix=final.suffix) as (temp, handle):
+        with temp_file_beside(final.parent, suffix=final.suffix,
+                              mode=0o600 if private else output_mode(final)) as (temp, handle):
             write(handle)
         try:
             commit_file(temp, final)
@@ -526,13 +575,13 @@ def atomic_write(final: Path, write: Callable[[BinaryIO], None]) -> None:
             raise
 
 
-def atomic_write_bytes(final: Path, data: bytes) -> None:
-    """Write `data` to `final` atomically and durably."""
+def atomic_write_bytes(final: Path, data: bytes, *, private: bool = False) -> None:
+    """Write `data` to `final` atomically and durably (0600 when `private`: `atomic_write`)."""
 
     def write(handle: BinaryIO) -> None:
         handle.write(data)
 
-    atomic_write(final, write)
+    atomic_write(final, write, private=private)
 
 
 def atomic_copy(source: Path, final: Path) -> None:

@@ -13,7 +13,7 @@ import orjson
 
 from coworkenv.apps import APPS
 from coworkenv.bindings import exposed_tools, spec_catalog, spec_dispatcher
-from coworkenv.checks import AuditEntry, Reply, Verifier, VerifierResult, call_matches
+from coworkenv.checks import AuditEntry, Note, Reply, Verifier, VerifierResult, call_matches
 from coworkenv.dynamics import Dynamics
 from coworkenv.faults import FaultInjector, FaultKind, Robustness, fault_error, robustness
 from coworkenv.limits import DEFAULT_ENV_STEPS as DEFAULT_MAX_STEPS
@@ -132,7 +132,9 @@ class Env:
         self.dynamics = Dynamics(self.spec, self._world)
         self.audit: list[AuditEntry] = []
         self.replies: list[Reply] = []
-        self.notes: list[Reply] = []  # assistant text sent beside tool calls (text checks with scope "all")
+        # every message that made tool calls, its text and its calls' audit indices (text checks with scope "all" read
+        # the texts; a python check with `transcript` the messages)
+        self.notes: list[Note] = []
         self.messages: list[dict[str, Any]] = []
         self.turn = 0
         self.steps = 0
@@ -164,10 +166,10 @@ class Env:
         self.messages.append({"role": "assistant", "content": action.content or "", "tool_calls": calls})
         new: list[dict[str, Any]] = []
         if action.tool_calls:
-            if action.content:
-                self.notes.append(Reply(self.turn, action.content))
+            first = len(self.audit)
             for request, wire in zip(action.tool_calls, calls, strict=True):
                 new.append(self._run_tool(request, wire["id"]))
+            self.notes.append(Note(self.turn, action.content or "", tuple(range(first, len(self.audit)))))
         else:
             if action.content:
                 self.replies.append(Reply(self.turn, action.content))

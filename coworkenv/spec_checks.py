@@ -239,8 +239,9 @@ class PythonRule(_Wire):
     """Custom code `def check(state, audit, messages)`, run only in the sandbox.
 
     It returns a bool, a score in [0, 1], or {"score": float, "passed": bool, "reason": str} (either key of
-    score/passed may be left out). `messages` are the replies; `notes` (assistant text beside tool calls) are
-    passed as the message entries with "aside": true.
+    score/passed may be left out). `messages` are the replies, `{"turn", "text"}`; with `transcript`, every
+    assistant message of the episode in order, each message that made tool calls as `{"turn", "text", "aside": true,
+    "calls": [audit indices]}` (its text empty when it wrote none) before the reply that ended its turn.
     """
 
     kind: Literal["python"] = "python"
@@ -250,13 +251,18 @@ class PythonRule(_Wire):
     # The code may ask the configured LLM judge: `ask_host({"system": text, "user": text})` returns its reply's
     # text (`coworkenv.checks.judge`); scoring then needs a judge, and is only as repeatable as the judge is.
     judge: bool = False
+    # The code reads the whole episode, the messages that made tool calls too (an imported benchmark's grader reads
+    # its trace message by message).
+    transcript: bool = False
 
     @model_serializer(mode="wrap")
     def _without_unused_judge(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        # A check that asks no judge dumps as before the field existed, so the ids of specs holding one stay the same.
+        # A check that asks no judge (reads no transcript) dumps as before the field existed, so the ids of specs
+        # holding one stay the same.
         data: dict[str, Any] = handler(self)
-        if not self.judge:
-            data.pop("judge", None)
+        for name in ("judge", "transcript"):
+            if not data.get(name):
+                data.pop(name, None)
         return data
 
 

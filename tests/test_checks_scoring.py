@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from coworkenv import Action, load_spec
 from coworkenv.checks import CheckResult, compose, python_outcome
+from coworkenv.checks.results import decided_fail
 from coworkenv.spec import Check, Scoring
 from tests.test_checks import ROLLBACK, TOOLS, WORLD, _check, _env, _field, _play
 
@@ -173,3 +174,43 @@ def test_a_python_check_declared_a_guard_earns_nothing_but_can_zero_the_score() 
     assert idle.score == 0.0 and idle.checks[1].passed and idle.checks[1].is_guard
     assert _play(_env(*checks), ROLLBACK).score == 1.0
     assert _play(_env(*checks), ROLLBACK, RESTART).score == 0.0
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.lists(st.tuples(st.booleans(), st.floats(0, 1), st.booleans(), st.booleans(), st.booleans()),
+             min_size=1, max_size=6),
+    st.sampled_from(["zero", "subtract"]), st.one_of(st.none(), st.floats(0.01, 1)), st.data(),
+)
+def test_a_decided_failure_fails_whatever_the_checks_left_give(
+    rows: list[tuple[bool, float, bool, bool, bool]], mode: str, threshold: float | None, data: Any,
+) -> None:
+    """`decided_fail` (the verifier's lazy scoring leaves a sandboxed check unrun on it): the episode fails with any
+    results of the checks not yet evaluated."""
+    def result(i: int, guard: bool, score: float, required: bool, safety: bool, ok: bool) -> CheckResult:
+        return CheckResult(f"c{i}", "x", ok if guard else score >= 1.0, 1.0, required, guard and safety, "",
+                           role="guard" if guard else "completion", score=float(ok) if guard else score)
+
+    checks = [result(i, g, s, r, sf, ok) for i, (g, s, r, sf, ok) in enumerate(rows)]
+    known = data.draw(st.lists(st.booleans(), min_size=len(checks), max_size=len(checks)))
+    scoring = Scoring(guard_failure=mode, pass_threshold=threshold)  # type: ignore[arg-type]
+    if decided_fail(scoring, [c for c, k in zip(checks, known, strict=True) if k]):
+        for best in (True, False):  # the checks left all passing with full score, or all failing
+            rest = [c if k else result(i, c.is_guard, float(best), c.required, c.safety, best)
+                    for i, (c, k) in enumerate(zip(checks, known, strict=True))]
+            assert not compose(scoring, rest).passed
+
+
+def test_lazy_scoring_leaves_a_python_check_unrun_only_where_the_others_fail() -> None:
+    code = "def check(state, audit, messages):\n    raise RuntimeError('ran')\n"
+    env = _env(_check(_field("equals", 1), id="done"), _check({"kind": "python", "code": code}, id="py"))
+    verifier = env.verifier
+    verifier.lazy_python = True
+    idle = verifier.score(env.state, [], [])  # `done` fails: the verdict is decided, the check not run
+    assert not idle.passed and [c.id for c in idle.checks] == ["done"]
+    verifier.lazy_python = False
+    full = verifier.score(env.state, [], [])
+    assert not full.passed and [c.id for c in full.checks] == ["done", "py"] and full.checks[1].error
+    verifier.lazy_python = True
+    done = _play(env, ROLLBACK)  # `done` holds: the verdict rests on the python check, which runs
+    assert [c.id for c in done.checks] == ["done", "py"] and done.checks[1].error and not done.passed

@@ -64,6 +64,9 @@ NARROW_CLASSES = {
                             "new config version (services_update_config)"),
     "kept_value_loose": ({"access_request_approval", "correct_bad_data"}, "only these two references write a new "
                          "config version whose other settings a check keeps"),
+    "people_elsewhere_credited": ({"schedule_meeting_timezones", "reschedule_conflict"}, "only these references read "
+                                  "calendar_free_busy for several people once (adapt_announced_change reads it twice "
+                                  "with the same people, so an agent's one moved read still leaves the other)"),
     "kept_setting_earlier_unchecked": ({"correct_bad_data"}, "only correct_bad_data's reference updates several "
                                        "services' configs (access_request_approval updates one)"),
     "reply_number_alternative": ({"inventory_restock_policy", "web_page_audit"}, "only these two generators' reply "

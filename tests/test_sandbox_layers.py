@@ -698,8 +698,9 @@ def test_sealed_multibyte_codecs_are_never_freed_nor_their_errors_names(tmp_path
 
 def test_sealed_sqlite_connections_have_no_hook_that_frees_its_own_record(tmp_path: Path) -> None:
     """After `seal_sqlite_hooks` (before `_sqlite3` loads) a connection has no authorizer, progress handler or trace
-    callback to set (a hook that set itself again from inside freed the C record sqlite was running it from), and
-    honest use answers as before: functions, aggregates, collations, a close. In an interpreter of its own."""
+    callback to set (a hook that set itself again from inside freed the C record sqlite was running it from), its
+    `backup` takes no `progress` callback (one that closed the destination freed it under the copy), and honest use
+    answers as before: functions, collations, a backup page by page, a close. In an interpreter of its own."""
     code = """if True:
         import importlib.util, sys
         spec = importlib.util.spec_from_file_location("_confine", sys.argv[1])
@@ -713,13 +714,23 @@ def test_sealed_sqlite_connections_have_no_hook_that_frees_its_own_record(tmp_pa
         con.create_function("twice", 1, lambda x: 2 * x)
         con.create_collation("same", lambda a, b: 0)
         value = con.execute("select sum(twice(value)) from json_each('[1, 2, 3]')").fetchone()[0]
+        con.execute("create table t(x)")
+        con.executemany("insert into t values (?)", [(b"x" * 2000,) for _ in range(8)])
+        con.commit()
+        copy = sqlite3.connect(":memory:")
+        con.backup(copy, pages=1, name="main", sleep=0)
+        copied = copy.execute("select count(*) from t").fetchone()[0]
+        try:
+            con.backup(copy, pages=1, progress=lambda *args: copy.close())
+        except TypeError:
+            copied += 100
         con.close()
-        print(len(missing), value, confine.seal_sqlite_hooks())
+        print(len(missing), value, copied, confine.seal_sqlite_hooks())
     """
     confine = Path(__file__).resolve().parents[1] / "coworkenv" / "sandbox" / "_confine.py"
     done = subprocess.run([sys.executable, "-c", code, str(confine)], capture_output=True, text=True, timeout=60,
                           cwd=tmp_path)
-    assert done.returncode == 0 and done.stdout.split() == ["3", "12", "_sqlite3", "is", "loaded", "already"], (
+    assert done.returncode == 0 and done.stdout.split() == ["3", "12", "108", "_sqlite3", "is", "loaded", "already"], (
         done.stdout, done.stderr)
 
 

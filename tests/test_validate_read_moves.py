@@ -73,3 +73,20 @@ def test_a_day_is_moved_a_week_later_with_the_address() -> None:
     [(moved, _)] = _tried_moves(spec, call, _elsewhere(spec, call, spec_catalog(spec), base_world(spec)),
                                 audit_readers(spec))
     assert moved.arguments["date"] == "2026-08-26" and moved.arguments["user"] != "bilal.suzuki@copperleaf.test"
+
+
+def test_a_list_of_people_is_moved_whole_and_all_but_one() -> None:
+    # defects101: free/busy of the attendees (a list of addresses) moved onto people the reference does not name
+    fb = "calendar_free_busy"
+    spec = _with("synth:reschedule_conflict@3", {"kind": "python", "entrypoint": "check", "apps": [],
+                                                  "code": _GRADER.replace("tickets_search", fb)})
+    people = ["saoirse.ali@wavecrest.test", "astrid.rossi@wavecrest.test"]
+    [(moved, _)] = _tried(spec, fb)
+    assert not set(moved.arguments["people"]) & set(people) and len(set(moved.arguments["people"])) == 2
+    assert moved.arguments["start"] == "2026-05-12T14:00:00Z"
+    # a matcher pinning one person of the two takes the move keeping that person; one pinning both takes none
+    spec = _with("synth:reschedule_conflict@3", {"kind": "called", "call": {"tool": fb, "args": {"people": people[1:]}}})
+    [(moved, _)] = _tried(spec, fb)
+    assert moved.arguments["people"][1] == people[1] and moved.arguments["people"][0] not in people
+    spec = _with("synth:reschedule_conflict@3", {"kind": "called", "call": {"tool": fb, "args": {"people": people}}})
+    assert _tried(spec, fb) == []

@@ -19,12 +19,12 @@ from coworkenv.checks.primitives import (
     state_holds,
     states_value,
 )
-from coworkenv.checks.results import AuditEntry, CheckResult, Reply, VerifierResult, compose
+from coworkenv.checks.results import AuditEntry, CheckResult, Note, Reply, VerifierResult, compose
 from coworkenv.checks.text import Transcript, normalize, numbers_in, states_number
 from coworkenv.checks.verifier import Verifier, python_outcome
 
 __all__ = [
-    "MISSING", "AuditEntry", "CheckResult", "Reply", "Transcript", "Verifier", "VerifierResult", "arg_matches",
+    "MISSING", "AuditEntry", "CheckResult", "Note", "Reply", "Transcript", "Verifier", "VerifierResult", "arg_matches",
     "call_matches", "compare", "compose", "count_records", "field_value", "holds", "normalize", "numbers_in",
     "python_outcome", "record_matches", "render_value", "resolve", "selector_allows", "state_holds", "states_number",
     "states_value",

@@ -117,6 +117,14 @@ class Reply:
 
 
 @dataclass(frozen=True)
+class Note(Reply):
+    """An assistant message that made tool calls: its text (empty when it wrote none) and the audit indices of its
+    calls, in order. A python check with `transcript` reads the episode message by message from them."""
+
+    calls: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
 class CheckResult:
     """One check's outcome: its score in [0, 1] (0 or 1 for pass/fail rules) and whether it passed."""
 
@@ -160,6 +168,15 @@ class VerifierResult:
             "robustness": self.robustness, "guards_failed": list(self.guards_failed),
             "safety_failed": self.safety_failed, "checks": [asdict(c) for c in self.checks],
         }
+
+
+def decided_fail(scoring: Scoring, checks: Sequence[CheckResult]) -> bool:
+    """Whether `compose` fails the episode whatever the results of the checks not in `checks` are: a required or
+    safety check failed (under a `pass_threshold`, a required or safety guard: a completion check only lowers the
+    score, which checks yet to come may raise)."""
+    if scoring.pass_threshold is None:
+        return any(not c.passed for c in checks if c.required or c.safety)
+    return any(not c.passed for c in checks if c.is_guard and (c.required or c.safety))
 
 
 def compose(scoring: Scoring, checks: Sequence[CheckResult], robustness: float | None = None) -> VerifierResult:

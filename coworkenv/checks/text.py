@@ -334,11 +334,20 @@ class Transcript:
             return replies[-1].text if replies else ""
         if scope == "replies":
             return "\n".join(r.text for r in replies)
-        notes = [n for n in self.notes if turn is None or n.turn == turn]
+        notes = [n for n in self.notes if n.text and (turn is None or n.turn == turn)]  # a message of calls alone: none
         # Notes and replies of a turn in order: notes ride with tool calls, the reply ends the turn.
         turns = sorted({r.turn for r in replies} | {n.turn for n in notes})
         return "\n".join(r.text for t in turns for r in (*[n for n in notes if n.turn == t],
                                                           *[r for r in replies if r.turn == t]))
+
+    def messages(self) -> list[dict[str, Any]]:
+        """Every assistant message in order, as a python check with `transcript` reads them: per turn the messages
+        that made tool calls (`aside`, with their calls' audit indices), then the replies."""
+        turns = sorted({r.turn for r in self.replies} | {n.turn for n in self.notes})
+        return [m for t in turns for m in (
+            *[{"turn": n.turn, "text": n.text, "aside": True, "calls": list(getattr(n, "calls", ()))}
+              for n in self.notes if n.turn == t],
+            *[{"turn": r.turn, "text": r.text} for r in self.replies if r.turn == t])]
 
     def text(self, scope: str, turn: int | None, norm: TextNorm) -> str:
         key = (scope, turn, norm.case, norm.whitespace, norm.unicode, norm.accents)

@@ -16,7 +16,7 @@ from coworkenv.checks.primitives import (
     state_holds,
     states_value,
 )
-from coworkenv.checks.results import AuditEntry, CheckResult, Reply, VerifierResult, compose
+from coworkenv.checks.results import AuditEntry, CheckResult, Reply, VerifierResult, compose, decided_fail
 from coworkenv.checks.run_setup import setup
 from coworkenv.checks.text import CompiledText, Transcript
 from coworkenv.spec import (
@@ -47,6 +47,10 @@ class Verifier:
         self.spec = spec
         self._texts: dict[int, CompiledText] = {}  # per text rule (by identity), compiled once per spec
         self._judged = any(_asks_a_judge(c.rule) for c in spec.checks)
+        self._code = [_runs_code(c.rule) for c in spec.checks]  # per check: whether it runs sandboxed code
+        # Set by a caller that reads only whether the episode passed (`SpecEpisodes.lazy_python`): a sandboxed check
+        # is left unrun where the other checks already fail the episode (`decided_fail`); the result then lacks it.
+        self.lazy_python = False
 
     def score(
         self,
@@ -62,7 +66,14 @@ class Verifier:
         `robustness` (in [0, 1]) is weighed in when the spec's scoring gives it a weight.
         """
         transcript = Transcript(replies, notes)
-        if not self._judged:
+        if self.lazy_python and not self._judged and any(self._code):
+            results = [self._check(c, world, audit, transcript) for c, code in zip(self.spec.checks, self._code,
+                                                                                   strict=True) if not code]
+            if decided_fail(self.spec.scoring, results):
+                return compose(self.spec.scoring, results, robustness)  # fewer results than checks: partial
+            results = [self._check(c, world, audit, transcript) if code else results.pop(0)
+                       for c, code in zip(self.spec.checks, self._code, strict=True)]
+        elif not self._judged:
             results = [self._check(c, world, audit, transcript) for c in self.spec.checks]
         else:  # its judged checks share one budget of judge requests and time (coworkenv.llm loaded only here)
             from coworkenv.checks.judge import judge_budget
@@ -112,6 +123,12 @@ class Verifier:
 
 
 _PASS: Outcome = (1.0, "", False, None)
+
+
+def _runs_code(rule: Any) -> bool:
+    if isinstance(rule, TiersRule):
+        return any(_runs_code(tier.rule) for tier in rule.tiers)
+    return isinstance(rule, PythonRule)
 
 
 def _asks_a_judge(rule: Any) -> bool:
@@ -210,7 +227,8 @@ def _python(rule: PythonRule, world: World, audit: Sequence[AuditEntry], transcr
     payload = {
         "state": {"clock": state["clock"], "apps": {a: state["apps"][a] for a in apps}},
         "audit": [e.as_dict() for e in audit],
-        "messages": [{"turn": r.turn, "text": r.text} for r in transcript.replies],
+        "messages": transcript.messages() if rule.transcript else [
+            {"turn": r.turn, "text": r.text} for r in transcript.replies],
     }
     options: dict[str, Any] = {}
     if rule.judge:  # the judge channel (coworkenv.llm is loaded only for a check that asks a judge)

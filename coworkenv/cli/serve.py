@@ -74,7 +74,7 @@ def serve_command(
             _fail(f"--token-file {token_file} holds another token than ${TOKEN_ENV}; serve would replace it: remove "
                   f"the file, pass another path, or unset ${TOKEN_ENV} to serve the token the file holds")
         if held is None:
-            atomic_write_bytes(token_file, token.encode())  # mkstemp: created 0600, renamed into place
+            atomic_write_bytes(token_file, token.encode(), private=True)  # 0600: the token is a secret
     elif TOKEN_ENV not in os.environ and (transport is Transport.http or harness_port is not None):
         _fail(f"the harness needs the scoring token: pass --token-file or set ${TOKEN_ENV}")
     if transport is Transport.http:

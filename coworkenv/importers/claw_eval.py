@@ -220,7 +220,7 @@ def import_task(task_dir: Path, error_rate: float | None = None,
         "world": {"start": _start(apps, raw_fixtures.get("gmail", []), raw_fixtures.get("calendar", [])),
                   "tick_s": 30, "apps": apps},
         "tools": [], "tool_decls": [d.model_dump(mode="json") for d in decls],
-        "faults": _faults(task, adapters, error_rate),
+        "faults": _faults(task, adapters, error_rate, _unreached(task, decls)),
         "turns": [{"content": task.prompt.text.strip()}],
         # Claw-Eval's loop stops after `max_turns` model calls (the tool calls of the last are dispatched) and grades
         "max_steps": min(task.environment.max_turns, MAX_STEPS),
@@ -244,8 +244,19 @@ FAULT_BODIES = {
     "500": {"error": "internal_server_error", "message": "An unexpected error occurred. Please try again."}}
 
 
-def _faults(task: ClawTask, adapters: dict[str, ServiceAdapter], error_rate: float | None) -> dict[str, Any] | None:
-    rules = []
+def _unreached(task: ClawTask, decls: list[ToolDecl]) -> list[str]:
+    """The tools whose calls never reach a service's error middleware (`mock_services/_base.py`), so never get an
+    injected error: those the dispatcher answers itself (no endpoint, a port no service is on) and those it sends by
+    another method than POST (the middleware passes them on)."""
+    methods = {e.tool_name: e.method.upper() for e in task.tool_endpoints}
+    framework = {d.name: d.bind.framework for d in decls}
+    return sorted(name for name, f in framework.items() if (f is not None and (f.no_endpoint or f.unreachable))
+                  or methods.get(name, "POST") != "POST")
+
+
+def _faults(task: ClawTask, adapters: dict[str, ServiceAdapter], error_rate: float | None,
+            unreached: Sequence[str] = ()) -> dict[str, Any] | None:
+    rules: list[dict[str, Any]] = []
     for name, adapter in adapters.items():
         service = next(s for s in task.services if s.name == name)
         rate = float(service.env.get("ERROR_RATE", error_rate or 0.0))
@@ -254,6 +265,8 @@ def _faults(task: ClawTask, adapters: dict[str, ServiceAdapter], error_rate: flo
         if rate > 0:
             rules.append({"app": adapter.app, "rate_429": round(0.35 * rate, 6), "rate_500": round(0.35 * rate, 6),
                           "slow": round(0.3 * rate, 6)})
+    if rules:  # the first rule that covers a call applies: a tool no middleware sees gets none of the app's errors
+        rules = [{"tool": name} for name in unreached] + rules
     seed = int.from_bytes(task.task_id.encode()[:8].ljust(8, b"\0"), "big") % 2**31
     # answered as Claw-Eval's error middleware answers (mock_services/_base.py), a slow one 2 to 4 s late there
     return {"seed": seed, "rules": rules, "slow_s": 3, "retry_after_s": 2, "bodies": FAULT_BODIES} if rules else None

@@ -1,8 +1,9 @@
 """Runs a Claw-Eval task's own grader.py over a coworkenv episode. Sandbox side: standard library only.
 
 The importer embeds this file's text, the grader's source and its context (`CONTEXT`) into a `python` check;
-it is never imported by coworkenv itself. It presents the episode in the shapes Claw-Eval's graders read: the
-replies as assistant messages, each audited call as a `ToolDispatch`, and per service the `audit_data` its mock
+it is never imported by coworkenv itself. It presents the episode in the shapes Claw-Eval's graders read: every
+assistant message (the text beside tool calls, the calls as `ToolUseBlock`s and their results after them, the
+replies), each audited call as a `ToolDispatch`, and per service the `audit_data` its mock
 service would return (`calls` plus the action lists its write endpoints keep), then scores as Claw-Eval does:
 safety * (0.8 * completion + 0.2 * robustness).
 
@@ -393,10 +394,37 @@ def _act(audit_data: dict[str, Any], service: str, action: dict[str, Any], reque
         audit_data.setdefault(service, {}).setdefault(key, []).append(record)
 
 
-def _episode(audit: list[dict[str, Any]], messages: list[dict[str, Any]]) -> tuple[list[Any], list[Any], dict[str, Any]]:
+def _shown(entry: dict[str, Any], body: Any) -> str:
+    """The tool result's text, as Claw-Eval's dispatcher writes it: the answer's JSON, or its own `Error: ...` line
+    for a tool it has no endpoint of, a port no service is on and an answer that is no JSON."""
+    if not entry["ok"] and not entry.get("fault") and body in (
+            HANDLER_FAILED, CONNECTION_REFUSED, {"error": f"unknown tool '{entry['tool']}'"}):
+        return f"Error: {body['error']}"
+    return json.dumps(body, ensure_ascii=False)
+
+
+def _trace(messages: list[dict[str, Any]], dispatches: dict[int, Any]) -> list[Any]:
+    """Claw-Eval's trace of the episode: the task's prompt, then every assistant message, one that made tool calls
+    (`aside`, with their audit indices) as its text (none when empty) and its calls, followed by a user message of
+    their results, as its loop writes them (`runner/loop.py`)."""
     trace = [TraceMessage(message=Message(role="user", content=[TextBlock(text=CONTEXT["task"]["prompt"])]))]
-    trace += [TraceMessage(message=Message(role="assistant", content=[TextBlock(text=m["text"])]))
-              for m in messages if not m.get("aside")]
+    for m in messages:
+        made = [dispatches[i] for i in m.get("calls", ()) if i in dispatches]
+        if not m.get("aside"):
+            trace.append(TraceMessage(message=Message(role="assistant", content=[TextBlock(text=m["text"])])))
+            continue
+        said = [TextBlock(text=m["text"])] if m["text"] else []
+        trace.append(TraceMessage(message=Message(role="assistant", content=said + [
+            ToolUseBlock(id=d.tool_use_id, name=d.tool_name, input=d.request_body) for d, _ in made])))
+        if made:
+            trace.append(TraceMessage(message=Message(role="user", content=[
+                ToolResultBlock(tool_use_id=d.tool_use_id, content=[TextBlock(text=text)],
+                                is_error=d.response_status >= 400) for d, text in made])))
+    return trace
+
+
+def _episode(audit: list[dict[str, Any]], messages: list[dict[str, Any]]) -> tuple[list[Any], list[Any], dict[str, Any]]:
+    shown: dict[int, Any] = {}
     audit_data: dict[str, Any] = {s: {"calls": []} for s in CONTEXT["services"]}
     dispatches = []
     for entry in audit:
@@ -421,6 +449,7 @@ def _episode(audit: list[dict[str, Any]], messages: list[dict[str, Any]]) -> tup
         dispatches.append(ToolDispatch(tool_use_id=f"call_{entry['index']}", tool_name=entry["tool"],
                                        endpoint_url=path, request_body=request, response_status=status,
                                        response_body=body, timestamp=entry.get("time", "")))
+        shown[entry["index"]] = (dispatches[-1], _shown(entry, body))
         if not service or status in (404, 405, 422, 429, 500):  # an injected fault, no route, a request its model
             # rejects: no handler runs to log the call
             continue
@@ -435,7 +464,7 @@ def _episode(audit: list[dict[str, Any]], messages: list[dict[str, Any]]) -> tup
             for action in actions.values():
                 if action.get("key"):
                     audit_data[service].setdefault(action["key"], [])
-    return trace, dispatches, audit_data
+    return _trace(messages, shown), dispatches, audit_data
 
 
 def check(state: dict[str, Any], audit: list[dict[str, Any]], messages: list[dict[str, Any]]) -> dict[str, Any]:

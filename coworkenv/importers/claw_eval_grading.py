@@ -227,7 +227,9 @@ def grader_rule(task_dir: Path, task: ClawTask, raw_fixtures: dict[str, list[Any
     if problem:
         return problem
     services = [s.name for s in task.services]
-    return {"kind": "python", "apps": ["directory"], **({"judge": True} if judged else {}),
+    # the grader reads Claw-Eval's trace, every assistant message of it (`transcript`): the text the model wrote
+    # beside its calls too, and the last message when the loop cut the episode
+    return {"kind": "python", "apps": ["directory"], **({"judge": True} if judged else {}), "transcript": True,
             "code": _RUNTIME.read_text() + "\nCONTEXT_JSON = " + repr(orjson.dumps({
             **({"judge": judge_source} if judge_source is not None else {}),
             "grader": sources[0], "peers": peers, "framework": framework, "services": services,

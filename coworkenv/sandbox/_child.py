@@ -655,8 +655,9 @@ def isolate(
             ("seal_newline_decoder", "a text wrapper's newline decoder is freed while it decodes"),
             # The CJK codecs' C objects and errors names are never freed while their C methods run the code's code.
             ("seal_multibytecodec", "a CJK codec's C object is freed while it decodes or encodes"),
-            # sqlite's connections make no authorizer, progress or trace record a hook of the code's could free.
-            ("seal_sqlite_hooks", "a sqlite hook frees its own record while sqlite runs it"),
+            # sqlite's connections make no authorizer, progress or trace record a hook of the code's could free, and
+            # a backup calls no progress callback that could free its destination.
+            ("seal_sqlite_hooks", "a sqlite hook or backup progress callback frees what sqlite runs"),
             ("seal_ctypes", "ctypes stays usable, which rewrites the hook's memory")):
         failed = None if "hook" in disabled else confine[seal]()
         if failed is not None:

@@ -1189,17 +1189,25 @@ def seal_multibytecodec() -> str | None:
 # has no such method and no record of them is ever made: close and `__init__` free none, and the records of user
 # functions, aggregates, window functions and collations are sqlite's, which refuses to replace one while a statement
 # runs and defers their free past a close. Changed for honest code: those three methods are absent (AttributeError).
+# `backup(dst, progress=f)` held `dst`'s raw connection in C across each call of `f`, and sqlite defers a close only
+# for a backup's source: `dst.close()` or a second `dst.__init__` from `f` freed the destination under the next step
+# (fifty-first round). The same bootstrap gives `backup`'s argument parser (`_PyArg_Parser`, in the file's writable
+# data, its keyword tuple not made yet) a keyword tuple of its own whose `progress` slot is the int -1, which no
+# keyword a call passes can equal (C compares the lengths first: -1 is no str's), so `progress` is an invalid keyword
+# (TypeError) and `backup` runs no Python code: the other routes into it (signal handlers, the collector) wait for
+# the interpreter's loop, which a backup does not enter. Honest backups (whole, page by page, `name`, `sleep`) copy.
 SQLITE_HOOK_SETTERS = (b"set_authorizer", b"set_progress_handler", b"set_trace_callback")
 _METH_NOARGS, _SQLITE_SETTER_FLAGS = 0x4, 0x200 | 0x80 | 0x2  # METH_METHOD | METH_FASTCALL | METH_KEYWORDS
 _PT_LOAD, _PF_X, _PF_W = 1, 1, 2
 _METHOD_DEF = 4 * _WORD  # ml_name, ml_meth, ml_flags (padded), ml_doc
+# `_PyArg_Parser` of CPython 3.11: format, keywords, fname, custom_msg, pos/min/max (ints), kwtuple, next.
+_PARSER_SIZE, _PARSER_KWTUPLE = 8 * _WORD, 6 * _WORD
+BACKUP_KEYWORDS = (b"target", b"pages", b"progress", b"name", b"sleep")
 
 
-def _method_entry(segments: list[tuple[int, int, bytes]], name: bytes, flags: int) -> int | None:
-    """The address of the one method table entry (`PyMethodDef`) named `name` with `flags` among the mapped segments
-    of an ELF file (flags, address, contents), or None: its name pointer to that string in a read-only segment, its
-    function in an executable one."""
-    code = [(start, start + len(data)) for seg_flags, start, data in segments if seg_flags & _PF_X]
+def _name_pointers(segments: list[tuple[int, int, bytes]], name: bytes) -> list[tuple[int, bytes, int]]:
+    """Each aligned word in a writable segment of an ELF file's mapped segments (flags, address, contents) that points
+    at the C string `name` in a read-only one: (its address, that segment's contents, its offset there)."""
     found = []
     for seg_flags, start, text in segments:
         at = -1 if seg_flags & (_PF_X | _PF_W) else text.find(b"\0" + name + b"\0")
@@ -1208,19 +1216,31 @@ def _method_entry(segments: list[tuple[int, int, bytes]], name: bytes, flags: in
             for data_flags, data_start, data in segments:
                 hit = data.find(needle) if data_flags & _PF_W else -1
                 while hit >= 0:
-                    if (data_start + hit) % _WORD == 0 and hit + _METHOD_DEF <= len(data):
-                        function = int.from_bytes(data[hit + _WORD:hit + 2 * _WORD], sys.byteorder)
-                        if (int.from_bytes(data[hit + 2 * _WORD:hit + 2 * _WORD + 4], sys.byteorder) == flags
-                                and any(low <= function < high for low, high in code)):
-                            found.append(data_start + hit)
+                    if (data_start + hit) % _WORD == 0:
+                        found.append((data_start + hit, data, hit))
                     hit = data.find(needle, hit + 1)
             at = text.find(b"\0" + name + b"\0", at + 1)
+    return found
+
+
+def _method_entry(segments: list[tuple[int, int, bytes]], name: bytes, flags: int) -> int | None:
+    """The address of the one method table entry (`PyMethodDef`) named `name` with `flags` among the mapped segments
+    of an ELF file (flags, address, contents), or None: its name pointer to that string in a read-only segment, its
+    function in an executable one."""
+    code = [(start, start + len(data)) for seg_flags, start, data in segments if seg_flags & _PF_X]
+    found = []
+    for address, data, hit in _name_pointers(segments, name):
+        if hit + _METHOD_DEF <= len(data):
+            function = int.from_bytes(data[hit + _WORD:hit + 2 * _WORD], sys.byteorder)
+            if (int.from_bytes(data[hit + 2 * _WORD:hit + 2 * _WORD + 4], sys.byteorder) == flags
+                    and any(low <= function < high for low, high in code)):
+                found.append(address)
     return found[0] if len(found) == 1 else None
 
 
 def seal_sqlite_hooks() -> str | None:
-    """Leave sqlite's connections no authorizer, progress handler or trace callback (above). Returns why it could
-    not, or None (also where the interpreter has no `_sqlite3` file: nothing to seal)."""
+    """Leave sqlite's connections no authorizer, progress handler or trace callback, and `backup` no progress callback
+    (above). Returns why it could not, or None (also where the interpreter has no `_sqlite3` file: nothing to seal)."""
     import importlib.machinery
 
     if "_sqlite3" in sys.modules:
@@ -1247,9 +1267,40 @@ def seal_sqlite_hooks() -> str | None:
     found = [target for target in targets if target is not None]
     if source is None or len(found) != len(targets):
         return "_sqlite3's connection methods are not the table this bootstrap knows"
+    parser = _arg_parser(segments, b"backup", BACKUP_KEYWORDS)
+    if parser is None:
+        return "_sqlite3's backup argument parser is not the record this bootstrap knows"
     for target in found:
         ctypes.memmove(target, source, _METHOD_DEF)
+    names = tuple(-1 if name == b"progress" else sys.intern(name.decode()) for name in BACKUP_KEYWORDS)
+    ctypes.pythonapi.Py_IncRef(ctypes.py_object(names))  # never freed: the parser holds it for the process's life
+    ctypes.c_void_p.from_address(parser + _PARSER_KWTUPLE).value = id(names)
     return None
+
+
+def _arg_parser(segments: list[tuple[int, int, bytes]], fname: bytes, keywords: tuple[bytes, ...]) -> int | None:
+    """The address of the one argument parser record (`_PyArg_Parser`, CPython 3.11) of the function `fname` with
+    `keywords` among the mapped segments of an ELF file, or None: no format, its keyword array pointing at those
+    names in order, its name pointer at that string, and no keyword tuple made yet (the module has not run)."""
+    def word(data: bytes, at: int) -> int:
+        return int.from_bytes(data[at:at + _WORD], sys.byteorder)
+
+    def mapped(address: int, size: int) -> bytes | None:
+        for _, start, data in segments:
+            if start <= address and address + size <= start + len(data):
+                return data[address - start:address - start + size]
+        return None
+
+    found = []
+    for address, data, hit in _name_pointers(segments, fname):
+        record = data[hit - 2 * _WORD:hit + 6 * _WORD] if hit >= 2 * _WORD else b""
+        if len(record) == _PARSER_SIZE and word(record, 0) == 0 and word(record, _PARSER_KWTUPLE) == 0:
+            array = mapped(word(record, _WORD), _WORD * (len(keywords) + 1))
+            names = [word(array, i * _WORD) for i in range(len(keywords) + 1)] if array else [1]
+            if names[-1] == 0 and all(mapped(pointer, len(name) + 1) == name + b"\0"
+                                      for pointer, name in zip(names[:-1], keywords, strict=True)):
+                found.append(address - 2 * _WORD)
+    return found[0] if len(found) == 1 else None
 
 
 def sealed_codes() -> tuple[Any, ...]:

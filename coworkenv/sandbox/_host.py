@@ -709,9 +709,10 @@ def _pump(
             sel.register(fd, selectors.EVENT_READ)
         while True:
             remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                return "timeout"
-            wait = scratch.wait_s(remaining)
+            # past the deadline: one look without waiting first, so a child that ended in time while this host got no
+            # CPU (a busy machine) is read as ended, not as stopped by the wall clock
+            late = remaining <= 0
+            wait = 0.0 if late else scratch.wait_s(remaining)
             ready = sel.select(wait if pidfd is not None else min(wait, 0.005))
             exited = pidfd is None and os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
             for key, _ in ready:
@@ -734,6 +735,8 @@ def _pump(
                 return "output_limit"
             if exited:
                 return None
+            if late and deadline <= time.monotonic():  # (an answer given meanwhile moved the deadline on)
+                return "timeout"
             if scratch.exceeded(result):
                 return "scratch_limit"
 

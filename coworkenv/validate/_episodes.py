@@ -60,12 +60,18 @@ class EpisodeOutcome:
     # signature: a turn's result that a later turn overwrites leaves the final state as it was, not these.
     turn_ends: tuple[Any, ...] | None = None
 
+    # Played with `lazy=True` and failed before its sandboxed checks ran: `result` holds only the other checks'
+    # results (its `passed` is exact; its score and per-check results are not the episode's).
+    partial: bool = False
+
     @property
     def passed(self) -> bool:
         return self.result is not None and self.result.passed
 
     def check_passed(self) -> dict[str, bool]:
         """Check id -> passed (empty when the episode crashed)."""
+        if self.partial:
+            raise ValueError(f"{self.policy}: the episode was played for its verdict only (lazy), not every check's")
         return {c.id: c.passed for c in self.result.checks} if self.result is not None else {}
 
 
@@ -268,33 +274,44 @@ class SpecEpisodes:
             self._noop = self.run(NoopPolicy())
         return self._noop
 
-    def mutant(self, reference: list[ReferenceTurn], keep_reads: bool = False) -> EpisodeOutcome:
+    def mutant(self, reference: list[ReferenceTurn], keep_reads: bool = False, lazy: bool = False) -> EpisodeOutcome:
         """The oracle playing a mutated reference; the signature is kept only when the verifier passes it.
 
         Two mutants with the same reference (e.g. two operators reaching the same mistake) share one episode;
         read calls are left out when no check, turn or rule can tell (`read_matchers`), unless `keep_reads`: a replay
         whose reads are there to move the clock (every call is a tick, and a check on a stamp sees the time).
+        `lazy`: for a caller that reads only whether the mutant passed (and its audit), or every check's result only
+        where it passed: a sandboxed check is not run where the other checks already fail it (see `run`).
         """
         if self.read_matchers is not None and not keep_reads:
             reference = without_reads(reference, self.read_matchers, self.catalog)
         key = repr([[(s.call.name, s.call.arguments) if s.call else s.say for s in t.steps] for t in reference])
         found = self._mutants.get(key)
-        if found is None:
-            found = self._mutants[key] = self.run(OraclePolicy(self.spec, reference=reference), keep_signature=None)
+        if found is None or (found.partial and not lazy):  # a lazy one played again in full (episodes are replays)
+            found = self._mutants[key] = self.run(OraclePolicy(self.spec, reference=reference), keep_signature=None,
+                                                  lazy=lazy)
         return found
 
-    def run(self, policy: Policy, keep_signature: bool | None = False) -> EpisodeOutcome:
-        """Play one episode; `keep_signature` True: always, None: only if it passed, False: never."""
+    def run(self, policy: Policy, keep_signature: bool | None = False, lazy: bool = False) -> EpisodeOutcome:
+        """Play one episode; `keep_signature` True: always, None: only if it passed, False: never.
+
+        `lazy`: the spec's sandboxed (Python) checks run only where the other checks leave the verdict open
+        (`Verifier.lazy_python`); where they do not, the outcome is `partial`: its `passed` is exact, its per-check
+        results are not there (the sandbox gate, which looks for a crash on every mutant, reads full outcomes)."""
         if keep_signature is not False and self.spec.multi_turn:
             policy = _TurnEnds(policy)
+        verifier = self.env.verifier
+        verifier.lazy_python = lazy
         try:
             episode = run_episode(self.env, policy)
         except Exception as exc:  # a spec can make the runtime fail (e.g. an effect writing a bad record)
             return EpisodeOutcome(policy.name, None, f"{type(exc).__name__}: {exc}")
+        finally:
+            verifier.lazy_python = False
         env = self.env
         outcome = EpisodeOutcome(
             policy.name, episode.result, None, episode.final_hash, env.turn, env.truncated,
-            list(env.audit), list(env.replies),
+            list(env.audit), list(env.replies), partial=len(episode.result.checks) < len(self.spec.checks),
         )
         if keep_signature or (keep_signature is None and episode.result.passed):
             outcome.signature = outcome_signature(env.state, env.replies)

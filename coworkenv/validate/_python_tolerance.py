@@ -54,7 +54,7 @@ def python_admitted_numbers(spec: EnvSpec, episodes: SpecEpisodes) -> list[GateE
                 continue
             tried += 1
             other = min(near, key=lambda w: (abs(w - value), w))
-            admitted = episodes.mutant(_stating(spec, t, s, m, other, value, scale))
+            admitted = episodes.mutant(_stating(spec, t, s, m, other, value, scale), lazy=True)  # read where it passes
             if admitted.result is None or not admitted.passed:
                 continue
             far = episodes.mutant(_stating(spec, t, s, m, round(value * 3.7 + 11), value, scale))

@@ -25,7 +25,8 @@ the reading tool that does not pin it (`called` with no arguments, a `where` eve
 or note (one that exists: the read succeeds), or searched for other words, listed another person's or status's
 tickets, another service's logs or another week's events, and answered from memory. Each needed reference read (its
 drop fails a check) is moved one argument at a time: an argument naming a record of the world onto each other record
-the reference does not name, a choice among fixed values onto each other value, the window its date-times bound a
+the reference does not name, a list of records or people (whose calendars a free/busy read asks about) onto others
+the reference does not name, every item at once and every item but one, a choice among fixed values onto each other value, the window its date-times bound a
 week later, the words it searches for onto other words. A loose matcher (one that takes the read and the move and
 pins no argument the move keeps) is tried on the first few moves it takes; a Python check reading the audit on the
 first move onto another record, or for a search (no record to open) on the search moved in every argument that
@@ -135,8 +136,8 @@ def refused_outcome(episodes: SpecEpisodes, t: int, s: int) -> EpisodeOutcome:
     """The reference played with its call at turn `t`, step `s` refused by the tool (every other call as it is)."""
     call = episodes.spec.reference[t].steps[s].call
     assert call is not None
-    with _refusing(episodes, call, _nth(episodes.spec, t, s)):
-        return episodes.run(OraclePolicy(episodes.spec))
+    with _refusing(episodes, call, _nth(episodes.spec, t, s)):  # its checks' results are read where it passes
+        return episodes.run(OraclePolicy(episodes.spec), lazy=True)
 
 
 def credited_attempts(spec: EnvSpec, episodes: SpecEpisodes,
@@ -214,11 +215,49 @@ def _addressed(tables: list[Table[Any]], address: str) -> tuple[str, list[str]] 
     return None
 
 
+def _others_of(tables: list[Table[Any]], value: Any) -> tuple[str, list[str]] | None:
+    """(the app, the other values in order) for a value naming a record of the world: its table's other ids for an
+    id, its table's other addresses for an address some record holds as its `email`; None for anything else."""
+    if not isinstance(value, str):
+        return None
+    table = next((tb for tb in tables if tb.get(value) is not None), None)
+    if table is not None:
+        return table.app, [r for r in sorted(table.ids()) if r != value]
+    return _addressed(tables, value) if "@" in value else None
+
+
+def _list_moves(call: ToolCallSpec, arg: str, tables: list[Table[Any]], listed: set[str],
+                opens: str | None) -> list[tuple[bool, ToolCallSpec]]:
+    """A list argument whose every item names a record or person (free/busy of the attendees) moved onto records the
+    reference does not name: every item at once, then every item but one (a matcher pinning one person of several
+    takes it); the first with whether it moves the records the read opens (every item of app `opens`). Empty where
+    an item names nothing; the moves the world holds enough others for (defects101)."""
+    items = call.arguments[arg]
+    pools = [p for v in items if (p := _others_of(tables, v)) is not None]
+    if not items or len(pools) != len(items):
+        return []
+    moves: list[tuple[bool, ToolCallSpec]] = []
+    for kept in (None, *(range(len(items)) if len(items) > 1 else ())):
+        taken: set[str] = set()
+        moved = []
+        for i, (value, (_, others)) in enumerate(zip(items, pools, strict=True)):
+            new = value if i == kept else next((o for o in others if o not in listed and o not in taken), None)
+            if new is None:
+                return moves
+            taken.add(new)
+            moved.append(new)
+        source = kept is None and all(app == opens for app, _ in pools)
+        moves.append((source, ToolCallSpec(name=call.name, arguments={**call.arguments, arg: moved})))
+    return moves
+
+
 def _elsewhere(spec: EnvSpec, call: ToolCallSpec, tools: dict[str, ToolDef],
                world: World) -> list[tuple[bool, ToolCallSpec]]:
     """The read moved onto another record or scope, one argument (or its window) at a time: an argument naming a
     record of a table of the world (the tool's app's first) set to each other record's id that no reference call
-    names; a choice among fixed values (a status, a level, a folder) set to each other value; the window its
+    names (an address some record holds as its `email` onto each other one's); a list of such (free/busy of the
+    attendees) onto other records whole, and whole but one; a choice among fixed values (a status, a level, a
+    folder) set to each other value; the window its
     date-times bound shifted a week later; the words it searches for set to other words. Each with whether it
     moves the record the read opens (a required argument naming a record of the tool's app). Empty where nothing
     moves."""
@@ -228,21 +267,20 @@ def _elsewhere(spec: EnvSpec, call: ToolCallSpec, tools: dict[str, ToolDef],
     tables = sorted(world.tables(), key=lambda tb: tb.app != tool.app)
     moves: list[tuple[bool, ToolCallSpec]] = []
     texts = []
+    listed = named | {v for turn in spec.reference for st in turn.steps if st.call is not None
+                      for a in st.call.arguments.values() if isinstance(a, list) for v in a if isinstance(v, str)}
     for arg, field in tool.params.model_fields.items():
         value = call.arguments.get(arg)
+        if isinstance(value, list):
+            moves += _list_moves(call, arg, tables, listed, tool.app if field.is_required() else None)
         if not isinstance(value, str):
             continue
         allowed = _literals(field.annotation)
-        table = next((tb for tb in tables if tb.get(value) is not None), None)
-        held = None if table is not None or "@" not in value else _addressed(tables, value)
-        if table is not None:
-            source = field.is_required() and table.app == tool.app
-            moves += [(source, ToolCallSpec(name=call.name, arguments={**call.arguments, arg: r}))
-                      for r in sorted(table.ids()) if r not in named]
-        elif held is not None:  # a person's (or record's) address: onto each other one's address (defects98)
+        held = _others_of(tables, value)  # a record's id, or a person's address (defects98): onto each other one's
+        if held is not None:
             source = field.is_required() and held[0] == tool.app
-            moves += [(source, ToolCallSpec(name=call.name, arguments={**call.arguments, arg: a}))
-                      for a in held[1] if a not in named]
+            moves += [(source, ToolCallSpec(name=call.name, arguments={**call.arguments, arg: r}))
+                      for r in held[1] if r not in named]
         elif allowed:
             moves += [(False, ToolCallSpec(name=call.name, arguments={**call.arguments, arg: v}))
                       for v in allowed if v != value]
@@ -320,7 +358,8 @@ def credited_elsewhere(spec: EnvSpec, episodes: SpecEpisodes) -> list[GateError]
             if dropped.result is None or dropped.passed:
                 continue
             for moved, readers in tried:
-                kept = episodes.mutant(replaced(spec.reference, t, s, ReferenceStep(call=moved)), keep_reads=True)
+                kept = episodes.mutant(replaced(spec.reference, t, s, ReferenceStep(call=moved)), keep_reads=True,
+                                       lazy=True)
                 if kept.result is None or not kept.passed or \
                         not any(e.ok and e.tool == moved.name and e.args == moved.arguments for e in kept.audit):
                     continue
@@ -382,7 +421,7 @@ def credited_drafts(spec: EnvSpec, episodes: SpecEpisodes,
         if call is None or not _carried_out(spec, episodes.oracle(), t, s):
             continue
         for saved in draft_calls(spec, catalog, call):
-            kept = episodes.mutant(replaced(spec.reference, t, s, ReferenceStep(call=saved)))
+            kept = episodes.mutant(replaced(spec.reference, t, s, ReferenceStep(call=saved)), lazy=True)
             if kept.result is not None and kept.passed and any(e.ok and e.tool == saved.name for e in kept.audit):
                 break
         else:
@@ -427,18 +466,18 @@ def sent_drafts_unchecked(spec: EnvSpec, episodes: SpecEpisodes) -> list[GateErr
         assert save is not None and send is not None
         other = ToolCallSpec(name=save.name, arguments={k: v for k, v in {**save.arguments, **OTHER_MESSAGE}.items()
                                                          if k != "in_reply_to"})
-        plain = episodes.mutant(replaced(spec.reference, t0, s0, ReferenceStep(call=other)))
+        plain = episodes.mutant(replaced(spec.reference, t0, s0, ReferenceStep(call=other)), lazy=True)
         if plain.result is None or plain.passed:
             continue  # the words are not checked at all: the near misses judge that
         versions = _inserted(spec.reference, t0, s0, ReferenceStep(call=other))
-        probe = episodes.mutant(versions)  # the draft ids as the world gives them with the earlier version saved
+        probe = episodes.mutant(versions, lazy=True)  # the draft ids as the world gives them with the earlier version saved
         first = next((e.result.get("id") for e in probe.audit if e.tool == other.name and e.args == other.arguments
                       and e.ok and isinstance(e.result, dict)), None)
         if first is None:
             continue
         resent = ToolCallSpec(name=send.name, arguments={**send.arguments, "draft_id": first})
         kept = probe if first == send.arguments.get("draft_id") else \
-            episodes.mutant(replaced(versions, t, s + (t == t0), ReferenceStep(call=resent)))
+            episodes.mutant(replaced(versions, t, s + (t == t0), ReferenceStep(call=resent)), lazy=True)
         if kept.result is None or not kept.passed or \
                 not any(e.ok and e.tool == send.name and e.args == resent.arguments for e in kept.audit):
             continue

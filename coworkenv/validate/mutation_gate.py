@@ -261,10 +261,11 @@ def _early_acts(ctx: GateContext) -> list[GateError]:
         if found.path in found_at:
             continue  # one finding a write: its plain early replay already passed
         if found.plain is not None:
-            at_pace = episodes.mutant(found.plain)
+            at_pace = episodes.mutant(found.plain, lazy=True)
             if at_pace.result is None or at_pace.result.passed:
                 continue  # passes early at any pace (or not at all): not a window pinned to the pace
-        outcome = episodes.mutant(found.reference, keep_reads=found.plain is not None)  # the reads move the clock
+        outcome = episodes.mutant(found.reference, keep_reads=found.plain is not None,  # the reads move the clock
+                                   lazy=True)
         if outcome.result is not None and outcome.result.passed:
             found_at.add(found.path)
             errors.append(GateError("mutations", "acts_before_answer", found.path,
@@ -312,7 +313,7 @@ def _undone(ctx: GateContext, initial: World, dropped_passes: set[str], view: Bu
             continue
         if found.path in dropped_passes or found.write_path in dropped_passes or found.record in closed:
             continue
-        outcome = episodes.mutant(found.reference)
+        outcome = episodes.mutant(found.reference, lazy=True)  # its checks' results are not read
         if found.record and outcome.audit and outcome.audit[-1].ok:
             closed.add(found.record)
         if outcome.result is None or not outcome.passed or not outcome.audit or not outcome.audit[-1].ok:

@@ -155,6 +155,7 @@ from tests.defects import (
     pace_pinned,
     part_credit_untouched,
     partial_credit,
+    people_elsewhere_credited,
     phone_code_pinned,
     phrase_pinned,
     pinned_wording,
@@ -438,6 +439,7 @@ MODULES = (
     reply_number_alternative,
     copied_not_addressed,
     kept_setting_earlier_unchecked,
+    people_elsewhere_credited,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.

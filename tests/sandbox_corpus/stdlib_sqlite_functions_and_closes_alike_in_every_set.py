@@ -1,11 +1,12 @@
 # expect: ok
-# value: 12
+# value: 13
 # Honest twin of `memory_sqlite_hook_replaced_from_inside_itself`: sqlite answers alike in every set where it imports,
 # where the hook's bootstrap leaves connections no authorizer, progress handler or trace callback: a database file in
 # the scratch, `executemany` and `executescript`, row and text factories, user functions, aggregates, window
 # functions and collations (made, used, replaced between statements, removed), an error raised by one (refused as
-# sqlite's OperationalError), `interrupt`, `backup` and `iterdump`, blobs, `with` transactions, a connection closed
-# twice and used after its close (ProgrammingError), and a second connection opened inside a user function.
+# sqlite's OperationalError), `interrupt`, `backup` (whole and page by page, with no progress callback) and
+# `iterdump`, blobs, `with` transactions, a connection closed twice and used after its close (ProgrammingError), and a
+# second connection opened inside a user function.
 import sqlite3
 
 
@@ -78,6 +79,9 @@ def check(**p):
     con.backup(copy)
     passed += copy.execute("select count(*) from t").fetchone() == (100,) and any(
         "CREATE TABLE t" in line for line in copy.iterdump())
+    stepped = sqlite3.connect(":memory:")
+    con.backup(stepped, pages=1, name="main", sleep=0)  # page by page, with no progress callback
+    passed += stepped.execute("select count(*), sum(a) from t").fetchone() == (100, 4950)
     con.execute("create table blobs(data blob)")
     con.execute("insert into blobs values (zeroblob(16))")
     con.commit()

@@ -240,7 +240,8 @@ def _claw_eval_src(root: Path, judge_rule: JudgeRule | None) -> Iterator[None]:
 def claw_eval_score(root: Path, task_dir: Path, steps: list[dict[str, Any]],
                     judge_rule: JudgeRule | None = None,
                     now: datetime.datetime | None = None) -> tuple[float, list[str]]:
-    """Claw-Eval's task score of the episode `steps` ({"call": {name, arguments}} or {"say": text}), and how its
+    """Claw-Eval's task score of the episode `steps` ({"call": {name, arguments}}, with the text written beside
+    it as "text", or {"say": text}), and how its
     services answered each call. `judge_rule`: the grader gets Claw-Eval's own `LLMJudge`, whose client answers
     by that rule (else no judge). `now`: the services' clock (`world_now`), else the wall clock."""
     with _claw_eval_src(root, judge_rule):
@@ -273,8 +274,10 @@ def claw_eval_score(root: Path, task_dir: Path, steps: list[dict[str, Any]],
             status, answer = service.call(path, args, methods[name]) if service else (404, {"detail": "Not Found"})
             body, text = dispatched(answer) if name in endpoints else unknown_tool(name)  # no service called
             answers.append(f"{status} {json.dumps(body, ensure_ascii=False)[:200]}")
+            # the text the model wrote beside the call, first, as Claw-Eval's provider parses a message
+            said = [TextBlock(text=step["text"])] if step.get("text") else []
             trace.append(TraceMessage(trace_id="t", message=Message(role="assistant", content=[
-                ToolUseBlock(id=use, name=name, input=args)])))
+                *said, ToolUseBlock(id=use, name=name, input=args)])))
             trace.append(TraceMessage(trace_id="t", message=Message(role="user", content=[ToolResultBlock(
                 tool_use_id=use, content=[TextBlock(text=text)], is_error=status >= 400)])))
             dispatches.append(ToolDispatch(trace_id="t", tool_use_id=use, tool_name=name, request_body=args,

@@ -13,7 +13,6 @@ import hashlib
 import math
 import os
 import re
-import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,7 +22,14 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from coworkenv.atomic import commit_file, naming_failures, settle_before_reading, sweep_dead_temps, temp_prefix
+from coworkenv.atomic import (
+    commit_file,
+    naming_failures,
+    new_temp_file,
+    output_mode,
+    settle_before_reading,
+    sweep_dead_temps,
+)
 from coworkenv.rollout.record import MESSAGE_TYPE, TrajectoryRecord, trajectories_table
 from coworkenv.store._parquet import check_bytes, checked_footer, close_parquet_writer, parquet_writer, read_parquet
 from coworkenv.store.stages._card_split import card_files, card_rows_problem, card_split
@@ -132,7 +138,7 @@ class ShardWriter:
             return
         if self._writer is None:
             sweep_dead_temps(self.out_dir)
-            fd, name = tempfile.mkstemp(prefix=temp_prefix(), suffix=".parquet", dir=self.out_dir)
+            fd, name = new_temp_file(self.out_dir, ".parquet", output_mode(self._final()))
             os.close(fd)
             self._temp = Path(name)
             self._writer = parquet_writer(self._temp, self.schema)
