@@ -42,7 +42,7 @@ from coworkenv.env import DEFAULT_MAX_STEPS
 from coworkenv.spec import AtTime, EnvSpec, OnAction, ReferenceStep, ReferenceTurn
 from coworkenv.validate._mutation_core import turn_of
 from coworkenv.validate._reads import seen_reads
-from coworkenv.validate.mutations import is_write
+from coworkenv.validate.mutations import is_write, read_op
 
 EXTRA_READS = 20  # extra reads per turn: ten minutes of clock at the default 30 s per call
 # Extra reads at a turn's start where no stream sets the pace: the turn's writes stamped a minute later (the time a tool
@@ -65,11 +65,11 @@ class Paced:
 
 def quiet_read(spec: EnvSpec) -> ReferenceStep | None:
     """The reference's first read that changes nothing, a logs or services read first."""
-    reads = [step for turn in spec.reference for step in turn.steps if step.call is not None
-             and step.call.name in TOOLS and not is_write(step.call.name, spec)
-             and not any(m in step.call.name for m in _MARKS)]
-    preferred = [s for s in reads if s.call is not None and TOOLS[s.call.name].app in ("logs", "services")]
-    return next(iter(preferred or reads), None)
+    reads = [(step, op) for turn in spec.reference for step in turn.steps if step.call is not None
+             and (op := read_op(step.call.name, spec)) is not None  # a declared read too
+             and not any(m in op for m in _MARKS)]
+    preferred = [s for s, op in reads if TOOLS[op].app in ("logs", "services")]
+    return next(iter(preferred or [s for s, _ in reads]), None)
 
 
 def _clock_jobs(spec: EnvSpec) -> bool:
@@ -114,7 +114,7 @@ def quicker_agent(spec: EnvSpec) -> Paced | None:
         kept = []
         for i, step in enumerate(turn.steps):
             c = step.call
-            if (t, i) > start and c is not None and c.name in TOOLS and not is_write(c.name, spec) and not any(
+            if (t, i) > start and c is not None and read_op(c.name, spec) is not None and not any(
                     call_matches(m, c.name, dict(c.arguments)) for m in seen):
                 dropped += 1
                 continue

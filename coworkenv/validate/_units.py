@@ -27,12 +27,11 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from coworkenv.apps import TOOLS
 from coworkenv.checks.results import AuditEntry
 from coworkenv.spec import EnvSpec
 from coworkenv.validate._mentions import _IN_WORDS, _in_words
 from coworkenv.validate._user_formats import UserFormatted, rewritten
-from coworkenv.validate.mutations import is_write
+from coworkenv.validate.mutations import shown_op
 
 # Milliseconds per unit, by the unit's spellings (in a key's suffix and in prose).
 _MS = {"ms": 1, "millisecond": 1, "milliseconds": 1, "msec": 1, "s": 1000, "sec": 1000, "secs": 1000,
@@ -181,7 +180,7 @@ def as_source_unit(text: str, sources: dict[Kind, tuple[float, int]]) -> str | N
 def converted_units(spec: EnvSpec, audit: list[AuditEntry]) -> Iterator[UserFormatted]:
     """One replay per reply or free-text write of the reference stating a quantity its reads so far were shown in
     another unit, written in that unit (`audit`: the reference episode's)."""
-    shown = [(e.turn, e.result) for e in audit if e.ok and e.tool in TOOLS and not is_write(e.tool)]
+    shown = [(e.turn, e.result) for e in audit if e.ok and shown_op(e) is not None]
     if not any(_sources([r]) for _, r in shown):
         return
     for t, turn in enumerate(spec.reference[:len(spec.turns)]):

@@ -47,7 +47,7 @@ from coworkenv.validate._mentions import When, _is_phone, as_user_wrote, mention
 from coworkenv.validate._mutation_core import replaced
 from coworkenv.validate._unasked_order import _read_documents
 from coworkenv.validate.entities import leaves
-from coworkenv.validate.mutations import is_write
+from coworkenv.validate.mutations import is_write, shown_op
 from coworkenv.world import World, parse_time
 
 
@@ -68,7 +68,7 @@ def shown_text(audit: Iterable[AuditEntry], world: World) -> dict[int, Callable[
     opens it)."""
     by_turn: dict[int, list[AuditEntry]] = {}
     for entry in audit:
-        if entry.ok and entry.tool in TOOLS and not is_write(entry.tool):
+        if entry.ok and shown_op(entry) is not None:  # a declared read's too
             by_turn.setdefault(entry.turn, []).append(entry)
     return {t: partial(_shown, entries, world) for t, entries in by_turn.items()}
 
@@ -76,7 +76,7 @@ def shown_text(audit: Iterable[AuditEntry], world: World) -> dict[int, Callable[
 def _shown(entries: list[AuditEntry], world: World) -> str:
     texts: list[str] = []
     for entry in entries:
-        app = TOOLS[entry.tool].app
+        app = TOOLS[shown_op(entry) or entry.tool].app
         for value in dict.fromkeys(v for v in leaves(entry.result) if isinstance(v, str)):
             texts.append(value)
             for table in world.tables():

@@ -160,7 +160,8 @@ def made_by_step(reference: list[ReferenceTurn], audit: list[Any], world: World,
         made = result.get("id") if isinstance(result, dict) else None
         if not isinstance(made, str):
             continue
-        app = TOOLS[entry.tool].app if entry.tool in TOOLS else ""
+        op = entry.op or entry.tool
+        app = TOOLS[op].app if op in TOOLS else ""
         for table in world.tables():
             if table.app == app and (app, table.name, made) in created:
                 out[(entry.turn, per_turn[entry.turn][k])] = (app, table.name, made)

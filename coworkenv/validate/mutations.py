@@ -48,6 +48,7 @@ from typing import Any, Literal
 from coworkenv.apps import TOOLS
 from coworkenv.bindings import spec_catalog
 from coworkenv.checks import call_matches
+from coworkenv.checks.results import AuditEntry
 from coworkenv.spec import (
     CalledRule,
     EnvSpec,
@@ -207,10 +208,29 @@ def is_write(tool: str, tools: Mapping[str, ToolDef] | EnvSpec = TOOLS) -> bool:
     writes; a declared name shadows a built-in one, as in `spec_catalog`). Every validator that tells a spec's
     writes from its reads asks this with the spec: by the built-in names alone a declared write is a read."""
     if isinstance(tools, EnvSpec):
-        op = next((d.bind.op for d in tools.tool_decls if d.name == tool and d.bind.op in TOOLS), tool)
-        return is_write(op)
+        return is_write(bound_op(tool, tools))
     found = tools.get(tool)
     return found is not None and found.kind == "write"
+
+
+def bound_op(tool: str, spec: EnvSpec) -> str:
+    """The built-in op a call of `tool` runs in `spec`: a declared tool's op (a declared name shadows a built-in
+    one), else `tool` itself."""
+    return next((d.bind.op for d in spec.tool_decls if d.name == tool and d.bind.op in TOOLS), tool)
+
+
+def read_op(tool: str, spec: EnvSpec) -> str | None:
+    """The built-in read a call of `tool` runs in `spec` (a declared read as the op it is bound to), or None where it
+    writes or runs no built-in op. Every validator that takes what the reference's reads were shown, or which of its
+    calls only read, asks this (or an audit entry's `op`): by the built-in names alone a declared read is no read."""
+    op = bound_op(tool, spec)
+    return op if op in TOOLS and not is_write(op) else None
+
+
+def shown_op(entry: AuditEntry) -> str | None:
+    """The built-in read an audited call ran (a declared tool's by its `op`), or None where it wrote or ran none."""
+    op = entry.op or entry.tool
+    return op if op in TOOLS and not is_write(op) else None
 
 
 Move = tuple[tuple[int, int], tuple[int, int]]

@@ -27,6 +27,8 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
+
 from coworkenv.apps import APPS, TOOLS
 from coworkenv.checks import call_matches, compare, field_value
 from coworkenv.spec import (
@@ -341,10 +343,28 @@ def _harms(spec: EnvSpec, world: World, touched: set[Key], created: set[Key]) ->
     if view is None:
         yield from _harmful_actions(spec, world, touched, created)
         return
+    made: set[bytes] = set()
     for mutation in _harmful_actions(view.spec, world, touched, created):
         back = view.back(mutation)
         if back is not None:
+            made.add(_reference_key(back.reference))
             yield back
+    # A guard on a declared tool is read by its matcher: the people it names and the phrase it keeps out, on the view
+    # whose matchers on declared writes are on their ops (the other view keeps the guard on the declared name, which
+    # neither piece knows); each mutant written back, once.
+    guards = as_builtin(spec, matchers=True)
+    if guards is None:
+        return
+    for piece in (_to_guarded_people(guards.spec, world), _said_elsewhere(guards.spec)):
+        for m in piece:
+            back = guards.back(m)
+            if back is not None and _reference_key(back.reference) not in made:
+                made.add(_reference_key(back.reference))
+                yield back
+
+
+def _reference_key(reference: list[ReferenceTurn]) -> bytes:
+    return orjson.dumps([t.model_dump(mode="json") for t in reference], option=orjson.OPT_SORT_KEYS)
 
 
 def _harmful_actions(spec: EnvSpec, world: World, touched: set[Key], created: set[Key]) -> Iterator[Mutation]:

@@ -78,12 +78,13 @@ def _call_names(reference: list[dict[str, Any]], names: dict[str, str]) -> None:
                 st["call"]["name"] = names[st["call"]["name"]]
 
 
-def declare_writes(spec: Spec, every: bool = False) -> None:
-    """Every built-in write tool the reference calls (`every`: every one the agent is given) declared as
-    `acme_<name>` (the op's own schema and arguments), the built-in one no longer given; the reference, the checks'
-    matchers (Python checks' quoted names too), the dynamics rules and the turns follow."""
+def declare_writes(spec: Spec, every: bool = False, reads: bool = False) -> None:
+    """Every built-in write tool the reference calls (`every`: every one the agent is given; `reads`: its read tools
+    too) declared as `acme_<name>` (the op's own schema and arguments), the built-in one no longer given; the
+    reference, the checks' matchers (Python checks' quoted names too), the dynamics rules and the turns follow."""
     called = {st["call"]["name"] for turn in spec["reference"] for st in turn["steps"] if st.get("call")}
-    writes = sorted(n for n in (spec["tools"] if every else called) if n in spec["tools"] and TOOLS[n].kind == "write")
+    writes = sorted(n for n in (spec["tools"] if every else called) if n in spec["tools"] and n in TOOLS
+                    and (reads or TOOLS[n].kind == "write"))
     if not writes:
         raise CorpusError(f"{spec['capability']}: the reference writes through no built-in tool")
     names = {n: _PREFIX + n for n in writes}
@@ -183,6 +184,9 @@ DEFECTS = [
     _declared(spelling_pinned, "delegate-answers-only-by-handle", every=True),
     # _undone: a `called` check crediting a declared write taken back
     _declared(undone_write, "triage-assignee-undone", every=True),
+    # task_mutations._said_elsewhere: a phrase a guard on a declared message tool keeps out of it, said in another kind
+    # of message the reference sends (also measured, outside the corpus: the other five phrase defects of the class)
+    _declared(guard_wrong_app, "phrase-kept-out-of-contacts_send_message-contact_phone_update-2", every=True),
     # mutation_gate's asked_recipient: a declared reply the request asks for, checked as a read of the conversation
     _declared(answer_read_not_written, "lookup_answer_source-read-for-answer-1", "mutations", "asked_message_unchecked",
               every=True),
