@@ -5,7 +5,7 @@ threads the reply to that message passes: the person asking gets a reply filed u
 gates took an `in` list of ids as naming each on purpose. Found by the outsider's seventh hunt
 (`benchmarks/hunt_mutants.py --family d99`, kind `id_in_similar`, witnessed on draft_only_reply 1-5 and
 refuse_forbidden_action 2-4). The sound twin holds a genuinely fair second thread: the asker's follow-up in the same
-thread, added to the inbox, is the list's other id."""
+thread (or the asker's same question sent again in a thread of its own), added to the inbox, is the list's other id."""
 
 from __future__ import annotations
 
@@ -63,6 +63,26 @@ def _follow_up(spec: Spec) -> None:
                             "subject": "Re: " + me["subject"], "body": "Any news on this? Thanks."})
 
 
+def _other_thread(spec: Spec) -> None:
+    """The asker's second mail on the same question, in a thread of its own (sent again, not as a reply)."""
+    _follow_up(spec)
+    mail = _messages(spec)[-1]
+    mail["thread_id"], mail["in_reply_to"], mail["subject"] = "thr-" + _FOLLOW_UP, None, mail["subject"][4:]
+
+
+def _either_unrelated_other(spec: Spec) -> None:
+    other = _unrelated(spec)
+    _other_thread(spec)
+    w = _cond(spec)
+    w["op"], w["value"] = "in", [w["value"], other]
+
+
+def _either_other_thread(spec: Spec) -> None:
+    _other_thread(spec)
+    w = _cond(spec)
+    w["op"], w["value"] = "in", [w["value"], _FOLLOW_UP]
+
+
 def _either_unrelated(spec: Spec) -> None:
     other = _unrelated(spec)
     _follow_up(spec)
@@ -100,4 +120,8 @@ DEFECTS = [
            fix=_either_follow_up, witness=_threaded_elsewhere, gate="mutations", code="loose_value_accepted")
     for cap, seeds in (("draft_only_reply", (1, 2)), ("refuse_forbidden_action", (2, 3)), ("inbox_triage_reply", (1, 2)))
     for seed in seeds
+] + [  # the twin's second id is the asker's same question sent again in a thread of its own: the sender is shared
+    Defect(CLASS, f"{cap}-{seed}-other-thread", f"synth:{cap}@{seed}", _AWAY[cap], breaks=_either_unrelated_other,
+           fix=_either_other_thread, witness=_threaded_elsewhere, gate="mutations", code="loose_value_accepted")
+    for cap, seed in (("draft_only_reply", 3), ("refuse_forbidden_action", 4))
 ]
