@@ -9,6 +9,7 @@ thread (or the asker's same question sent again in a thread of its own), added t
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from tests.defects._core import CorpusError, Defect, Spec, reference
@@ -70,30 +71,15 @@ def _other_thread(spec: Spec) -> None:
     mail["thread_id"], mail["in_reply_to"], mail["subject"] = "thr-" + _FOLLOW_UP, None, mail["subject"][4:]
 
 
-def _either_unrelated_other(spec: Spec) -> None:
-    other = _unrelated(spec)
-    _other_thread(spec)
-    w = _cond(spec)
-    w["op"], w["value"] = "in", [w["value"], other]
-
-
-def _either_other_thread(spec: Spec) -> None:
-    _other_thread(spec)
-    w = _cond(spec)
-    w["op"], w["value"] = "in", [w["value"], _FOLLOW_UP]
-
-
-def _either_unrelated(spec: Spec) -> None:
-    other = _unrelated(spec)
-    _follow_up(spec)
-    w = _cond(spec)
-    w["op"], w["value"] = "in", [w["value"], other]
-
-
-def _either_follow_up(spec: Spec) -> None:
-    _follow_up(spec)
-    w = _cond(spec)
-    w["op"], w["value"] = "in", [w["value"], _FOLLOW_UP]
+def _either(second_mail: Callable[[Spec], None], unrelated: bool) -> Callable[[Spec], None]:
+    """The edit adding the asker's second mail (`second_mail`) and listing, beside the asker's first mail, the
+    unrelated message (the defect) or that second mail (the twin)."""
+    def edit(spec: Spec) -> None:
+        other = _unrelated(spec) if unrelated else _FOLLOW_UP
+        second_mail(spec)
+        w = _cond(spec)
+        w["op"], w["value"] = "in", [w["value"], other]
+    return edit
 
 
 def _threaded_elsewhere(spec: Spec) -> list[dict[str, Any]]:
@@ -116,12 +102,12 @@ _AWAY = {"draft_only_reply": "drafts the reply threaded to a newsletter in the i
          "inbox_triage_reply": "sends the reply threaded to another sender's mail"}
 
 DEFECTS = [
-    Defect(CLASS, f"{cap}-{seed}", f"synth:{cap}@{seed}", _AWAY[cap], breaks=_either_unrelated,
-           fix=_either_follow_up, witness=_threaded_elsewhere, gate="mutations", code="loose_value_accepted")
+    Defect(CLASS, f"{cap}-{seed}", f"synth:{cap}@{seed}", _AWAY[cap], breaks=_either(_follow_up, True),
+           fix=_either(_follow_up, False), witness=_threaded_elsewhere, gate="mutations", code="loose_value_accepted")
     for cap, seeds in (("draft_only_reply", (1, 2)), ("refuse_forbidden_action", (2, 3)), ("inbox_triage_reply", (1, 2)))
     for seed in seeds
 ] + [  # the twin's second id is the asker's same question sent again in a thread of its own: the sender is shared
-    Defect(CLASS, f"{cap}-{seed}-other-thread", f"synth:{cap}@{seed}", _AWAY[cap], breaks=_either_unrelated_other,
-           fix=_either_other_thread, witness=_threaded_elsewhere, gate="mutations", code="loose_value_accepted")
+    Defect(CLASS, f"{cap}-{seed}-other-thread", f"synth:{cap}@{seed}", _AWAY[cap], breaks=_either(_other_thread, True),
+           fix=_either(_other_thread, False), witness=_threaded_elsewhere, gate="mutations", code="loose_value_accepted")
     for cap, seed in (("draft_only_reply", 3), ("refuse_forbidden_action", 4))
 ]
