@@ -14,7 +14,8 @@ argument's name; a records or field check on the app the tool writes, or a `call
 that holds for the written value but is not an exact comparison, the colliding values are tried as near misses:
 the value in capitals, in lower case, with its `-` and `_` exchanged (a state condition only: a call matcher's
 `args` fold case by design, and the tool, not the call, is what stores the value), and the other ids of the value's
-table that the condition admits too. Each must fail a check (`loose_value_accepted`); a tool that refuses the
+table that the condition admits too (an `in` list's own ids among them where one shares nothing with the written
+record: `in_reply_to in [msg-391, msg-390]`, msg-390 a newsletter, defects102). Each must fail a check (`loose_value_accepted`); a tool that refuses the
 colliding value fails the write, and one that folds it back to the written value ends where the reference ends
 (an equivalent mutant, not counted). Where no condition reads a written value loosely, no near miss is made.
 """
@@ -35,8 +36,9 @@ from coworkenv.validate._check_reads import spec_rules
 from coworkenv.validate._mutation_core import Mutation, replaced
 from coworkenv.validate.entities import EntityIndex
 
-# Exact comparisons, and `in`, whose list names each value it accepts on purpose (unless it names one value in two
-# spellings, `[msg-391, MSG-391]`: a case-blind reading of it, `_respelled_items`).
+# Exact comparisons, and `in`, whose list names each value it accepts on purpose. A list of two or more is read all
+# the same: one naming a value in two spellings (`[msg-391, MSG-391]`) admits the capitals a loose pattern would
+# (defects92), one naming another record unrelated to the written one admits a wrong record (`_unrelated`).
 _EXACT = frozenset({"equals", "not_equals", "not_contains", "in", "gte", "lte", "gt", "lt"})
 _ITEMS = re.compile(r"\s*[,;]\s*")
 _MAX_ALTERNATIVES = 4  # colliding values tried per argument
@@ -79,7 +81,7 @@ def _loose_conditions(spec: EnvSpec) -> dict[tuple[str, str], list[_Cond]]:
     out: dict[tuple[str, str], list[_Cond]] = {}
 
     def add(key: tuple[str, str], cond: _Cond) -> None:
-        if cond[2] not in _EXACT or (cond[2] == "in" and _respelled_items(cond[3])):
+        if cond[2] not in _EXACT or (cond[2] == "in" and isinstance(cond[3], list) and len(cond[3]) > 1):
             out.setdefault(key, []).append(cond)
 
     for _, check, _, rule in spec_rules(spec.checks):
@@ -94,14 +96,6 @@ def _loose_conditions(spec: EnvSpec) -> dict[tuple[str, str], list[_Cond]]:
                 for w in m.where:
                     add(("call:" + m.tool, w.field.rsplit(".", 1)[-1]), (check.id, False, w.op, w.value))
     return out
-
-
-def _respelled_items(expected: Any) -> bool:
-    """Whether an `in` list names one value in two spellings (`[msg-391, MSG-391]`, `[job_a, job-a]`): it reads
-    that value blind to case or separators, as a loose pattern does, not a set of values named on purpose
-    (defects92)."""
-    items = {v for v in expected if isinstance(v, str)} if isinstance(expected, list) else set()
-    return len({re.sub(r"[\W_]+", "", v.lower()) for v in items}) < len(items)
 
 
 def _reading(conds: dict[tuple[str, str], list[_Cond]], tool: ToolDef, tool_name: str, arg: str) -> list[_Cond]:
@@ -143,15 +137,48 @@ def _colliding(value: str, reading: list[_Cond], index: EntityIndex) -> Iterator
         if other in seen:
             continue
         seen.add(other)
-        # Another record the condition names itself (`^(svc-a|svc-b)$`) is one it accepts on purpose.
+        # Another record the condition names itself (`^(svc-a|svc-b)$`) is one it accepts on purpose, unless an
+        # `in` list names it beside a record it has nothing in common with (`_unrelated`).
         admitting = next((c for c in conds if _holds(other, c[2], c[3])
-                          and (named_ok or other.lower() not in str(c[3]).lower())), None)
+                          and (named_ok or other.lower() not in str(c[3]).lower()
+                               or (c[2] == "in" and key is not None and _unrelated(index, key, value, other)))),
+                         None)
         if admitting is None:
             continue
         yield other, admitting[0]
         found += 1
         if found >= _MAX_ALTERNATIVES:
             return
+
+
+def _unrelated(index: EntityIndex, key: tuple[str, str], value: str, other: str) -> bool:
+    """Whether record `other` of table `key`, which an `in` list names beside the written record `value`, has nothing
+    in common with it (defects102): neither names the other and they share no value of a field (the id aside) that
+    tells the table's records apart (a thread, a sender: a field of more distinct values than half its records; not
+    a state such as the folder). The asker's follow-up in the same thread is a fair second answer; a newsletter or a
+    colleague's out-of-office that happens to sit in the same inbox is a record the task is not about, and a reply
+    threaded to it answers no one."""
+    mine, theirs = index.record(*key, value), index.record(*key, other)
+    if mine is None or theirs is None:
+        return False
+    if value in _strings(theirs) or other in _strings(mine):
+        return False
+    rows = [r for r in (index.record(*key, i) for i in index.table_ids.get(key, [])) if r is not None]
+    for field, held in mine.items():
+        if field == "id" or not isinstance(held, str) or not held or theirs.get(field) != held:
+            continue
+        if 2 * len({str(r.get(field)) for r in rows}) > len(rows):  # a field that tells records apart, not a state
+            return False
+    return True
+
+
+def _strings(record: dict[str, Any]) -> set[str]:
+    """The strings a record's fields hold, the items of its list fields among them, its id aside."""
+    out: set[str] = set()
+    for field, held in record.items():
+        if field != "id":
+            out.update(v for v in (held if isinstance(held, list) else [held]) if isinstance(v, str))
+    return out
 
 
 def _literal(tool: ToolDef, name: str) -> bool:

@@ -178,6 +178,7 @@ from tests.defects import (
     relative_date_pinned,
     reply_number_alternative,
     reply_only,
+    reply_threaded_unrelated,
     report_asked_unread,
     run_value_read,
     sandbox_draw_read,
@@ -444,6 +445,7 @@ MODULES = (
     copied_not_addressed,
     kept_setting_earlier_unchecked,
     people_elsewhere_credited,
+    reply_threaded_unrelated,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
