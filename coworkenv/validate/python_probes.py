@@ -257,14 +257,15 @@ def _probe_check(rule: PythonRule, expected: bool, oracle: dict[str, Any], repli
     variants += [] if settled else [(f"random() pinned to {pin}", {"pin": pin}) for pin in (0.0, 0.999999)]
     costs: list[tuple[float, float]] = []  # what the runs on the reference's final state spent
     judged = bool(rule.judge)
-    remeasured = [False]
+    remeasured = False
 
     def near_limit() -> str | None:
         """`_near_limit` of the runs so far; a wall-clock cost the CPU cost does not match is measured again first
         (once per check: the cheapest run counts, so a run the machine did not stall clears it)."""
+        nonlocal remeasured
         spent = _near_limit(costs, judged=judged)
-        if spent is not None and not remeasured[0] and _near_limit(costs, judged=judged, wall=False) is None:
-            remeasured[0] = True
+        if spent is not None and not remeasured and _near_limit(costs, judged=judged, wall=False) is None:
+            remeasured = True
             for _ in range(PACE_RETRIES):
                 run(oracle, costs=costs)
             spent = _near_limit(costs, judged=judged)
