@@ -18,6 +18,7 @@ from coworkenv.atomic import (
     WriteError,
     atomic_copy,
     lock_exclusive,
+    lock_holders,
     make_folder,
     os_reason,
     path_advice,
@@ -654,7 +655,16 @@ class LocalGitPublisher:
             raise PublishError(f"cannot use {self.repo_dir} as the local dataset repository ({os_reason(exc)}"
                                f"{blocked}); publish into a folder that exists or can be created") from None
         try:
-            lock_exclusive(fd, self.repo_dir)
+            try:
+                lock_exclusive(fd, self.repo_dir, wait=False)
+            except BlockingIOError:
+                # Said, not silent: a publish that held it for good (a program of the repository's that never ended)
+                # left the next one waiting without a word.
+                holders = ", ".join(f"process {pid}" for pid in lock_holders(fd)) or "another process"
+                logger.warning("another publish into %s (%s) holds its lock: waiting for it to end; if it does not, "
+                               "stop it (a post-commit hook of its is stopped after %s, %g s)", self.repo_dir,
+                               holders, HOOK_TIMEOUT_ENV, hook_timeout_s())
+                lock_exclusive(fd, self.repo_dir)
             yield
         finally:
             os.close(fd)  # closing releases the lock

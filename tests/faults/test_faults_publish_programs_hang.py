@@ -21,27 +21,36 @@ import os
 import shutil
 import subprocess
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from coworkenv.store import DatasetRelease, LocalGitPublisher, PublishError
-from tests.test_store_hf_hub import _release
+from coworkenv.store import LocalGitPublisher, PublishError, PublishResult
 
 HANG_S = 20  # what each hanging program sleeps: on `main`, the left thread ends after it
 
 
 @pytest.fixture(scope="module")
-def releases() -> tuple[DatasetRelease, DatasetRelease]:
-    return _release(train_rows=3, shard_rows=2), _release(train_rows=5, shard_rows=2)
+def folders(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Two versions' folders (a checkpoint's, say): v1 and v2."""
+    made = {}
+    for version in ("v1", "v2"):
+        made[version] = tmp_path_factory.mktemp(version)
+        (made[version] / "weights.txt").write_text(f"{version} weights\n")
+    return made
+
+
+def _publish(publisher: LocalGitPublisher, folders: dict[str, Path], version: str) -> PublishResult:
+    return publisher.publish_folder(folders[version], version, f"# {version}\n")
 
 
 @pytest.fixture(scope="module")
-def published(tmp_path_factory: pytest.TempPathFactory, releases: tuple[DatasetRelease, DatasetRelease]) -> Path:
-    """A repository holding the first release, published once for the module; each case works on a copy."""
+def published(tmp_path_factory: pytest.TempPathFactory, folders: dict[str, Path]) -> Path:
+    """A repository holding v1, published once for the module; each case works on a copy."""
     repo = tmp_path_factory.mktemp("published") / "repo"
-    LocalGitPublisher(repo).publish(releases[0])
+    _publish(LocalGitPublisher(repo), folders, "v1")
     return repo
 
 
@@ -98,20 +107,20 @@ def _clean_and_tagged(repo: Path, version: str) -> None:
 
 
 def test_a_post_commit_hook_that_never_ends_is_stopped_and_told(
-        tmp_path: Path, repo: Path, releases: tuple[DatasetRelease, DatasetRelease],
+        tmp_path: Path, repo: Path, folders: dict[str, Path],
         caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("COWORKENV_HOOK_TIMEOUT_S", "0.5")
-    (first, second), pid_file = releases, tmp_path / "child.pid"
+    pid_file = tmp_path / "child.pid"
     publisher = LocalGitPublisher(repo)
     hook = _hook(repo, "post-commit", f'echo "pushing to backup"\nsleep {HANG_S} &\necho $! > "{pid_file}"\nwait')
     with caplog.at_level(logging.WARNING):
-        result = _ends(lambda: publisher.publish(second))
-    assert getattr(result, "tag", None) == second.version
-    assert publisher.published_versions() == [first.version, second.version]
-    _clean_and_tagged(repo, second.version)
+        result = _ends(lambda: _publish(publisher, folders, "v2"))
+    assert getattr(result, "tag", None) == "v2"
+    assert publisher.published_versions() == ["v1", "v2"]
+    _clean_and_tagged(repo, "v2")
     told = caplog.text
     assert str(hook) in told and "did not end within 0.5 s" in told and "stopped it" in told
-    assert f"{second.version} is published (committed and tagged)" in told and "COWORKENV_HOOK_TIMEOUT_S" in told
+    assert "v2 is published (committed and tagged)" in told and "COWORKENV_HOOK_TIMEOUT_S" in told
     assert "pushing to backup" in told  # its last line
     assert not _alive(int(pid_file.read_text())), "what the hook started was left running"
     # The repository's lock was let go: the next publish can take it.
@@ -123,15 +132,15 @@ def test_a_post_commit_hook_that_never_ends_is_stopped_and_told(
 
 
 def test_a_post_commit_hook_that_leaves_a_child_in_the_background_is_not_waited_for(
-        tmp_path: Path, repo: Path, releases: tuple[DatasetRelease, DatasetRelease]) -> None:
-    (first, second), pid_file = releases, tmp_path / "child.pid"
+        tmp_path: Path, repo: Path, folders: dict[str, Path]) -> None:
+    pid_file = tmp_path / "child.pid"
     publisher = LocalGitPublisher(repo)
     # `git push &` in a hook: the hook ends at once, its child holds the hook's output open.
     _hook(repo, "post-commit", f'sleep {HANG_S} &\necho $! > "{pid_file}"\nexit 0')
     try:
-        _ends(lambda: publisher.publish(second), within_s=8.0)
-        assert publisher.published_versions() == [first.version, second.version]
-        _clean_and_tagged(repo, second.version)
+        _ends(lambda: _publish(publisher, folders, "v2"), within_s=8.0)
+        assert publisher.published_versions() == ["v1", "v2"]
+        _clean_and_tagged(repo, "v2")
         assert _alive(int(pid_file.read_text())), "the hook's background work was stopped (git leaves it running)"
     finally:
         if pid_file.exists():
@@ -140,25 +149,49 @@ def test_a_post_commit_hook_that_leaves_a_child_in_the_background_is_not_waited_
 
 
 def test_a_file_system_monitor_that_never_answers_is_not_run(
-        tmp_path: Path, repo: Path, releases: tuple[DatasetRelease, DatasetRelease]) -> None:
-    (first, second), ran = releases, tmp_path / "monitor-ran"
+        tmp_path: Path, repo: Path, folders: dict[str, Path]) -> None:
+    ran = tmp_path / "monitor-ran"
     publisher = LocalGitPublisher(repo)
     monitor = _hook(repo, "fsmonitor-never", f'touch "{ran}"\nexec sleep {HANG_S}')
     _git(repo, "config", "core.fsmonitor", str(monitor))
-    _ends(lambda: publisher.publish(second), within_s=8.0)
-    assert publisher.published_versions() == [first.version, second.version]
+    _ends(lambda: _publish(publisher, folders, "v2"), within_s=8.0)
+    assert publisher.published_versions() == ["v1", "v2"]
     assert not ran.exists()
-    _clean_and_tagged(repo, second.version)
+    _clean_and_tagged(repo, "v2")
 
 
 @pytest.mark.parametrize("setting", ["soon", "0", "-5", "nan"])
 def test_a_hook_time_limit_that_is_not_seconds_stops_the_publish_before_it_writes(
-        repo: Path, releases: tuple[DatasetRelease, DatasetRelease], monkeypatch: pytest.MonkeyPatch,
+        repo: Path, folders: dict[str, Path], monkeypatch: pytest.MonkeyPatch,
         setting: str) -> None:
     head = _git(repo, "rev-parse", "HEAD")
     monkeypatch.setenv("COWORKENV_HOOK_TIMEOUT_S", setting)
     with pytest.raises(PublishError) as refused:
-        LocalGitPublisher(repo).publish(releases[1])
+        _publish(LocalGitPublisher(repo), folders, "v2")
     told = str(refused.value)
     assert f"COWORKENV_HOOK_TIMEOUT_S={setting!r}" in told and "nothing was published" in told
-    assert _git(repo, "rev-parse", "HEAD") == head and _git(repo, "tag", "--list").split() == [releases[0].version]
+    assert _git(repo, "rev-parse", "HEAD") == head and _git(repo, "tag", "--list").split() == ["v1"]
+
+
+def test_a_publish_waiting_for_another_says_so_and_names_it(
+        repo: Path, folders: dict[str, Path], caplog: pytest.LogCaptureFixture) -> None:
+    """The next publish into a repository whose lock a publish holds (one that hangs) waited without a word."""
+    fd = os.open(repo, os.O_RDONLY)
+    fcntl.flock(fd, fcntl.LOCK_EX)  # what a running publish holds
+    publisher = LocalGitPublisher(repo)
+    waiting = threading.Thread(target=_publish, args=(publisher, folders, "v2"), daemon=True)
+    try:
+        with caplog.at_level(logging.WARNING):
+            waiting.start()
+            for _ in range(250):  # until it says it waits, or 5 s
+                if "holds its lock" in caplog.text or not waiting.is_alive():
+                    break
+                time.sleep(0.02)
+            told = caplog.text
+    finally:
+        os.close(fd)
+    waiting.join(8.0)
+    assert not waiting.is_alive()
+    assert f"another publish into {repo} (process {os.getpid()}) holds its lock: waiting for it to end" in told
+    assert "stop it" in told
+    assert publisher.published_versions() == ["v1", "v2"]
