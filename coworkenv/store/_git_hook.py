@@ -66,8 +66,8 @@ def run_hook(hook: Path, cwd: Path, env: dict[str, str], timeout_s: float) -> Ho
         except BaseException:
             _stop(process)
             raise
-        output.seek(0)
-        said = output.read(1 << 20).decode(errors="replace").strip().splitlines()[-1:]
+        output.seek(max(0, os.fstat(output.fileno()).st_size - (1 << 16)))  # its last line is in its last 64 KiB
+        said = output.read().decode(errors="replace").strip().splitlines()[-1:]
     return HookRun(returncode, said[0].strip() if said else "no output", timeout_s)
 
 
