@@ -643,6 +643,8 @@ def isolate(
             ("seal_buffered_io", "buffered streams hand raw memory to the code"),
             # array.array's stores convert a value before they write it (its `__index__` could move the buffer).
             ("seal_array", "array.array writes where the code's values moved its buffer"),
+            # mmap.mmap's item store converts the value while the map is held (its `__index__` could shrink the map).
+            ("seal_mmap", "mmap.mmap writes where the code's values shrank the map"),
             # A struct.Struct is initialised once (a second `__init__` freed the codes a pack still walked).
             ("seal_struct", "struct.Struct writes where a second initialisation moved its codes"),
             # The C OrderedDict's comparisons, repr, copy and pops keep no node across the code's own Python code.
