@@ -93,7 +93,12 @@ ABSENT_WITHOUT_LANDLOCK = frozenset({"_uuid", "pwd", "grp", "ssl", "_ssl"})
 # NotImplemented, and the child's own `__eq__` was asked with the freed child as `self`, refilled as a forged bytearray
 # header (all memory; forty-sixth round; with `clear()` the next read of the children's table was a NULL read, the
 # forty-fourth round's crash); `xml.etree.ElementTree` falls back to its pure-Python elements and tree builder.
-ABSENT_MODULES = frozenset({"_dbm", "_gdbm", "readline", "_pickle", "_asyncio", "_elementtree"})
+# The C zoneinfo (`_zoneinfo`) checks a transition's index into the zone's table of offsets with `>` where `>=` is
+# meant, and trusts whatever `zoneinfo._common.load_data` (a module attribute the code may replace) hands it: a TZif
+# file of the code's own whose transitions named the record one past the table kept a pointer to the 32 bytes after
+# its block, a bytearray buffer of the code's own, and `utcoffset` handed out a forged bytearray header (all memory;
+# fifty-second round); `zoneinfo` falls back to its pure-Python zones, which index lists that check.
+ABSENT_MODULES = frozenset({"_dbm", "_gdbm", "readline", "_pickle", "_asyncio", "_elementtree", "_zoneinfo"})
 # Attributes set on standard-library modules when they are imported (a tuple becomes a fresh list), so that a harmless
 # call takes the way the sandbox allows in every set, instead of a refusal on one host and an answer on another:
 # - mimetypes picks host configuration files by their existence (`os.path.isfile`, no audit event) and reads them:
