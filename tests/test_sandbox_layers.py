@@ -475,6 +475,37 @@ def test_sealed_mmap_converts_an_items_value_while_the_map_cannot_move() -> None
     assert done.returncode == 0 and done.stdout.strip() == "8 True", (done.stdout, done.stderr)
 
 
+def test_sealed_tee_takes_no_state() -> None:
+    """After `seal_tee` a tee's iterator has no `__setstate__` (one set ahead of what its data object read handed out a
+    slot never written: a pointer the freed block held), and tees split, copy and read past a data link as before. In an
+    interpreter of its own (the seal is for good)."""
+    code = """if True:
+        import copy, importlib.util, itertools, sys
+        spec = importlib.util.spec_from_file_location("_confine", sys.argv[1])
+        confine = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(confine)
+
+        def honest():
+            a, b = itertools.tee(iter(range(100)))
+            head = [next(a) for _ in range(70)]
+            c = copy.copy(b)
+            return head[-1], next(b), next(c), list(a)[-1]
+
+        before = honest()
+        assert confine.seal_tee() is None
+        assert honest() == before, (honest(), before)
+        tee = itertools.tee(())[0]
+        data = itertools._tee_dataobject(iter(range(5)), [], None)
+        try:
+            tee.__setstate__((data, 30))
+        except AttributeError:
+            print("refused", hasattr(type(tee), "__setstate__"))
+    """
+    confine = Path(__file__).resolve().parents[1] / "coworkenv" / "sandbox" / "_confine.py"
+    done = subprocess.run([sys.executable, "-c", code, str(confine)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.strip() == "refused False", (done.stdout, done.stderr)
+
+
 def test_sealed_struct_is_initialised_once() -> None:
     """After `seal_struct` a `struct.Struct` is initialised only when it is made: a second `__init__` (which freed the
     codes a `pack_into` under way still walked, and changed the size an `iter_unpack` had checked) and a subclass

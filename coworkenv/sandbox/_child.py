@@ -652,6 +652,8 @@ def isolate(
             ("seal_mmap", "mmap.mmap writes where the code's values shrank the map"),
             # A struct.Struct is initialised once (a second `__init__` freed the codes a pack still walked).
             ("seal_struct", "struct.Struct writes where a second initialisation moved its codes"),
+            # itertools.tee's iterators take no state (an index set past what was read handed out unwritten slots).
+            ("seal_tee", "itertools.tee hands out slots it never wrote"),
             # The C OrderedDict's comparisons, repr, copy and pops keep no node across the code's own Python code.
             ("seal_ordered_dict", "OrderedDict walks nodes the code's own code freed"),
             # deque.index compares items it holds itself (a value's reflected `__eq__` freed the item C compared).

@@ -906,6 +906,30 @@ def seal_struct() -> str | None:
     return None
 
 
+# `itertools.tee`'s iterators share a data object of 57 slots that records what the source gave so far (`numread`), and
+# `__setstate__` takes any index up to 57 into it, where one up to `numread` is meant: an iterator set ahead of what
+# was read stores the next value at its own slot and counts one more read, so the slots in between count as read
+# though nothing was ever written there, and another iterator at one of them hands out whatever the block held before
+# (the data object is a 512-byte block that a bytes object of the code's own had just freed: a pointer of the code's
+# choosing, a forged bytearray header, all memory, no audit event; fifty-second round). Sealed here: `_tee` loses
+# `__setstate__` (unpickling a tee raises; copies, which `__copy__` makes at the index they copy, still work). The
+# type is static and takes no subclass; nothing else sets an index.
+def seal_tee() -> str | None:
+    """Take `__setstate__` from `itertools.tee`'s iterators (above). Returns why it could not, or None."""
+    import itertools
+
+    modified = ctypes.pythonapi.PyType_Modified
+    modified.argtypes, modified.restype = (ctypes.py_object,), None
+    cls: Any = type(itertools.tee(())[0])
+    held = gc.get_referents(cls.__dict__)
+    if (len(held) != 1 or type(held[0]) is not dict or cls.__flags__ & _TPFLAGS_BASETYPE
+            or type(held[0].get("__setstate__")).__name__ != "method_descriptor"):
+        return "itertools.tee's iterator is not the C type this bootstrap knows"
+    del held[0]["__setstate__"]
+    modified(cls)
+    return None
+
+
 # The C `OrderedDict` (`_collections`, CPython 3.11) walks its linked list of nodes while it runs the code's own Python
 # code (a key's `__eq__` or `__hash__`, a `__repr__`, a finalizer the collector runs at an allocation) and goes on from
 # a node that code may have freed: `==` of two OrderedDicts (gh-119004, fixed in 3.12 and later only) read the freed
