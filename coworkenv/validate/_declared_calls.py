@@ -110,8 +110,12 @@ class Builtin:
 
     def through(self, call: ToolCallSpec, name: str) -> ToolCallSpec | None:
         """The op call `call` made through the declared tool `name`; None where that tool cannot carry it."""
-        return next((c for decl in self.original.tool_decls if decl.name == name
-                     and (c := _carried(decl, call)) is not None), None)
+        return declared_call(self.original, call, name)
+
+
+def declared_call(spec: EnvSpec, call: ToolCallSpec, name: str) -> ToolCallSpec | None:
+    """The op call `call` made through `spec`'s declared tool `name`; None where that tool cannot carry it."""
+    return next((c for decl in spec.tool_decls if decl.name == name and (c := _carried(decl, call)) is not None), None)
 
 
 def _carried(decl: ToolDecl, call: ToolCallSpec) -> ToolCallSpec | None:
