@@ -68,7 +68,7 @@ from coworkenv.spec import EnvSpec, ReferenceStep, ReferenceTurn, ToolCallSpec
 from coworkenv.spec_checks import CalledRule, OrderRule
 from coworkenv.tools import ToolDef, ToolOutcome
 from coworkenv.validate._check_reads import nested_rules, parts_read, python_rules
-from coworkenv.validate._declared_calls import bound_message, declared_arguments, declared_call
+from coworkenv.validate._declared_calls import bound_message, declared_arguments, made_through
 from coworkenv.validate._episodes import EpisodeOutcome, SpecEpisodes
 from coworkenv.validate._mutation_core import replaced, turn_of, without
 from coworkenv.validate.gates import GateError
@@ -445,15 +445,6 @@ def _as_op(catalog: dict[str, ToolDef], call: ToolCallSpec) -> tuple[str, dict[s
     return tool.op, bound_message(tool.decl.bind, dict(call.arguments), set(tool.bound.params.model_fields)) or {}
 
 
-def _made_through(spec: EnvSpec, catalog: dict[str, ToolDef], op: str, arguments: dict[str, Any],
-                  name: str) -> ToolCallSpec | None:
-    """The call of `name` (a built-in tool or one declared bound to `op`) that runs `op` with `arguments`; None where
-    the declared tool cannot carry them."""
-    if not isinstance(catalog.get(name), DeclaredTool):
-        return ToolCallSpec(name=name, arguments=arguments)
-    return declared_call(spec, ToolCallSpec(name=op, arguments=arguments), name)
-
-
 def _sent_draft_saves(spec: EnvSpec, oracle: EpisodeOutcome) -> Iterator[tuple[int, int, int, int]]:
     """(turn, step) of each reference save of a draft (a call of any tool bound to `mail_save_draft`, built-in or
     declared) and of the reference's call sending it (any tool bound to `mail_send_draft`, its `draft_id` carried
@@ -489,7 +480,7 @@ def sent_drafts_unchecked(spec: EnvSpec, episodes: SpecEpisodes) -> list[GateErr
         save, send = spec.reference[t0].steps[s0].call, spec.reference[t].steps[s].call
         assert save is not None and send is not None
         _, message = _as_op(catalog, save)  # the earlier version written through the same (declared) drafting tool
-        other = _made_through(spec, catalog, "mail_save_draft", {k: v for k, v in {**message, **OTHER_MESSAGE}.items()
+        other = made_through(spec, catalog, "mail_save_draft", {k: v for k, v in {**message, **OTHER_MESSAGE}.items()
                                                                  if k != "in_reply_to"}, save.name)
         if other is None:
             continue
@@ -503,7 +494,7 @@ def sent_drafts_unchecked(spec: EnvSpec, episodes: SpecEpisodes) -> list[GateErr
         if first is None:
             continue
         _, sent = _as_op(catalog, send)
-        resent = _made_through(spec, catalog, "mail_send_draft", {**sent, "draft_id": first}, send.name)
+        resent = made_through(spec, catalog, "mail_send_draft", {**sent, "draft_id": first}, send.name)
         if resent is None:
             continue
         kept = probe if first == sent.get("draft_id") else \

@@ -1,6 +1,6 @@
-"""A draft saved and sent through the spec's own declared draft tools, its words checked on the saving call.
+"""Drafts saved and sent through the spec's own declared draft tools, unseen by validators that know the built-in names.
 
-`sent_draft_unchecked` with the drafting pair declared: a spec may give the agent its own draft tools (`tool_decls`:
+A spec may give the agent its own draft tools (`tool_decls`:
 an imported `gmail_save_draft` bound to `mail_save_draft`, its recipients a comma list and its thread
 `reply_to_message_id`, and `gmail_send_draft` bound to `mail_send_draft`, the draft's id `id`; or an
 `outlook_save_draft`/`outlook_send_draft` pair carrying the op's own arguments), in place of the built-in ones. The
@@ -8,7 +8,12 @@ task asks for the reply drafted and then sent; the writer checks that a mail wen
 `sent`, `to`) and checks its words on the declared saving call. An agent that saves a first version with other words,
 then the right draft, and sends the first version passes: the customer receives the wrong mail. A validator that
 finds the reference's drafts by the built-in tools' names (`mail_save_draft`, `mail_send_draft`) sees none here and
-never replays the earlier version sent. The sound twin checks the words on the sent message, declared alike.
+never replays the earlier version sent (`sent_draft_unchecked`). The sound twin checks the words on the sent
+message, declared alike. Likewise a forbidden guard on `mail_send` (a bystander or namesake not to be mailed) with the
+draft pair declared with conversions (gmail's comma list): a validator that tries the guarded mail by way of a draft
+only through the built-in draft tools, or through declared ones that are the op renamed, never tries it through
+`gmail_save_draft` and `gmail_send_draft`, and the guard covers one route (`guard_bypassed`); the twin also forbids
+the draft to that person through the declared saving tool.
 """
 
 from __future__ import annotations
@@ -21,17 +26,19 @@ from coworkenv.env import Env
 from coworkenv.loading import parse_spec
 from coworkenv.rollout import run_episode
 from coworkenv.spec import ReferenceTurn
-from tests.defects import sent_draft_unchecked
+from tests.defects import guard_draft_route, sent_draft_unchecked
 from tests.defects._core import CorpusError, Defect, Edit, Spec, reference
 from tests.defects.declared_draft_credited import _ARGS, _decl, _declared_args
 
-CLASS = "declared_sent_draft_unchecked"
+CLASS = "declared_draft_unseen"
 GATE, CODE = sent_draft_unchecked.GATE, sent_draft_unchecked.CODE
 DETECTION = (
-    "find the reference's drafts saved and sent by the op each tool runs (a declared tool bound to the drafting or "
-    "the draft-sending op counts as that op, its arguments carried through the binding), then replay each with an "
-    "earlier version of other words saved before it and sent instead (written back through the declared tools): a "
-    "verifier that passes it reads the words of the draft saved, not of the mail sent"
+    "tell the draft tools by the op each runs (a declared tool bound to the drafting or the draft-sending op counts "
+    "as that op, its arguments carried through the binding, conversions included): replay each draft the reference "
+    "saves and sends with an earlier version of other words sent instead, and send each guarded mail by way of a "
+    "draft through every drafting pair the agent is given, the calls written back through the declared tools: a "
+    "verifier that passes the first reads the draft's words, not the sent mail's; a guard no call of the second "
+    "matches covers one route"
 )
 _SAVE, _SEND = "mail_save_draft", "mail_send_draft"
 # style -> (the declared saving tool, the declared sending tool; None: the built-in one given)
@@ -149,12 +156,31 @@ def _defect(base: str, style: str) -> Defect:
                   witness=_other_draft_sent, witness_kind="cheat", gate=GATE, code=CODE)
 
 
-# (also measured, outside the corpus for test time: outlook on mail_ticket_chat_coordination@1, gmail on
-# inbox_triage_reply@2; accepted on main, rejected with this code on the branch, twins kept)
+def _guard_route(name: str) -> Defect:
+    """guard_draft_route's defect `name` with the draft pair declared gmail's way (the twin's draft guards follow)."""
+    found = next(d for d in guard_draft_route.DEFECTS if d.name == name)
+
+    def noop(spec: Spec) -> None:
+        return None
+
+    return Defect(CLASS, f"gmail-draft-route-{name}", found.base, f"{found.gets_away_with} (through gmail_save_draft "
+                  "and gmail_send_draft, declared with a comma-list `to`)", breaks=_declare(found.breaks or noop, "gmail"),
+                  fix=_declare(found.fix or noop, "gmail"), gate=found.gate, code=found.code)
+
+
+# _refused_calls.sent_drafts_unchecked: the draft pair found by the built-in names only (also measured, outside the
+# corpus for test time: outlook on mail_ticket_chat_coordination@1, gmail on inbox_triage_reply@2; accepted on main,
+# rejected with this code on the branch, twins kept)
 DEFECTS = [
     _defect("inbox_triage_reply@1", "outlook"),
     _defect("report_from_data@1", "outlook-save"),
     _defect("inbox_triage_reply@3", "outlook-send"),
     _defect("mail_ticket_chat_coordination@2", "gmail"),
     _defect("report_from_data@2", "gmail"),
+    # _guard_routes._drafted: a guarded mail sent by way of a draft tried through the built-in draft tools (or declared
+    # ones that are the op renamed) only (also measured, outside the corpus: the other three of guard_draft_route's
+    # six, and the outlook pair, which the view already made its ops: rejected on main)
+    _guard_route("namesake-drafted"),
+    _guard_route("bystander-drafted-contact"),
+    _guard_route("bystander-drafted-data"),
 ]
