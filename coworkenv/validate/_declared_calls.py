@@ -19,14 +19,15 @@ by the matchers of built-in tools (guard evasions, undone writes, respellings) t
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from typing import Any
 
 import orjson
 
 from coworkenv.apps import TOOLS
-from coworkenv.bindings import Binding, ToolDecl, bind_arguments, convert
+from coworkenv.bindings import Binding, DeclaredTool, ToolDecl, bind_arguments, convert
 from coworkenv.spec import Check, Dynamics, EnvSpec, ReferenceTurn, ToolCallSpec, UserTurn
-from coworkenv.tools import ToolError
+from coworkenv.tools import ToolDef, ToolError
 from coworkenv.validate._mutation_core import Mutation
 
 
@@ -110,8 +111,21 @@ class Builtin:
 
     def through(self, call: ToolCallSpec, name: str) -> ToolCallSpec | None:
         """The op call `call` made through the declared tool `name`; None where that tool cannot carry it."""
-        return next((c for decl in self.original.tool_decls if decl.name == name
-                     and (c := _carried(decl, call)) is not None), None)
+        return declared_call(self.original, call, name)
+
+
+def declared_call(spec: EnvSpec, call: ToolCallSpec, name: str) -> ToolCallSpec | None:
+    """The op call `call` made through `spec`'s declared tool `name`; None where that tool cannot carry it."""
+    return next((c for decl in spec.tool_decls if decl.name == name and (c := _carried(decl, call)) is not None), None)
+
+
+def made_through(spec: EnvSpec, catalog: Mapping[str, ToolDef], op: str, arguments: dict[str, Any],
+                 name: str) -> ToolCallSpec | None:
+    """The call of `name` (the op itself, or a tool `spec` declares bound to `op`; `catalog` its `spec_catalog`)
+    that runs `op` with `arguments`; None where the declared tool cannot carry them."""
+    if not isinstance(catalog.get(name), DeclaredTool):
+        return ToolCallSpec(name=name, arguments=arguments)
+    return declared_call(spec, ToolCallSpec(name=op, arguments=arguments), name)
 
 
 def _carried(decl: ToolDecl, call: ToolCallSpec) -> ToolCallSpec | None:

@@ -6,8 +6,9 @@ matcher written for the first one sees:
   see `_spelling`): a guard on `{"person": "u-esra"}` lets the DM to `esra@...` through (`spelling_pinned`);
 - the same mail with the forbidden recipient in `cc` instead of `to` (or back): the mail reaches the person
   all the same, and no forbidden guard of the spec matches it (`guard_bypassed`);
-- the same mail saved as a draft and then sent (`mail_save_draft`, `mail_send_draft`), where the agent is given
-  both tools: no forbidden guard matches either call (`guard_bypassed`). The draft's id is not known before it
+- the same mail saved as a draft and then sent (`mail_save_draft`, `mail_send_draft`, or any tools the spec declares
+  bound to them, the calls written through their bindings), where the agent is given both: no forbidden guard
+  matches either call (`guard_bypassed`). The draft's id is not known before it
   is saved, so the guard that stops this route is one on the draft (or on sending any draft).
 - the same call with an optional argument the guard pins to the tool's default left out (`todo_complete_task`
   without `done`, which defaults to true): the audit keeps the arguments as written, so a matcher with
@@ -31,13 +32,14 @@ from collections.abc import Iterator
 from typing import Any
 
 from coworkenv.apps import TOOLS
-from coworkenv.bindings import exposed_tools
+from coworkenv.bindings import DeclaredTool, exposed_tools, spec_catalog
 from coworkenv.checks import call_matches
 from coworkenv.spec import EnvSpec, ForbiddenRule
 from coworkenv.validate._check_reads import spec_rules
+from coworkenv.validate._declared_calls import bound_message, made_through
 from coworkenv.validate._spelling import FORMS, respelled_value
 from coworkenv.validate.gates import GateError
-from coworkenv.validate.task_mutations import where_values
+from coworkenv.validate.task_mutations import meeting_values, where_values
 from coworkenv.world import World
 
 # Mail tools whose recipients in `to` and in `cc` are told alike.
@@ -110,14 +112,34 @@ def bypassed_guards(spec: EnvSpec, world: World) -> list[GateError]:
 
 
 def _drafted(rule: ForbiddenRule, spec: EnvSpec) -> Iterator[list[tuple[str, dict[str, Any]]]]:
-    """The calls that send the guarded mail by way of a draft, where the agent is given the draft tools."""
-    route = _DRAFT_ROUTES.get(rule.call.tool)
-    if route is None or not set(route) <= set(exposed_tools(spec)):
+    """The calls that send the guarded mail by way of a draft, where the agent is given the draft tools: each pair of
+    tools it is given bound to the drafting and the draft-sending op (built-in or declared, the calls written through
+    the declared bindings: a comma-list `to`, a renamed draft id); the guard's own tool may be a declared send."""
+    catalog = spec_catalog(spec)
+    guarded = catalog.get(rule.call.tool)
+    route = _DRAFT_ROUTES.get(guarded.op if isinstance(guarded, DeclaredTool) else rule.call.tool)
+    if route is None:
         return
-    save, send = route
     # the mail the guard forbids: its arguments and what its conditions want (a body containing a phrase)
-    mail = {**where_values(rule.call.tool, rule.call.where), **rule.call.args}
-    yield [(save, mail), (send, {"draft_id": _SAVED_DRAFT})]
+    mail: dict[str, Any] | None
+    if isinstance(guarded, DeclaredTool):  # a declared send's mail as the op's arguments
+        declared = {**meeting_values(guarded.params.model_fields, rule.call.where), **rule.call.args}
+        mail = bound_message(guarded.decl.bind, declared, set(guarded.bound.params.model_fields))
+    else:
+        mail = {**where_values(rule.call.tool, rule.call.where), **rule.call.args}
+    if mail is None:
+        return
+    exposed = exposed_tools(spec)
+    saves, sends = ([made_through(spec, catalog, op, args, name) for name in exposed if _op(catalog, name) == op]
+                    for op, args in zip(route, (mail, {"draft_id": _SAVED_DRAFT}), strict=True))
+    for save in (c for c in saves if c is not None):
+        for send in (c for c in sends if c is not None):
+            yield [(save.name, dict(save.arguments)), (send.name, dict(send.arguments))]
+
+
+def _op(catalog: dict[str, Any], name: str) -> str:
+    tool = catalog.get(name)
+    return tool.op if isinstance(tool, DeclaredTool) else name
 
 
 def _batched(rule: ForbiddenRule, spec: EnvSpec, world: World) -> Iterator[tuple[str, dict[str, Any]]]:

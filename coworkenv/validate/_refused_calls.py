@@ -38,7 +38,9 @@ on the saving call (`called mail_save_draft` whose body holds the answer) while 
 folder and recipients: an agent that saves a first version with other words, then the right draft, and sends the
 first version passes. For each such pair in the reference whose words a check reads (the draft saved with other
 words fails a check), the reference is played with an earlier version (other words, the same recipients) saved
-before the draft and sent instead; where that passes: `sent_draft_unchecked`.
+before the draft and sent instead; where that passes: `sent_draft_unchecked`. The pair is found by the op each call
+runs (a spec's declared draft tools, `gmail_save_draft` and `gmail_send_draft`, count as theirs), the earlier version
+and its sending written back through the same tools' bindings.
 
 A message prepared and not sent is an attempt too: a check on the mail `messages` table that finds the reply by
 its recipient and words but not its folder (`folder == sent`), or a frame that lets a draft in, is met by the same
@@ -66,7 +68,7 @@ from coworkenv.spec import EnvSpec, ReferenceStep, ReferenceTurn, ToolCallSpec
 from coworkenv.spec_checks import CalledRule, OrderRule
 from coworkenv.tools import ToolDef, ToolOutcome
 from coworkenv.validate._check_reads import nested_rules, parts_read, python_rules
-from coworkenv.validate._declared_calls import bound_message, declared_arguments
+from coworkenv.validate._declared_calls import bound_message, declared_arguments, made_through
 from coworkenv.validate._episodes import EpisodeOutcome, SpecEpisodes
 from coworkenv.validate._mutation_core import replaced, turn_of, without
 from coworkenv.validate.gates import GateError
@@ -434,16 +436,28 @@ def credited_drafts(spec: EnvSpec, episodes: SpecEpisodes,
     return errors
 
 
+def _as_op(catalog: dict[str, ToolDef], call: ToolCallSpec) -> tuple[str, dict[str, Any]]:
+    """The op a call runs and its op arguments (a declared tool's carried through its binding; none where they do
+    not bind)."""
+    tool = catalog.get(call.name)
+    if not isinstance(tool, DeclaredTool):
+        return call.name, dict(call.arguments)
+    return tool.op, bound_message(tool.decl.bind, dict(call.arguments), set(tool.bound.params.model_fields)) or {}
+
+
 def _sent_draft_saves(spec: EnvSpec, oracle: EpisodeOutcome) -> Iterator[tuple[int, int, int, int]]:
-    """(turn, step) of each reference save of a draft (built-in `mail_save_draft`) and of the reference's
-    `mail_send_draft` that sends it (its `draft_id` the id the save returned in the reference's own run)."""
+    """(turn, step) of each reference save of a draft (a call of any tool bound to `mail_save_draft`, built-in or
+    declared) and of the reference's call sending it (any tool bound to `mail_send_draft`, its `draft_id` carried
+    through the binding the id the save returned in the reference's own run)."""
+    catalog = spec_catalog(spec)
     calls = [(t, s, st.call) for t, turn in enumerate(spec.reference) for s, st in enumerate(turn.steps)
              if st.call is not None]
-    saved = [e for e in oracle.audit if e.tool == "mail_save_draft" and e.ok and isinstance(e.result, dict)]
+    saved = [e for e in oracle.audit if (e.op or e.tool) == "mail_save_draft" and e.ok and isinstance(e.result, dict)]
     for t, s, call in calls:
-        if call.name != "mail_send_draft":
+        op, arguments = _as_op(catalog, call)
+        if op != "mail_send_draft":
             continue
-        entry = next((e for e in saved if e.result.get("id") == call.arguments.get("draft_id")), None)
+        entry = next((e for e in saved if e.result.get("id") == arguments.get("draft_id")), None)
         save = next(((k, j) for k, j, c in calls if entry is not None and c.name == entry.tool
                      and c.arguments == entry.args and (k, j) < (t, s)), None)
         if save is not None:
@@ -460,12 +474,16 @@ def sent_drafts_unchecked(spec: EnvSpec, episodes: SpecEpisodes) -> list[GateErr
     saved with other words fails a check), where an earlier version with other words saved before it and sent
     instead passes every check: the checks read the words of the draft saved, not of the mail sent."""
     oracle = episodes.oracle()
+    catalog = spec_catalog(spec)
     errors = []
     for t0, s0, t, s in _sent_draft_saves(spec, oracle):
         save, send = spec.reference[t0].steps[s0].call, spec.reference[t].steps[s].call
         assert save is not None and send is not None
-        other = ToolCallSpec(name=save.name, arguments={k: v for k, v in {**save.arguments, **OTHER_MESSAGE}.items()
-                                                         if k != "in_reply_to"})
+        _, message = _as_op(catalog, save)  # the earlier version written through the same (declared) drafting tool
+        other = made_through(spec, catalog, "mail_save_draft", {k: v for k, v in {**message, **OTHER_MESSAGE}.items()
+                                                                 if k != "in_reply_to"}, save.name)
+        if other is None:
+            continue
         plain = episodes.mutant(replaced(spec.reference, t0, s0, ReferenceStep(call=other)), lazy=True)
         if plain.result is None or plain.passed:
             continue  # the words are not checked at all: the near misses judge that
@@ -475,8 +493,11 @@ def sent_drafts_unchecked(spec: EnvSpec, episodes: SpecEpisodes) -> list[GateErr
                       and e.ok and isinstance(e.result, dict)), None)
         if first is None:
             continue
-        resent = ToolCallSpec(name=send.name, arguments={**send.arguments, "draft_id": first})
-        kept = probe if first == send.arguments.get("draft_id") else \
+        _, sent = _as_op(catalog, send)
+        resent = made_through(spec, catalog, "mail_send_draft", {**sent, "draft_id": first}, send.name)
+        if resent is None:
+            continue
+        kept = probe if first == sent.get("draft_id") else \
             episodes.mutant(replaced(versions, t, s + (t == t0), ReferenceStep(call=resent)), lazy=True)
         if kept.result is None or not kept.passed or \
                 not any(e.ok and e.tool == send.name and e.args == resent.arguments for e in kept.audit):
