@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import ast
 import json
+import marshal
 import statistics
 import subprocess
 import sys
@@ -84,10 +85,14 @@ def _stamped(body: list[ast.stmt], lines: list[str], loop_var: str | None = None
     return out
 
 
+# One list of stamps for the bootstrap and the layers' modules (`--deep`), kept on `sys` while the child runs.
 _HELPERS = """
-_BENCH_STAMPS = [("interpreter start, bootstrap's imports", time.time(), time.thread_time(), ())]
-_BENCH_SEEN = set(sys.modules)
-def _bench_stamp(label, now=time.time, cpu=time.thread_time, stamps=_BENCH_STAMPS, seen=_BENCH_SEEN, modules=sys.modules):
+import sys as _bench_sys, time as _bench_time
+_BENCH_STAMPS = _bench_sys.__dict__.setdefault("_bench_stamps", [
+    ("interpreter start, bootstrap's imports", _bench_time.time(), _bench_time.thread_time(), ())])
+_BENCH_SEEN = _bench_sys.__dict__.setdefault("_bench_seen", set(_bench_sys.modules))
+def _bench_stamp(label, now=_bench_time.time, cpu=_bench_time.thread_time, stamps=_BENCH_STAMPS, seen=_BENCH_SEEN,
+                 modules=_bench_sys.modules):
     new = tuple(sorted(set(modules) - seen))
     seen.update(new)
     stamps.append((label, now(), cpu(), new))
@@ -95,16 +100,16 @@ def _bench_stamp(label, now=time.time, cpu=time.thread_time, stamps=_BENCH_STAMP
 _EMIT = "posix.write(2, b'\\x00BENCH-STAMPS ' + repr(_BENCH_STAMPS).encode() + b'\\n')"
 
 
-def instrumented_bootstrap(source: bytes) -> bytes:
+def instrumented_bootstrap(source: bytes, functions: tuple[str, ...] = INSTRUMENTED, prefix: str = "") -> bytes:
     """`_child.py` with the stamps: after its last top-level import, the stamp list; in the functions named in
-    INSTRUMENTED, a stamp after each statement (of a `try` body and a `for` body too), and the list written to fd 2
-    before `main`'s final exit."""
-    lines = source.decode("utf-8").splitlines()
+    `functions`, a stamp after each statement (of a `try` body and a `for` body too), and the list written to fd 2
+    before `main`'s final exit. Also used for the layers' modules (`prefix`: their name in the labels)."""
+    lines = [prefix + line for line in source.decode("utf-8").splitlines()]
     tree = ast.parse(source)
     last_import = max(i for i, node in enumerate(tree.body) if isinstance(node, (ast.Import, ast.ImportFrom)))
     tree.body[last_import + 1:last_import + 1] = ast.parse(_HELPERS).body
     for node in tree.body:
-        if isinstance(node, ast.FunctionDef) and node.name in INSTRUMENTED:
+        if isinstance(node, ast.FunctionDef) and node.name in functions:
             node.body = _stamped(node.body, lines)
     return ast.unparse(ast.fix_missing_locations(tree)).encode("utf-8")
 
@@ -174,12 +179,21 @@ def main() -> None:
     parser.add_argument("--prelude", action="store_true", help="with the verifier's run_setup prelude")
     parser.add_argument("--min-ms", type=float, default=0.15)
     parser.add_argument("--modules", action="store_true", help="name the modules each child phase imported")
+    parser.add_argument("--deep", default="", help="functions of _kernel/_confine/_hook to stamp too, comma-separated "
+                                                   "(e.g. isolate_filesystem,install_seccomp)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     original_source = _host.bootstrap_source
     _host.bootstrap_source = lambda: instrumented_bootstrap(original_source())  # type: ignore[assignment]
     _host._bootstrap_code.cache_clear()
     _host._bootstrap_template.cache_clear()
+    if args.deep:
+        deep = tuple(args.deep.split(","))
+        here = Path(_host.__file__).parent
+        sandbox._child_modules.cache_clear()
+        modules = {name: compile(instrumented_bootstrap((here / f"{name}.py").read_bytes(), deep, f"{name}: "),
+                                 f"<sandbox {name}>", "exec") for name in ("_kernel", "_confine", "_hook")}
+        sandbox._child_modules = lambda: marshal.dumps(modules)  # type: ignore[assignment]
     output_chunks: list[bytes] = []
     original_add = _host._Output.add
 

@@ -16,7 +16,7 @@ import gc
 import os
 import struct
 import sys
-from operator import index as _index
+from _operator import index as _index  # operator.index itself; `operator`'s own file cost 0.3 ms a call
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # collections.abc costs the child 2 ms of CPU a call to import; annotations are never evaluated

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import ctypes
 import errno
-import math
 import os
 import resource
 import stat
@@ -499,7 +498,7 @@ def rlimit_values(cpu_seconds: float, memory_bytes: int, file_size_bytes: int, m
                   own_uid: bool = True) -> dict[str, int]:
     """The soft and hard value of every rlimit, by `resource` name: none keeps the host's (a later `min` with the
     host's hard limit only lowers them). Without `own_uid` (the child shares its uid) no queued signal at all."""
-    cpu = max(1, math.ceil(cpu_seconds))
+    cpu = max(1, int(-(-cpu_seconds // 1)))  # math.ceil, without `math` to load (0.1 ms a call)
     return {
         "RLIMIT_CPU": cpu,  # SIGXCPU at the soft limit; the hard one (a second later) kills
         "RLIMIT_AS": memory_bytes, "RLIMIT_DATA": memory_bytes, "RLIMIT_STACK": memory_bytes,
