@@ -2,8 +2,8 @@
 
 The child's phases: the benchmark runs a copy of the bootstrap (`_child.py`) with a stamp (`time.time()`, the
 process's CPU) after every statement of `prepare`, `isolate` (each seal of its seal loop apart) and `main`, written to
-stderr before the child exits; nothing else of the bootstrap changes. The child's CPU is its thread's clock: the
-process clock advances by scheduler ticks once RLIMIT_CPU arms the process-wide CPU timer (the child is one thread). The host's phases: the run's host-side steps
+stderr before the child exits; nothing else of the bootstrap changes. The child's CPU is its thread's clock: its
+process clock moved in steps of ~3 ms once the rlimits were set (RLIMIT_CPU's timer); the child is one thread. The host's phases: the run's host-side steps
 (`coworkenv.sandbox`'s and `_host`'s functions) wrapped with the same clocks. Both use the real-time clock, which
 the run's time namespace does not move, so the child's stamps line up with the host's. Printed: the median over
 `--calls` calls (after `--warmup` calls) of each phase's wall and CPU ms, in call order, the phases under
