@@ -240,8 +240,12 @@ def main() -> None:
         else:
             rows.append((label, round(wall, 2), round(cpu, 2), sorted(imported.get(label, ()))))
     totals = [sum(wall for _, wall, _ in run) * 1000 for run in runs]
+    child_cpu = [sum(cpu for label, _, cpu in run if label.startswith("child ")) * 1000 for run in runs]
+    host_cpu = [sum(cpu for label, _, cpu in run if not label.startswith("child ")) * 1000 for run in runs]
     report = {"phases": rows, "other_ms": [round(other[0], 2), round(other[1], 2)],
               "call_wall_median_ms": round(statistics.median(totals), 2),
+              "child_cpu_median_ms": round(statistics.median(child_cpu), 2),
+              "host_cpu_median_ms": round(statistics.median(host_cpu), 2),
               "bare_interpreter_ms": round(_bare_interpreter(10), 2)}
     if args.json:
         print(json.dumps(report, indent=1))
@@ -250,7 +254,9 @@ def main() -> None:
     for label, wall, cpu, modules in rows:
         print(f"{label[:82]:82s} {wall:7.2f} {cpu:7.2f}{'  imports ' + ', '.join(modules) if args.modules and modules else ''}")
     print(f"{'(phases under --min-ms, together)':82s} {other[0]:7.2f} {other[1]:7.2f}")
-    print(f"call wall median {report['call_wall_median_ms']} ms; bare interpreter start {report['bare_interpreter_ms']} ms")
+    print(f"call wall median {report['call_wall_median_ms']} ms; CPU median: child (to its last stamp) "
+          f"{report['child_cpu_median_ms']} ms, host {report['host_cpu_median_ms']} ms; bare interpreter start "
+          f"{report['bare_interpreter_ms']} ms")
 
 
 if __name__ == "__main__":
