@@ -12,6 +12,9 @@ played with fixture texts written beside each call and a short reply ("Done."), 
 limit (a call with text every message, no reply); each is scored by the task's env and by Claw-Eval's own services
 and grader (its judge, where it asks one, answering by a digest of the texts it is sent, as the judged parity test's).
 Prints the episodes and tasks whose scores differ, by kind, with a first example.
+
+Since import44 each narrated episode is also played ending with an empty message ("empty": no text, no calls), which
+ends Claw-Eval's loop and is its trace's last assistant message, its final text "".
 """
 
 from __future__ import annotations
@@ -33,7 +36,8 @@ from tests.test_import_claw_eval_parity import _episodes, _fixture_values, text_
 
 
 def narrated(root: Path, task_dir: Path, spec: Any, count: int) -> list[tuple[str, list[dict[str, Any]]]]:
-    """The parity test's episodes with fixture texts beside every call and "Done." as the reply, and one cut."""
+    """The parity test's episodes with fixture texts beside every call and "Done." as the reply, each again ending
+    with an empty message, and one cut."""
     rng = random.Random(f"narrated {task_dir.name}")
     _, texts = _fixture_values(root, task_dir)
     texts = texts or ["noted"]
@@ -45,6 +49,7 @@ def narrated(root: Path, task_dir: Path, spec: Any, count: int) -> list[tuple[st
     for steps in _episodes(root, task_dir, spec, count)[1:]:
         calls = [{**s, "text": words()} for s in steps if "call" in s]
         out.append(("narrated", [*calls[:(spec.max_steps or 40) - 1], {"say": "Done."}]))
+        out.append(("empty", [*calls[:(spec.max_steps or 40) - 1], {"say": ""}]))
     calls = [s for steps in _episodes(root, task_dir, spec, 6)[1:] for s in steps if "call" in s]
     limit = spec.max_steps or 40
     out.append(("cut", [{**c, "text": words()} for c in (calls * limit)[:limit]]))

@@ -613,6 +613,23 @@ def lock_exclusive(fd: int, folder: Path, *, wait: bool = True) -> None:
         raise LockError(folder, error) from None
 
 
+def lock_holders(fd: int) -> list[int]:
+    """The ids of the processes that hold an flock on the file open as `fd`, as /proc/locks lists them ([] where it
+    cannot tell: no /proc, another pid namespace's process)."""
+    try:
+        found = os.fstat(fd)
+        listing = Path("/proc/locks").read_text()
+    except OSError:
+        return []
+    where = f"{os.major(found.st_dev):02x}:{os.minor(found.st_dev):02x}:{found.st_ino}"
+    holders: list[int] = []
+    for line in listing.splitlines():  # "1: FLOCK  ADVISORY  WRITE 4242 00:2d:1234 0 EOF"; a waiter's has "->"
+        fields = line.split()
+        if len(fields) >= 6 and fields[1] == "FLOCK" and fields[5] == where and fields[4].isdigit():
+            holders.append(int(fields[4]))
+    return [pid for pid in dict.fromkeys(holders) if pid > 0]
+
+
 def folder_in_use(folder: Path) -> bool:
     """Whether another process holds `folder`'s lock (`folder_lock`) now: a command is writing the folder."""
     try:

@@ -132,8 +132,9 @@ class Env:
         self.dynamics = Dynamics(self.spec, self._world)
         self.audit: list[AuditEntry] = []
         self.replies: list[Reply] = []
-        # every message that made tool calls, its text and its calls' audit indices (text checks with scope "all" read
-        # the texts; a python check with `transcript` the messages)
+        # every message that is no reply: one that made tool calls (its text and its calls' audit indices), and one
+        # that ended the turn with no text (no calls): text checks with scope "all" read the texts, a python check
+        # with `transcript` the messages (an imported grader's trace holds that empty message, as Claw-Eval's loop's)
         self.notes: list[Note] = []
         self.messages: list[dict[str, Any]] = []
         self.turn = 0
@@ -173,6 +174,8 @@ class Env:
         else:
             if action.content:
                 self.replies.append(Reply(self.turn, action.content))
+            else:  # no reply, but a message all the same: the transcript ends with it
+                self.notes.append(Note(self.turn, ""))
             new.extend(self._end_turn())
         self.messages.extend(new)
         if not self.done and self.steps >= self.max_steps:

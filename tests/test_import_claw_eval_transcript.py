@@ -67,20 +67,27 @@ _NARRATED = [("user", ["text"]), ("assistant", ["text", "tool_use"]), ("user", [
              ("assistant", ["text"])]
 _CUT = [("user", ["text"]), *[("assistant", ["tool_use"]), ("user", ["tool_result"])] * 2,
         ("assistant", ["text", "tool_use"]), ("user", ["tool_result"])]
+# an empty last message: Claw-Eval's provider makes no text block of empty content, so the final text is "" (not the
+# text written beside the calls before it) and the message has no blocks
+_EMPTY = [("user", ["text"]), ("assistant", ["text", "tool_use"]), ("user", ["tool_result"]), ("assistant", [])]
+_FINAL_HOLDS = '("14:30" in self._get_final_assistant_text(messages))'
 
 
 @pytest.fixture(scope="module")
 def imported(tmp_path_factory: pytest.TempPathFactory) -> dict[str, EnvSpec]:
-    """CE16 with a grader that scores the trace it reads: once for a narrated episode, once for one cut at 3 turns."""
+    """CE16 with a grader that scores the trace it reads: once for a narrated episode, once for one cut at 3 turns,
+    once for one whose last message is empty."""
     root = tmp_path_factory.mktemp("transcript")
     shutil.copytree(CHECKOUT / "src", root / "src")
-    for name, shape, turns in (("narrated", _NARRATED, 20), ("cut", _CUT, 3)):
+    for name, shape, turns in (("narrated", _NARRATED, 20), ("cut", _CUT, 3), ("empty", _EMPTY, 20)):
         task = root / "tasks" / f"{TASK}_{name}"
         shutil.copytree(CHECKOUT / "tasks" / TASK, task)
         text = (task / "task.yaml").read_text(encoding="utf-8").replace(f"task_id: {TASK}", f"task_id: {task.name}")
         (task / "task.yaml").write_text(f"{text}\nenvironment:\n  max_turns: {turns}\n", encoding="utf-8")
-        (task / "grader.py").write_text(_GRADER.replace("EXPECTED", repr([(r, b) for r, b in shape])),
-                                        encoding="utf-8")
+        grader = _GRADER.replace("EXPECTED", repr([(r, b) for r, b in shape]))
+        if name == "empty":
+            grader = grader.replace(_FINAL_HOLDS, '(self._get_final_assistant_text(messages) == "")')
+        (task / "grader.py").write_text(grader, encoding="utf-8")
     out = root / "out"
     found = {}
     for report in import_checkout(root, out, judge=False):
@@ -119,6 +126,22 @@ def test_the_last_message_of_a_cut_episode_is_the_final_text(imported: dict[str,
         _call("calendar_get_user_events", 3, user="Sarah Wang", date="2026-03-10"),)))
     assert result.truncated  # Claw-Eval's loop stops after max_turns model calls and grades what it has
     assert env.score().score == pytest.approx(1.0), env.score().checks[0].reason  # main: 0.2 (no reply, no text)
+
+
+@pytest.mark.parametrize("last", [Action(None), Action.say("")])
+def test_an_empty_last_message_is_the_final_text(imported: dict[str, EnvSpec], last: Action) -> None:
+    # Claw-Eval's loop ends at a message without tool calls and keeps it in the trace, empty as it is: its graders'
+    # final text is then "" (`_get_final_assistant_text` reads the last assistant message), not the text beside the
+    # calls before it
+    env = Env(imported["empty"])
+    env.reset()
+    env.step(Action("Mike and Sarah are free at 14:30.", (
+        _call("calendar_get_user_events", 1, user="Mike Li", date="2026-03-10"),)))
+    result = env.step(last)
+    assert result.terminated and not env.replies
+    # main: 0.76 (the final text the one beside the call, the empty message left out of the trace)
+    assert env.score().score == pytest.approx(1.0), env.score().checks[0].reason
+    assert Transcript(env.replies, env.notes).raw("all", None) == "Mike and Sarah are free at 14:30."
 
 
 def test_a_check_reads_the_transcript_only_when_it_asks() -> None:

@@ -409,6 +409,103 @@ def test_sealed_arrays_convert_values_before_they_write() -> None:
     assert done.returncode == 0 and done.stdout.strip() == "[]", (done.stdout, done.stderr)
 
 
+def test_sealed_mmap_converts_an_items_value_while_the_map_cannot_move() -> None:
+    """After `seal_mmap` an item store of `mmap.mmap` whose value's `__index__` shrinks or closes the map is refused
+    there (the map is held over the store: BufferError) and the byte lands inside the map (it landed in the hole the
+    shrink left, where the next mapping went), through `m[i] = v`, `operator.setitem` and a subclass; stores by item
+    and slice, errors included, answer as C's. In an interpreter of its own (the seal is for good)."""
+    code = """if True:
+        import importlib.util, mmap, operator, sys
+        spec = importlib.util.spec_from_file_location("_confine", sys.argv[1])
+        confine = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(confine)
+
+        class Ix:
+            def __init__(self, n):
+                self.n = n
+            def __index__(self):
+                return self.n
+
+        def honest():
+            m, out = mmap.mmap(-1, 32), []
+            m[0], m[-1], m[Ix(2)], m[4:8], m[8:16:2], m[20:16:-1] = 1, Ix(2), 3, b"abcd", bytearray(b"wxyz"), b"4321"
+            m[24:28] = m[4:8]
+            for key, value in ((32, 1), (0, 256), (0, "x"), (0.5, 1), (slice(0, 2), b"x"), (slice(0, 1), "x"),
+                               (2**70, 1), (slice(0, 4, 0), b"")):
+                try:
+                    m[key] = value
+                except Exception as exc:
+                    out.append((type(exc).__name__, str(exc)))
+            m.close()
+            try:
+                m[0] = 1
+            except ValueError as exc:
+                out.append(str(exc))
+            return out
+
+        before = honest()
+        assert confine.seal_mmap() is None
+        assert honest() == before, (honest(), before)
+
+        class Sub(mmap.mmap):
+            pass
+
+        class Shrinker:
+            def __init__(self, target, how):
+                self.target, self.how = target, how
+            def __index__(self):
+                try:
+                    self.target.resize(4096) if self.how == "resize" else self.target.close()
+                except BufferError:
+                    refused.append(self.how)
+                return 65
+
+        refused, landed = [], []
+        for kind in (mmap.mmap, Sub):
+            for how in ("resize", "close"):
+                for store in ("t[0x80000] = v", "operator.setitem(t, 0x80000, v)"):
+                    t = kind(-1, 1 << 20)
+                    v = Shrinker(t, how)
+                    exec(store)
+                    landed.append(len(t) == 1 << 20 and t[0x80000] == 65)
+        print(len(refused), all(landed))
+    """
+    confine = Path(__file__).resolve().parents[1] / "coworkenv" / "sandbox" / "_confine.py"
+    done = subprocess.run([sys.executable, "-c", code, str(confine)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.strip() == "8 True", (done.stdout, done.stderr)
+
+
+def test_sealed_tee_takes_no_state() -> None:
+    """After `seal_tee` a tee's iterator has no `__setstate__` (one set ahead of what its data object read handed out a
+    slot never written: a pointer the freed block held), and tees split, copy and read past a data link as before. In an
+    interpreter of its own (the seal is for good)."""
+    code = """if True:
+        import copy, importlib.util, itertools, sys
+        spec = importlib.util.spec_from_file_location("_confine", sys.argv[1])
+        confine = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(confine)
+
+        def honest():
+            a, b = itertools.tee(iter(range(100)))
+            head = [next(a) for _ in range(70)]
+            c = copy.copy(b)
+            return head[-1], next(b), next(c), list(a)[-1]
+
+        before = honest()
+        assert confine.seal_tee() is None
+        assert honest() == before, (honest(), before)
+        tee = itertools.tee(())[0]
+        data = itertools._tee_dataobject(iter(range(5)), [], None)
+        try:
+            tee.__setstate__((data, 30))
+        except AttributeError:
+            print("refused", hasattr(type(tee), "__setstate__"))
+    """
+    confine = Path(__file__).resolve().parents[1] / "coworkenv" / "sandbox" / "_confine.py"
+    done = subprocess.run([sys.executable, "-c", code, str(confine)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.strip() == "refused False", (done.stdout, done.stderr)
+
+
 def test_sealed_struct_is_initialised_once() -> None:
     """After `seal_struct` a `struct.Struct` is initialised only when it is made: a second `__init__` (which freed the
     codes a `pack_into` under way still walked, and changed the size an `iter_unpack` had checked) and a subclass

@@ -118,8 +118,9 @@ class Reply:
 
 @dataclass(frozen=True)
 class Note(Reply):
-    """An assistant message that made tool calls: its text (empty when it wrote none) and the audit indices of its
-    calls, in order. A python check with `transcript` reads the episode message by message from them."""
+    """An assistant message that is no reply: one that made tool calls, its text (empty when it wrote none) and the
+    audit indices of its calls, in order; or one that ended the turn with neither text nor calls (`calls` empty). A
+    python check with `transcript` reads the episode message by message from them."""
 
     calls: tuple[int, ...] = ()
 

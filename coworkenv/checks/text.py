@@ -342,7 +342,8 @@ class Transcript:
 
     def messages(self) -> list[dict[str, Any]]:
         """Every assistant message in order, as a python check with `transcript` reads them: per turn the messages
-        that made tool calls (`aside`, with their calls' audit indices), then the replies."""
+        that made tool calls (`aside`, with their calls' audit indices; an empty one that ended the turn last, with
+        none), then the replies."""
         turns = sorted({r.turn for r in self.replies} | {n.turn for n in self.notes})
         return [m for t in turns for m in (
             *[{"turn": n.turn, "text": n.text, "aside": True, "calls": list(getattr(n, "calls", ()))}

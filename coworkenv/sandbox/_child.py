@@ -93,7 +93,12 @@ ABSENT_WITHOUT_LANDLOCK = frozenset({"_uuid", "pwd", "grp", "ssl", "_ssl"})
 # NotImplemented, and the child's own `__eq__` was asked with the freed child as `self`, refilled as a forged bytearray
 # header (all memory; forty-sixth round; with `clear()` the next read of the children's table was a NULL read, the
 # forty-fourth round's crash); `xml.etree.ElementTree` falls back to its pure-Python elements and tree builder.
-ABSENT_MODULES = frozenset({"_dbm", "_gdbm", "readline", "_pickle", "_asyncio", "_elementtree"})
+# The C zoneinfo (`_zoneinfo`) checks a transition's index into the zone's table of offsets with `>` where `>=` is
+# meant, and trusts whatever `zoneinfo._common.load_data` (a module attribute the code may replace) hands it: a TZif
+# file of the code's own whose transitions named the record one past the table kept a pointer to the 32 bytes after
+# its block, a bytearray buffer of the code's own, and `utcoffset` handed out a forged bytearray header (all memory;
+# fifty-second round); `zoneinfo` falls back to its pure-Python zones, which index lists that check.
+ABSENT_MODULES = frozenset({"_dbm", "_gdbm", "readline", "_pickle", "_asyncio", "_elementtree", "_zoneinfo"})
 # Attributes set on standard-library modules when they are imported (a tuple becomes a fresh list), so that a harmless
 # call takes the way the sandbox allows in every set, instead of a refusal on one host and an answer on another:
 # - mimetypes picks host configuration files by their existence (`os.path.isfile`, no audit event) and reads them:
@@ -646,8 +651,12 @@ def isolate(
             ("seal_buffered_io", "buffered streams hand raw memory to the code"),
             # array.array's stores convert a value before they write it (its `__index__` could move the buffer).
             ("seal_array", "array.array writes where the code's values moved its buffer"),
+            # mmap.mmap's item store converts the value while the map is held (its `__index__` could shrink the map).
+            ("seal_mmap", "mmap.mmap writes where the code's values shrank the map"),
             # A struct.Struct is initialised once (a second `__init__` freed the codes a pack still walked).
             ("seal_struct", "struct.Struct writes where a second initialisation moved its codes"),
+            # itertools.tee's iterators take no state (an index set past what was read handed out unwritten slots).
+            ("seal_tee", "itertools.tee hands out slots it never wrote"),
             # The C OrderedDict's comparisons, repr, copy and pops keep no node across the code's own Python code.
             ("seal_ordered_dict", "OrderedDict walks nodes the code's own code freed"),
             # deque.index compares items it holds itself (a value's reflected `__eq__` freed the item C compared).

@@ -802,6 +802,86 @@ def seal_array() -> str | None:
     return None
 
 
+# `mmap.mmap` stores an item (`m[i] = v`) by checking the index against the map's size, then asking the value for its
+# number (`__index__`: Python code of the code's own), then writing at that index into whatever the map's data
+# pointer covers by then (CPython 3.11.7 checks that the map is still open there, not its size): a value that shrinks
+# the map from its `__index__` (`resize`, a `mremap` that unmaps the tail) wrote the byte into the hole it left, which
+# the process's next mapping fills (a list's table of items: one item then named a forged bytearray header, all
+# memory, no audit event; fifty-second round). The forty-fourth round's pass (`array`'s twin of this write) left
+# `mmap` out; its other methods convert their numbers before they check them. Sealed here: `__setitem__` is a gate
+# that holds a memoryview of the map for the whole store (an exported map refuses `resize` and `close`: BufferError),
+# converts key and value there, and stores exact numbers and the value's bytes through that view (C code that calls
+# no Python code); the answers and errors are C's. It holds no C method of the map's (the item slots follow the dict,
+# so `m[i] = v` and C callers take the gate); item deletion keeps C's (it refuses before it converts anything).
+# `mmap` is multi-phase: a later load of its file is refused, as for every extension the bootstrap loaded.
+def _mmap_setitem(self: Any, key: Any, value: Any, tools: Any = ()) -> None:
+    (mmap_t, view_t, index_, isinstance_, type_, getattr_, slice_t, len_, range_, type_error, value_error,
+     index_error, buffer_error) = tools
+    if not isinstance_(self, mmap_t):
+        raise type_error(f"descriptor '__setitem__' requires a 'mmap.mmap' object but received a "
+                         f"'{type_(self).__name__}'")
+    with view_t(self) as view:  # ValueError where the map is closed; while it is held, the map cannot move
+        if view.readonly:
+            raise type_error("mmap can't modify a readonly memory map.")
+        size = view.nbytes
+        if getattr_(type_(key), "__index__", None) is not None:
+            place = index_(key)
+            if not -2**63 <= place < 2**63:
+                raise index_error(f"cannot fit '{type_(key).__name__}' into an index-sized integer")
+            if place < 0:
+                place += size
+            if place < 0 or place >= size:
+                raise index_error("mmap index out of range")
+            if getattr_(type_(value), "__index__", None) is None:
+                raise type_error("mmap item value must be an int")
+            number = index_(value)
+            if not -2**63 <= number < 2**63:
+                raise type_error(f"cannot fit '{type_(value).__name__}' into an index-sized integer")
+            if number < 0 or number > 255:
+                raise value_error("mmap item value must be in range(0, 256)")
+            view[place] = number
+            return
+        if type_(key) is not slice_t:
+            raise type_error("mmap indices must be integer")
+        start, stop, step = key.indices(size)
+        count = len_(range_(start, stop, step))
+        try:
+            given = view_t(value)
+        except type_error:
+            raise type_error(f"a bytes-like object is required, not '{type_(value).__name__}'") from None
+        with given:
+            if not given.c_contiguous:
+                raise buffer_error("memoryview: underlying buffer is not C-contiguous")
+            with given.cast("B") as data:
+                if data.nbytes != count:
+                    raise index_error("mmap slice assignment is wrong size")
+                if count:
+                    view[slice_t(start, stop if stop >= 0 else None, step)] = data
+
+
+def seal_mmap() -> str | None:
+    """Make `mmap.mmap` convert an item's value while the map cannot move (above). Returns why it could not, or
+    None."""
+    import builtins
+    import mmap
+
+    cls: Any = mmap.mmap
+    flags = ctypes.c_ulong.from_address(id(cls) + _TP_FLAGS)
+    if (flags.value != cls.__flags__ or not cls.__flags__ & _TPFLAGS_IMMUTABLETYPE or type.__subclasses__(cls)
+            or type(cls.__dict__.get("__setitem__")).__name__ != "wrapper_descriptor"):
+        return "mmap.mmap is not the C type this bootstrap knows"
+    function_t: Any = type(_mmap_setitem)
+    tools = (cls, memoryview, _index, builtins.isinstance, type, builtins.getattr, slice, builtins.len, range,
+             TypeError, ValueError, IndexError, BufferError)
+    gate = function_t(_mmap_setitem.__code__, {}, "__setitem__", (tools,))
+    flags.value = cls.__flags__ & ~_TPFLAGS_IMMUTABLETYPE
+    try:
+        type.__setattr__(cls, "__setitem__", gate)  # the item slots of the type (and any subclass) follow
+    finally:
+        flags.value = cls.__flags__ | _TPFLAGS_IMMUTABLETYPE
+    return None
+
+
 # `struct.Struct.__init__` ran again on a live Struct: it makes the format's table of codes anew and frees the old one,
 # which a `pack`, `pack_into` or `iter_unpack` under way still holds, with the sizes it checked against the old format.
 # A value's `__index__` (Python code of the code's own, asked for each value as the walk goes) that initialised the
@@ -822,6 +902,30 @@ def seal_struct() -> str | None:
         return "struct.Struct does not have the layout this bootstrap knows"
     flags.value = cls.__flags__ & ~_TPFLAGS_BASETYPE
     del held[0]["__init__"]  # type_call still runs C's (its slot), once, as the Struct is made
+    modified(cls)
+    return None
+
+
+# `itertools.tee`'s iterators share a data object of 57 slots that records what the source gave so far (`numread`), and
+# `__setstate__` takes any index up to 57 into it, where one up to `numread` is meant: an iterator set ahead of what
+# was read stores the next value at its own slot and counts one more read, so the slots in between count as read
+# though nothing was ever written there, and another iterator at one of them hands out whatever the block held before
+# (the data object is a 512-byte block that a bytes object of the code's own had just freed: a pointer of the code's
+# choosing, a forged bytearray header, all memory, no audit event; fifty-second round). Sealed here: `_tee` loses
+# `__setstate__` (unpickling a tee raises; copies, which `__copy__` makes at the index they copy, still work). The
+# type is static and takes no subclass; nothing else sets an index.
+def seal_tee() -> str | None:
+    """Take `__setstate__` from `itertools.tee`'s iterators (above). Returns why it could not, or None."""
+    import itertools
+
+    modified = ctypes.pythonapi.PyType_Modified
+    modified.argtypes, modified.restype = (ctypes.py_object,), None
+    cls: Any = type(itertools.tee(())[0])
+    held = gc.get_referents(cls.__dict__)
+    if (len(held) != 1 or type(held[0]) is not dict or cls.__flags__ & _TPFLAGS_BASETYPE
+            or type(held[0].get("__setstate__")).__name__ != "method_descriptor"):
+        return "itertools.tee's iterator is not the C type this bootstrap knows"
+    del held[0]["__setstate__"]
     modified(cls)
     return None
 
@@ -1406,11 +1510,11 @@ def _arg_parser(segments: list[tuple[int, int, bytes]], fname: bytes, keywords: 
 
 
 def sealed_codes() -> tuple[Any, ...]:
-    """The code objects of the gates `seal_buffered_io`, `seal_array`, `seal_ordered_dict`, `seal_deque` and
+    """The code objects of the gates `seal_buffered_io`, `seal_array`, `seal_mmap`, `seal_ordered_dict`, `seal_deque` and
     `seal_partial` and `seal_newline_decoder` install, which the hook keeps from being changed."""
     return (_own_method_get.__code__, _own_method_set.__code__, _buffered_new.__code__, _array_setitem.__code__,
             _array_append.__code__, _array_insert.__code__, _array_extend.__code__, _array_fromlist.__code__,
-            _array_tofile.__code__, _odict_compare.__code__, _odict_repr.__code__, _odict_copy.__code__,
+            _array_tofile.__code__, _mmap_setitem.__code__, _odict_compare.__code__, _odict_repr.__code__, _odict_copy.__code__,
             _odict_pop.__code__, _odict_popitem.__code__, _deque_index.__code__,
             _partial_call.__code__, _partial_repr.__code__, _newline_new.__code__, _newline_decode.__code__,
             _newline_setstate.__code__, _newline_plain.__code__)

@@ -18,11 +18,13 @@ from coworkenv.atomic import (
     WriteError,
     atomic_copy,
     lock_exclusive,
+    lock_holders,
     make_folder,
     os_reason,
     path_advice,
 )
 from coworkenv.store._git_dir import git_dir_of
+from coworkenv.store._git_hook import HOOK_TIMEOUT_ENV, hook_timeout_s, run_hook
 from coworkenv.store._git_locks import STALE_AFTER_S, git_locks
 from coworkenv.store._git_operation import unfinished_operation_problem
 from coworkenv.store._publisher import (
@@ -65,8 +67,12 @@ _IDENTITY = {
 # No hook of the repository runs while a publish writes (core.hooksPath: a path that holds no hook): its commit and
 # tag are one unattended transaction, which a hook must not stop or rewrite half way (prepare-commit-msg, commit-msg,
 # reference-transaction); the post-commit hook runs once the version is committed and tagged (_run_post_commit_hook).
+# Nor does the repository's file system monitor (core.fsmonitor: a program git runs at every `status` and `add`, a
+# speed-up only, which a publish does without): one that never answered held the publish for good, before it wrote
+# (`git status`) or half way, its files in the folder and its commit not made (`git add`). An empty value turns it
+# off in every git (a bool since 2.36, a hook's path before).
 _OVERRIDES = {"commit.gpgSign": "false", "tag.gpgSign": "false", "tag.forceSignAnnotated": "false",
-              "core.safecrlf": "false", "core.hooksPath": os.devnull}
+              "core.safecrlf": "false", "core.hooksPath": os.devnull, "core.fsmonitor": ""}
 _CONFIG_ENV = {"GIT_CONFIG_COUNT": str(len(_OVERRIDES)),
                **{f"GIT_CONFIG_KEY_{i}": key for i, key in enumerate(_OVERRIDES)},
                **{f"GIT_CONFIG_VALUE_{i}": value for i, value in enumerate(_OVERRIDES.values())}}
@@ -201,6 +207,7 @@ class LocalGitPublisher:
     def _publish(
         self, version: str, stage: Callable[[], AbstractContextManager[Upload]], message: str
     ) -> PublishResult:
+        hook_timeout = hook_timeout_s()  # a bad setting stops the publish before it writes, not after its commit
         with self._locked(), self._file_errors_named(version):
             self._ensure_repo()
             self._recover()
@@ -224,14 +231,14 @@ class LocalGitPublisher:
             finally:
                 self._marker.unlink(missing_ok=True)
             if committed:  # the version's commit, or a "Back to" one
-                self._run_post_commit_hook(result.tag)
+                self._run_post_commit_hook(result.tag, hook_timeout)
             return result
 
-    def _run_post_commit_hook(self, version: str) -> None:
+    def _run_post_commit_hook(self, version: str, timeout_s: float) -> None:
         """Run the repository's post-commit hook, as `git commit` would, once the version is committed and tagged (a
         hook that pushes to a backup pushes the tag too). It had run only for a "Back to" commit (`git commit`), never
-        for a version's (`commit-tree`). A hook that fails is a warning: the version is published, the hook's work
-        is not done."""
+        for a version's (`commit-tree`). A hook that fails, or that has not ended after `timeout_s` (stopped then),
+        is a warning: the version is published, the hook's work is not done."""
         try:
             configured = "hookspath" in (self._git_dir / "config").read_text(errors="replace").lower()
         except OSError:
@@ -252,18 +259,21 @@ class LocalGitPublisher:
             if hook is None or not hook.is_file() or not os.access(hook, os.X_OK):
                 return
             env.pop("GIT_WORK_TREE")  # as git runs a hook: in the top of the folder, with GIT_DIR only
-            ran = subprocess.run([str(hook)], cwd=self.repo_dir, env=env, capture_output=True, text=True,
-                                 check=False, stdin=subprocess.DEVNULL)
+            ran = run_hook(hook, self.repo_dir, env, timeout_s)
         except OSError as exc:
             logger.warning("the post-commit hook %s of %s could not run (%s); %s is published (committed and "
                            "tagged): what the hook does was not done, do it by hand", hook, self.repo_dir,
                            os_reason(exc), version)
             return
-        if ran.returncode != 0:
-            said = (ran.stderr.strip() or ran.stdout.strip()).splitlines()[-1:] or ["no output"]
+        if ran.returncode is None:
+            logger.warning("the post-commit hook %s of %s did not end within %g s: stopped it (and what it started); "
+                           "%s is published (committed and tagged): what the hook does was not done, do it by hand "
+                           "(its last line: %s), or give it longer with %s=SECONDS", hook, self.repo_dir,
+                           ran.timeout_s, version, ran.last_line, HOOK_TIMEOUT_ENV)
+        elif ran.returncode != 0:
             logger.warning("the post-commit hook %s of %s exited %d (%s); %s is published (committed and tagged): "
                            "what the hook does was not done, do it by hand", hook, self.repo_dir, ran.returncode,
-                           said[0], version)
+                           ran.last_line, version)
 
     @contextmanager
     def _file_errors_named(self, version: str) -> Iterator[None]:
@@ -354,16 +364,26 @@ class LocalGitPublisher:
         and then tagged, stopped between them): readers of the folder have had its files since. Left so, the next
         publish of another version committed on top of it, and the version was in no tag and listed nowhere. `refs`:
         `_refs()` now, which names HEAD's commit and each tag's (no git command when the head is tagged, as it is
-        after every publish but a "Back to" one); whether it tagged one."""
+        after every publish but a "Back to" one); whether it tagged one. Only a commit a publish made (its identity,
+        `_IDENTITY`, as author and committer) is a version's: one made by hand and titled alike is not."""
         listed = [line.split(" ", 1) for line in refs.splitlines() if " " in line]
         revision = next((commit for commit, name in listed if name == "HEAD"), None)
         tags = {name.removeprefix("refs/tags/").removesuffix("^{}"): commit for commit, name in listed
                 if name.startswith("refs/tags/")}
         if revision is None or revision in tags.values():
             return False
-        message = self._git("log", "-1", "--format=%B", revision).strip()
+        author, committer, message = self._git("log", "-1", "--format=%ae%x00%ce%x00%B", revision).split("\0", 2)
+        message = message.strip()
         left = version_committed(message)
         if left is None or left in tags:
+            return False
+        ours = _IDENTITY["GIT_AUTHOR_EMAIL"]
+        if author != ours or committer != ours:
+            # Made by hand (`git commit -m "Version v3"`), by someone who means something else by it: tagged, it took
+            # the name v3, and the publish of v3 itself went under v3.v2. A publish commits under its own identity.
+            logger.warning("the head of %s in %s (%s) is titled %r but was made by %s, not by a publish: left untagged "
+                           "(a version is tagged only on a publish's own commit)", BRANCH, self.repo_dir,
+                           revision[:12], message.partition("\n")[0], author if author != ours else committer)
             return False
         tag_message = f"{message}\n\n{PUBLISH_NUMBER}: {self._next_publish_number()}"
         self._move_refs(left, self._tag_object(left, revision, tag_message), None)
@@ -635,7 +655,16 @@ class LocalGitPublisher:
             raise PublishError(f"cannot use {self.repo_dir} as the local dataset repository ({os_reason(exc)}"
                                f"{blocked}); publish into a folder that exists or can be created") from None
         try:
-            lock_exclusive(fd, self.repo_dir)
+            try:
+                lock_exclusive(fd, self.repo_dir, wait=False)
+            except BlockingIOError:
+                # Said, not silent: a publish that held it for good (a program of the repository's that never ended)
+                # left the next one waiting without a word.
+                holders = ", ".join(f"process {pid}" for pid in lock_holders(fd)) or "another process"
+                logger.warning("another publish into %s (%s) holds its lock: waiting for it to end; if it does not, "
+                               "stop it (a post-commit hook of its is stopped after %s, %g s)", self.repo_dir,
+                               holders, HOOK_TIMEOUT_ENV, hook_timeout_s())
+                lock_exclusive(fd, self.repo_dir)
             yield
         finally:
             os.close(fd)  # closing releases the lock

@@ -115,25 +115,44 @@ class EntityIndex:
         return named + [o for o in options if str(o).lower() not in self.preferred][:limit]
 
     def recipients(self, value: str, avoid: set[str], limit: int = 1) -> list[str]:
-        """Other people or channels written the same way as `value` (empty: `value` is neither)."""
+        """Other people or channels written the same way as `value` (empty: `value` is neither). Those the checks
+        name come first, whatever spelling they name them in: a channel by its id, name or bare name (`c-general`
+        names `#general`), and, where the checks read the direct conversation with the person `value` names, the
+        others whose conversation with the user they name (`dm-u-alma-u-zoe` names `u-zoe`): a check admitting
+        "this conversation or that one" names the other (defects105)."""
         lowered = value.lower()
         avoided = {a.lower() for a in avoid}
         options: list[str] = []
+        named: list[str] = []  # those the checks name in another spelling than the option's
         if lowered in self.person_of:
             index, form = self.person_of[lowered]
+            by_dm = self._dm_named(self.people[index][0])  # the checks read the conversation with this person
             for i, forms in enumerate(self.people):
                 alt = forms[form]
                 if i != index and alt and alt.lower() not in avoided:
                     options.append("@" + alt if value.startswith("@") else alt)
+                    if by_dm and self._dm_named(forms[0]):
+                        named.append(options[-1])
         elif lowered in self.channel_of:
             index, form = self.channel_of[lowered]
             for i, names in enumerate(self.channels):
                 alt = names[form]
                 if i != index and alt.lower() not in avoided:
                     options.append(alt.lstrip("#") if form == 1 and not value.startswith("#") else alt)
+                    if self._named(*names, names[1].lstrip("#")):
+                        named.append(options[-1])
         elif _EMAIL.fullmatch(value):  # an address outside the directory: another address the world knows
             options = [e for e in self.emails if e.lower() != lowered and e.lower() not in avoided]
-        return self.rank(options, limit)
+        return named + [o for o in self.rank(options, limit) if o not in named]
+
+    def _named(self, *forms: str) -> bool:
+        """Whether the checks name a channel by any of its forms (id, name, bare name)."""
+        return any(f.lower() in self.preferred for f in forms)
+
+    def _dm_named(self, person: str) -> bool:
+        """Whether the checks name the user's direct conversation with `person` (`dm-u-anya-u-lin`, as the chat tool
+        names it: its members' ids, sorted)."""
+        return "dm-" + "-".join(sorted({self._world.user or "me", person})).lower() in self.preferred
 
     def recipient(self, value: str, avoid: set[str]) -> str | None:
         """Another person or channel written the same way as `value` (None: `value` is neither)."""

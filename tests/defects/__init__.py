@@ -32,6 +32,7 @@ from tests.defects import (
     boot_module_read,
     broken_reference,
     case_pinned,
+    channel_listed_elsewhere,
     clock_bits_unprobed,
     clock_class_read,
     clock_digits_unprobed,
@@ -446,6 +447,7 @@ MODULES = (
     kept_setting_earlier_unchecked,
     people_elsewhere_credited,
     reply_threaded_unrelated,
+    channel_listed_elsewhere,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.

@@ -264,9 +264,9 @@ def claw_eval_score(root: Path, task_dir: Path, steps: list[dict[str, Any]],
         trace = [TraceMessage(trace_id="t", message=Message(role="user", content=[TextBlock(text=task.prompt.text)]))]
         dispatches, answers = [], []
         for n, step in enumerate(steps):
-            if "say" in step:
-                trace.append(TraceMessage(trace_id="t", message=Message(role="assistant",
-                                                                        content=[TextBlock(text=step["say"])])))
+            if "say" in step:  # empty content is no text block, as Claw-Eval's provider parses a message
+                trace.append(TraceMessage(trace_id="t", message=Message(
+                    role="assistant", content=[TextBlock(text=step["say"])] if step["say"] else [])))
                 continue
             name, args, use = step["call"]["name"], step["call"]["arguments"], f"call_{n}"
             path = endpoints.get(name, "")

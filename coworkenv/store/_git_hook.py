@@ -1,0 +1,82 @@
+"""Running a dataset repository's post-commit hook for a publish: within a time limit, and without waiting on what the
+hook leaves running in the background (as git itself runs it)."""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+import signal
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from coworkenv.store._publisher import PublishError
+
+# How long a publish waits for the repository's post-commit hook (a push to a backup, a notification) before it stops
+# it; git itself waits for ever, and a hook that never ends (a push waiting on an unreachable host, a prompt no one
+# can answer) held the publish, and the repository's lock with it, for good.
+HOOK_TIMEOUT_ENV = "COWORKENV_HOOK_TIMEOUT_S"
+DEFAULT_HOOK_TIMEOUT_S = 60.0
+_STOP_GRACE_S = 2.0  # between SIGTERM and SIGKILL of a hook that ran out of time
+
+
+def hook_timeout_s() -> float:
+    """The time limit of a post-commit hook: COWORKENV_HOOK_TIMEOUT_S, or 60 s. Read before a publish writes
+    anything: a setting that is not a number of seconds stops the publish there, named, not after the commit."""
+    given = os.environ.get(HOOK_TIMEOUT_ENV, "").strip()
+    if not given:
+        return DEFAULT_HOOK_TIMEOUT_S
+    try:
+        seconds = float(given)
+    except ValueError:
+        seconds = math.nan
+    if not math.isfinite(seconds) or seconds <= 0:
+        raise PublishError(f"{HOOK_TIMEOUT_ENV}={given!r} is not a number of seconds above 0 (how long a publish waits "
+                           f"for the dataset repository's post-commit hook); set it to one, e.g. 600, or unset it "
+                           f"({DEFAULT_HOOK_TIMEOUT_S:.0f} s); nothing was published")
+    return seconds
+
+
+@dataclass(frozen=True)
+class HookRun:
+    """How a hook ended: its exit status (None: stopped after `timeout_s`) and the last line it wrote."""
+
+    returncode: int | None
+    last_line: str
+    timeout_s: float
+
+
+def run_hook(hook: Path, cwd: Path, env: dict[str, str], timeout_s: float) -> HookRun:
+    """Run `hook` with no input, its output to an unnamed file, and wait for it alone, for at most `timeout_s`.
+
+    Waiting for its output to end (pipes) waited on whatever it started in the background, which keeps the pipe open
+    (`git push &`, a daemon): git itself waits for the hook's process only. The hook runs in a session of its own, with
+    no terminal to prompt on; one that runs out of time is stopped with all it started (SIGTERM, then SIGKILL), and
+    so is one running when the publish is interrupted (Ctrl-C). OSError when it cannot be started."""
+    with tempfile.TemporaryFile() as output:
+        process = subprocess.Popen([str(hook)], cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=output,
+                                   stderr=output, start_new_session=True)
+        try:
+            returncode: int | None = process.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            _stop(process)
+            returncode = None
+        except BaseException:
+            _stop(process)
+            raise
+        output.seek(max(0, os.fstat(output.fileno()).st_size - (1 << 16)))  # its last line is in its last 64 KiB
+        said = output.read().decode(errors="replace").strip().splitlines()[-1:]
+    return HookRun(returncode, said[0].strip() if said else "no output", timeout_s)
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    """Stop `process` and every process of its group: SIGTERM, then SIGKILL after a grace."""
+    for sent in (signal.SIGTERM, signal.SIGKILL):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(process.pid, sent)
+        try:
+            process.wait(timeout=_STOP_GRACE_S if sent == signal.SIGTERM else None)
+        except subprocess.TimeoutExpired:
+            continue
