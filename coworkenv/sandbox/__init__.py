@@ -53,7 +53,7 @@ from coworkenv.sandbox._cgroup import (
     make_run_cgroups,
     remove_run_cgroup,
 )
-from coworkenv.sandbox._confine import c_library_path_offsets
+from coworkenv.sandbox._confine import c_library_path_offsets, sqlite_hook_offsets
 from coworkenv.sandbox._host import (
     BOOTSTRAP_NAME,
     AskHandler,
@@ -172,6 +172,7 @@ def _execute(
     job: dict[str, Any] = {
         "code": code, "entrypoint": entrypoint, "payload": payload, "disable": sorted(disable), "require": list(require),
         "host_pid": os.getpid(), "ask": ask is not None, "libc_paths": _libc_path_offsets(),
+        "sqlite_hooks": _sqlite_hook_offsets(),
         "limits": {"cpu_seconds": limits.cpu_seconds, "memory_bytes": limits.memory_bytes,
                    "file_size_bytes": limits.file_size_bytes, "max_processes": limits.max_processes,
                    "max_threads": limits.max_threads,
@@ -253,6 +254,18 @@ def _libc_path_offsets() -> dict[str, Any] | None:
     try:
         return c_library_path_offsets(ctypes.CDLL(None, use_errno=True))
     except (AttributeError, OSError, ValueError):  # a C library without getlogin or dladdr: the child scans its own
+        return None
+
+
+@functools.lru_cache(maxsize=1)
+def _sqlite_hook_offsets() -> dict[str, Any] | None:
+    """Where `_sqlite3`'s connection method entries and `backup`'s argument parser lie in its file, found once per host
+    process in its own mapping of the file (`_confine.sqlite_hook_offsets`: mapped, never run as a module here): the
+    child's `seal_sqlite_hooks` takes them where its file is the same build and each checks out, instead of scanning
+    the file's segments on every call; None where they cannot be found here (the child scans)."""
+    try:
+        return sqlite_hook_offsets()
+    except (AttributeError, OSError, ValueError):  # no dlopen of it here: the child scans its own
         return None
 
 

@@ -536,13 +536,15 @@ def load_prelude(run_dir: str) -> Any:
 def isolate(
     run_dir: str, scratch: str, lib_dirs: list[str], limits: dict[str, Any], disabled: set[str],
     kernel: dict[str, Any], confine: dict[str, Any], cgroup: dict[str, Any], host_pid: int, last_channel: int,
-    libc_paths: dict[str, Any] | None = None,
+    libc_paths: dict[str, Any] | None = None, sqlite_hooks: dict[str, Any] | None = None,
 ) -> tuple[list[str], dict[str, str]]:
     """Apply every kernel layer that this machine allows, joining the run's cgroups first (`cgroup["join"]`: each
     cgroup layer and the `cgroup.procs` file to join for it; `cgroup["missing"]`: why the host made none for the
     others; `host_pid`: the process this one dies with; `last_channel`: the host's descriptors are 0 to it); returns
     (layers applied, why each other layer is missing). `libc_paths`: where the host found the C library's own
-    /proc and /sys texts in its copy of the library (taken where this one is the same build)."""
+    /proc and /sys texts in its copy of the library (taken where this one is the same build); `sqlite_hooks`: where
+    it found the entries `seal_sqlite_hooks` rewrites in its mapping of `_sqlite3` (taken where the file is the same
+    build and each entry checks out)."""
     libc = kernel["load_libc"]()
     host_is_root = os.geteuid() == 0  # the host's uid, before any drop
     # Before anything is made: the host's mask made the minimal root's folders 0o710 under umask 0o027, which the
@@ -644,6 +646,7 @@ def isolate(
     # Raw memory would let the code rewrite the hook; without the hook, native code is the kernel layers' business.
     # The buffered streams first: their seal calls the C library (seal_ctypes leaves no foreign function callable).
     # Each seal closes a way C code of CPython 3.11 hands the code raw memory (see each one in _confine).
+    seal_args = {"seal_sqlite_hooks": (sqlite_hooks,)}  # what the host found once for every call (None: scan)
     for seal, what in (
             ("seal_buffered_io", "buffered streams hand raw memory to the code"),
             # array.array's stores convert a value before they write it (its `__index__` could move the buffer).
@@ -668,7 +671,7 @@ def isolate(
             # a backup calls no progress callback that could free its destination.
             ("seal_sqlite_hooks", "a sqlite hook or backup progress callback frees what sqlite runs"),
             ("seal_ctypes", "ctypes stays usable, which rewrites the hook's memory")):
-        failed = None if "hook" in disabled else confine[seal]()
+        failed = None if "hook" in disabled else confine[seal](*seal_args.get(seal, ()))
         if failed is not None:
             missing["audit-hook"] = f"{what} ({failed})"
     for name in [m for m in sys.modules if m == "ctypes" or m.startswith(("ctypes.", "_ctypes"))]:
@@ -1207,7 +1210,7 @@ def prepare(run_dir: str) -> tuple[Any, dict[str, Any]]:
         reaches_memory = modules["_confine"]["reaches_memory"]
         layers, missing = isolate(
             run_dir, scratch, lib_dirs, job["limits"], disabled, modules["_kernel"], modules["_confine"], job["cgroup"],
-            job["host_pid"], last_channel, job.get("libc_paths"))
+            job["host_pid"], last_channel, job.get("libc_paths"), job.get("sqlite_hooks"))
         os.uname = posix.uname = neutral_uname(real.sysname, real.machine)
         for name in ("chmod", "utime"):  # in the capability sets the originals are in (shutil.copystat looks there)
             original, checked = getattr(os, name), path_checked_first(getattr(os, name))

@@ -16,7 +16,7 @@ import gc
 import os
 import struct
 import sys
-from operator import index as _index
+from _operator import index as _index  # operator.index itself; `operator`'s own file cost 0.3 ms a call
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # collections.abc costs the child 2 ms of CPU a call to import; annotations are never evaluated
@@ -1342,39 +1342,28 @@ def _method_entry(segments: list[tuple[int, int, bytes]], name: bytes, flags: in
     return found[0] if len(found) == 1 else None
 
 
-def seal_sqlite_hooks() -> str | None:
+def seal_sqlite_hooks(known: dict[str, Any] | None = None) -> str | None:
     """Leave sqlite's connections no authorizer, progress handler or trace callback, and `backup` no progress callback
-    (above). Returns why it could not, or None (also where the interpreter has no `_sqlite3` file: nothing to seal)."""
-    import importlib.machinery
-
+    (above). Returns why it could not, or None (also where the interpreter has no `_sqlite3` file: nothing to seal).
+    `known` (`sqlite_hook_offsets` of the host: where the host found the entries in its mapping of the same file)
+    spares the scan of the file's segments (0.6 ms of the child's CPU a call): taken where the file is the same build
+    with the same segments and every entry checks out at its address as the scan checks it, else scanned as before."""
     if "_sqlite3" in sys.modules:
         return "_sqlite3 is loaded already"
-    spec = importlib.machinery.PathFinder.find_spec("_sqlite3")
+    # importlib.machinery's PathFinder, without the `importlib` package and `warnings` it imports (0.5 ms a call)
+    spec = sys.modules["_frozen_importlib_external"].PathFinder.find_spec("_sqlite3")
     if spec is None or type(spec.origin) is not str:
         return "_sqlite3 is built in" if "_sqlite3" in sys.builtin_module_names else None
-    handle = ctypes.CDLL(spec.origin)._handle  # never closed: the import system's dlopen finds this mapping
-    base = ctypes.c_void_p.from_address(handle).value or 0  # glibc's handle is the link map: its load bias first
-    header = ctypes.string_at(base, 64)
-    if header[:6] != b"\x7fELF\x02" + (b"\x01" if sys.byteorder == "little" else b"\x02") or _WORD != 8:
-        return "_sqlite3's file is not the 64-bit ELF file this bootstrap knows"
-    table, entry_size, count = struct.unpack_from("=Q", header, 32)[0], *struct.unpack_from("=HH", header, 54)
-    heads = ctypes.string_at(base + table, entry_size * count)
-    segments: list[tuple[int, int, bytes]] = []
-    for i in range(count):
-        kind, seg_flags, offset, start, _, _, size = struct.unpack_from("=IIQQQQQ", heads, i * entry_size)
-        if kind == _PT_LOAD:
-            if not segments and (offset or start):
-                return "_sqlite3's file is not mapped as this bootstrap knows"
-            segments.append((seg_flags, base + start, ctypes.string_at(base + start, size)))
-    source = _method_entry(segments, b"interrupt", _METH_NOARGS)
-    targets = [_method_entry(segments, name, _SQLITE_SETTER_FLAGS) for name in SQLITE_HOOK_SETTERS]
-    found = [target for target in targets if target is not None]
-    if source is None or len(found) != len(targets):
-        return "_sqlite3's connection methods are not the table this bootstrap knows"
-    parser = _arg_parser(segments, b"backup", BACKUP_KEYWORDS)
-    if parser is None:
-        return "_sqlite3's backup argument parser is not the record this bootstrap knows"
-    for target in found:
+    mapped = _sqlite_mapping(spec.origin)
+    if isinstance(mapped, str):
+        return mapped
+    base, loads = mapped
+    found = (_known_sqlite_entries(spec.origin, base, loads, known) if known is not None else None) or _sqlite_entries(
+        base, loads, fresh=True)
+    if isinstance(found, str):
+        return found
+    source, targets, parser = found
+    for target in targets:
         ctypes.memmove(target, source, _METHOD_DEF)
     names = tuple(-1 if name == b"progress" else sys.intern(name.decode()) for name in BACKUP_KEYWORDS)
     ctypes.pythonapi.Py_IncRef(ctypes.py_object(names))  # never freed: the parser holds it for the process's life
@@ -1382,10 +1371,123 @@ def seal_sqlite_hooks() -> str | None:
     return None
 
 
-def _arg_parser(segments: list[tuple[int, int, bytes]], fname: bytes, keywords: tuple[bytes, ...]) -> int | None:
+def _sqlite_mapping(origin: str) -> tuple[int, list[tuple[int, int, int]]] | str:
+    """`_sqlite3`'s file (`origin`) mapped (dlopen: the import system's load later finds the same mapping): its load
+    bias and loadable segments (flags, address, size), or why not (not the ELF file this bootstrap knows)."""
+    handle = ctypes.CDLL(origin)._handle  # never closed: the import system's dlopen finds this mapping
+    base = ctypes.c_void_p.from_address(handle).value or 0  # glibc's handle is the link map: its load bias first
+    header = ctypes.string_at(base, 64)
+    if header[:6] != b"\x7fELF\x02" + (b"\x01" if sys.byteorder == "little" else b"\x02") or _WORD != 8:
+        return "_sqlite3's file is not the 64-bit ELF file this bootstrap knows"
+    table, entry_size, count = struct.unpack_from("=Q", header, 32)[0], *struct.unpack_from("=HH", header, 54)
+    heads = ctypes.string_at(base + table, entry_size * count)
+    loads: list[tuple[int, int, int]] = []
+    for i in range(count):
+        kind, seg_flags, offset, start, _, _, size = struct.unpack_from("=IIQQQQQ", heads, i * entry_size)
+        if kind == _PT_LOAD:
+            if not loads and (offset or start):
+                return "_sqlite3's file is not mapped as this bootstrap knows"
+            loads.append((seg_flags, base + start, size))
+    return base, loads
+
+
+def _sqlite_entries(base: int, loads: list[tuple[int, int, int]], fresh: bool) -> tuple[int, list[int], int] | str:
+    """Scan the mapped `_sqlite3` for the connection's `interrupt` method entry, its three hook setters' entries and
+    `backup`'s argument parser (their addresses), or why they are not the ones this bootstrap knows. `fresh`: the
+    parser must have no keyword tuple yet (the module has not run: the child's case; the host's own copy may have)."""
+    segments = [(seg_flags, start, ctypes.string_at(start, size)) for seg_flags, start, size in loads]
+    source = _method_entry(segments, b"interrupt", _METH_NOARGS)
+    targets = [_method_entry(segments, name, _SQLITE_SETTER_FLAGS) for name in SQLITE_HOOK_SETTERS]
+    found = [target for target in targets if target is not None]
+    if source is None or len(found) != len(targets):
+        return "_sqlite3's connection methods are not the table this bootstrap knows"
+    parser = _arg_parser(segments, b"backup", BACKUP_KEYWORDS, fresh)
+    if parser is None:
+        return "_sqlite3's backup argument parser is not the record this bootstrap knows"
+    return source, found, parser
+
+
+def sqlite_hook_offsets() -> dict[str, Any] | None:
+    """What `seal_sqlite_hooks(known=...)` takes, found in this process's mapping of `_sqlite3`'s file (mapped here if
+    it is not: no module is made): the file, its build id and loadable segments, and the entries' and the parser's
+    offsets from its load bias; None where they cannot be found (the child then scans as before)."""
+    import importlib.machinery
+
+    spec = importlib.machinery.PathFinder.find_spec("_sqlite3")
+    if spec is None or type(spec.origin) is not str:
+        return None
+    mapped = _sqlite_mapping(spec.origin)  # whether or not this process loaded the module: it reads, writes nothing
+    if isinstance(mapped, str):
+        return None
+    base, loads = mapped
+    found = _sqlite_entries(base, loads, fresh=False)
+    build_id = _build_id(base, [(start - base, size, seg_flags) for seg_flags, start, size in loads])
+    if isinstance(found, str) or not build_id:
+        return None
+    source, targets, parser = found
+    return {"origin": spec.origin, "build_id": build_id, "loads": [[f, start - base, size] for f, start, size in loads],
+            "source": source - base, "targets": [target - base for target in targets], "parser": parser - base}
+
+
+def _known_sqlite_entries(origin: str, base: int, loads: list[tuple[int, int, int]],
+                          known: dict[str, Any]) -> tuple[int, list[int], int] | None:
+    """The addresses `known` gives for the `_sqlite3` mapped at `base`, or None where it is not the file they were found
+    in (another path, build id or segments) or an address does not hold what the scan would find there: a method
+    entry named so, with those flags, its function in an executable segment; the parser's record, no keyword tuple
+    yet, its name and keyword array pointing at those texts. (The scan also finds each one alone in the file: the same
+    build has the same tables.)"""
+    try:
+        same = (origin == known["origin"]
+                and known["loads"] == [[f, start - base, size] for f, start, size in loads]
+                and known["build_id"] == _build_id(base, [(start - base, size, f) for f, start, size in loads]))
+        source, parser = base + int(known["source"]), base + int(known["parser"])
+        targets = [base + int(offset) for offset in known["targets"]]
+    except (KeyError, TypeError, ValueError):
+        return None
+    if not same or len(targets) != len(SQLITE_HOOK_SETTERS):
+        return None
+    readonly = [(start, start + size) for f, start, size in loads if not f & (_PF_X | _PF_W)]
+    writable = [(start, start + size) for f, start, size in loads if f & _PF_W]
+    code = [(start, start + size) for f, start, size in loads if f & _PF_X]
+    anywhere = [(start, start + size) for _, start, size in loads]
+
+    def inside(address: int, size: int, spans: list[tuple[int, int]]) -> bool:
+        return any(start <= address and address + size <= end for start, end in spans)
+
+    def word(address: int) -> int:
+        return ctypes.c_size_t.from_address(address).value
+
+    def names(address: int, name: bytes) -> bool:  # a pointer to `name` in a read-only segment, NUL on both sides
+        return inside(address - 1, len(name) + 2, readonly) and ctypes.string_at(address - 1, len(name) + 2) == (
+            b"\0" + name + b"\0")
+
+    def entry(address: int, name: bytes, flags: int) -> bool:
+        return (address % _WORD == 0 and inside(address, _METHOD_DEF, writable) and names(word(address), name)
+                and ctypes.c_uint32.from_address(address + 2 * _WORD).value == flags
+                and inside(word(address + _WORD), 1, code))
+
+    if not (entry(source, b"interrupt", _METH_NOARGS)
+            and all(entry(target, name, _SQLITE_SETTER_FLAGS) for target, name in zip(targets, SQLITE_HOOK_SETTERS, strict=True))
+            and parser % _WORD == 0 and inside(parser, _PARSER_SIZE, writable)
+            and word(parser) == 0 and word(parser + _PARSER_KWTUPLE) == 0 and names(word(parser + 2 * _WORD), b"backup")):
+        return None
+    array = word(parser + _WORD)
+    if not inside(array, _WORD * (len(BACKUP_KEYWORDS) + 1), anywhere):
+        return None
+    pointers = [word(array + i * _WORD) for i in range(len(BACKUP_KEYWORDS) + 1)]
+    if pointers[-1] != 0 or not all(
+            inside(pointer, len(name) + 1, anywhere) and ctypes.string_at(pointer, len(name) + 1) == name + b"\0"
+            for pointer, name in zip(pointers[:-1], BACKUP_KEYWORDS, strict=True)):
+        return None
+    return source, targets, parser
+
+
+def _arg_parser(segments: list[tuple[int, int, bytes]], fname: bytes, keywords: tuple[bytes, ...],
+                fresh: bool = True) -> int | None:
     """The address of the one argument parser record (`_PyArg_Parser`, CPython 3.11) of the function `fname` with
     `keywords` among the mapped segments of an ELF file, or None: no format, its keyword array pointing at those
-    names in order, its name pointer at that string, and no keyword tuple made yet (the module has not run)."""
+    names in order, its name pointer at that string, and (`fresh`) no keyword tuple made yet (the module has not
+    run)."""
     def word(data: bytes, at: int) -> int:
         return int.from_bytes(data[at:at + _WORD], sys.byteorder)
 
@@ -1398,7 +1500,7 @@ def _arg_parser(segments: list[tuple[int, int, bytes]], fname: bytes, keywords: 
     found = []
     for address, data, hit in _name_pointers(segments, fname):
         record = data[hit - 2 * _WORD:hit + 6 * _WORD] if hit >= 2 * _WORD else b""
-        if len(record) == _PARSER_SIZE and word(record, 0) == 0 and word(record, _PARSER_KWTUPLE) == 0:
+        if len(record) == _PARSER_SIZE and word(record, 0) == 0 and (word(record, _PARSER_KWTUPLE) == 0 or not fresh):
             array = mapped(word(record, _WORD), _WORD * (len(keywords) + 1))
             names = [word(array, i * _WORD) for i in range(len(keywords) + 1)] if array else [1]
             if names[-1] == 0 and all(mapped(pointer, len(name) + 1) == name + b"\0"

@@ -415,12 +415,13 @@ def spawn_and_collect(run_dir: str, limits: SandboxLimits, required: tuple[str, 
 
 
 def _join_early(pid: int, joins: tuple[str, ...]) -> None:
-    """Move the child just spawned into the run's cgroups while its interpreter starts. The child still joins them
-    itself before any other layer and checks that it is listed (`_kernel.join_cgroup`), so this only speeds that
-    up and never replaces it. Where the kernel has had no cgroup move for a while (cgroup v1 here), the first one
-    waits for an RCU grace period (`cgroup_threadgroup_rwsem`; 12 ms a call in the child measured here), and a move
-    soon after another does not: the wait now overlaps the child's start-up, its own join finds the lock warm. A
-    failed write (a child gone already) changes nothing: the child's own join decides."""
+    """Move the child just spawned into the run's cgroups while its interpreter starts. The child still checks,
+    before any other layer, that each group lists it, and joins itself where one does not (`_kernel.join_cgroup`),
+    so this only speeds that up and never replaces it. Where the kernel has had no cgroup move for a while (cgroup
+    v1 here), a move waits for an RCU grace period (`cgroup_threadgroup_rwsem`; 11-18 ms of wall a call measured
+    here): the wait now overlaps the child's start-up, and the child, listed by then, writes nothing (a write that
+    moves nothing took the lock, and waited, all the same). A failed write (a child gone already) changes nothing:
+    the child's own join decides."""
     for procs in joins:
         with contextlib.suppress(OSError), open(procs, "w", encoding="ascii") as fh:
             fh.write(str(pid))
