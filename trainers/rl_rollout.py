@@ -25,7 +25,7 @@ from trl.models import unwrap_model_for_generation
 
 from coworkenv.env import Env
 from coworkenv.llm import LLMError, LLMRequest, LLMResponse, LLMStats, run_sync
-from coworkenv.rollout import TrajectoryRecord, arun_agent
+from coworkenv.rollout import ENV_ERROR, TrajectoryRecord, arun_agent
 from coworkenv.spec import EnvSpec
 from coworkenv.store.stages import write_trajectories
 from trainers.batching import GroupBatcher
@@ -179,6 +179,8 @@ async def arollout_group(
             leave = getattr(sampler, "leave", None)
             if leave is not None:
                 leave()
+        if record.stop_reason == ENV_ERROR:  # the env failed, not the policy: no reward stands for it (as before: raise)
+            raise RuntimeError(record.error)
         return record, backend.tokens
 
     return list(await asyncio.gather(*(one(*job) for job in zip(specs, positions, seeds, strict=True))))

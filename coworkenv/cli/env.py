@@ -135,6 +135,12 @@ def run(
     if as_json:
         _print_json(results[0] if len(results) == 1 else results)
     lost = [r for r in results if r.get("infrastructure_failure")]
+    from coworkenv.rollout import ENV_ERROR  # (loaded by the episodes already)
+
+    broken = [r for r in lost if r["stop_reason"] == ENV_ERROR]  # the env's tool backend failed: no score stands
+    if broken:
+        fail(f"the env's tool backend failed {len(broken)} of {len(results)} episodes (env_error); first error: "
+             f"{broken[0]['error']}. Not a model score: fix the env and run it again", INFRASTRUCTURE_ERROR)
     if lost:
         assert backend is not None
         from coworkenv.llm import server_label

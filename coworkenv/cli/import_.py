@@ -29,7 +29,7 @@ def claw_eval_command(
         help="The judge's model name (default $COWORKENV_JUDGE_MODEL).")] = None,
 ) -> None:
     """Import Claw-Eval tasks: fixtures -> world, tools -> declared tools, deterministic checks -> checks."""
-    from coworkenv.importers import FULL_JUDGE, STATUSES, ImportProblem, import_checkout  # when the command runs
+    from coworkenv.importers import ERROR, FULL_JUDGE, STATUSES, ImportProblem, import_checkout  # when the command runs
     from coworkenv.llm import LLMError
 
     if not path.is_dir():
@@ -55,13 +55,20 @@ def claw_eval_command(
         if not left and r.status == "skipped" and r.notes:  # the task could not be read at all: say why
             typer.echo(f"{shown}\t{r.status}\tcannot import: {'; '.join(r.notes)}")
             continue
+        if r.status == ERROR:  # a service that would not start: an error there, no score here
+            typer.echo(f"{shown}\t{r.status}\t{'; '.join(r.notes)}")
+            continue
         typer.echo(f"{shown}\t{r.status}\tleft out: {left or '-'}")
     if removed:  # specs of an earlier import into OUT whose tasks this one did not import
         say(f"removed {len(removed)} spec(s) of the earlier import into {out} that this import did not "
                    f"write: {', '.join(removed)}")
+    errored = [r for r in reports if r.status == ERROR]
     counts = ", ".join(f"{sum(r.status == s for r in reports)} {s}" for s in STATUSES
-                       if s != FULL_JUDGE or judged)  # a judged import says how many need its judge
+                       if (s != FULL_JUDGE or judged) and (s != ERROR or errored))  # a judged import: how many need its judge
     say(f"{len(reports)} task(s): {counts}; report: {out / 'import_report.json'}")
+    if errored:  # Claw-Eval's `Errored: N/M`: no score stands for them; importing again tries them again
+        typer.echo(error_line(f"{len(errored)} task(s) errored, a mock service would not start (no spec, no score): "
+                              + ", ".join(r.task_id for r in errored) + "; fix them and import again"), err=True)
 
 
 def _judge_configured(url: str | None, model: str | None) -> bool:

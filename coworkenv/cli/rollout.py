@@ -187,6 +187,6 @@ def rollout_command(
         if backend is not None:
             typer.echo(f"LLM: {backend.stats.summary()}")
         say(f"trajectories: {path}" if path is not None else "trajectories: none written")
-    if lost:
-        assert backend is not None  # only LLM episodes can be lost to a server
-        fail(str(InfrastructureFailure(server_label(backend), lost, len(ran) + len(lost))), INFRASTRUCTURE_ERROR)
+    if lost:  # to the LLM server (only an LLM's episodes) or to their env's tool backend (env_error, any teacher's)
+        label = server_label(backend) if backend is not None else "-"
+        fail(str(InfrastructureFailure(label, lost, len(ran) + len(lost))), INFRASTRUCTURE_ERROR)

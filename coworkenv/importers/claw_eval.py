@@ -40,6 +40,7 @@ from coworkenv.importers.claw_eval_routes import (
     unserved_tools,
 )
 from coworkenv.importers.claw_eval_services import ServiceAdapter, adapter_for, by_endpoint, unsupported_reason
+from coworkenv.importers.claw_eval_start import ServiceStartProblem, fixture_problem, start_problems
 from coworkenv.importers.claw_eval_task import ClawCheck, ClawTask, ClawTool, ImportProblem, load_task
 from coworkenv.importers.spec_file_names import (
     IMPORTED_BY,
@@ -77,14 +78,21 @@ def check(state, audit, messages):
 
 # `full (judge)`: nothing left out, but scored by a grader that asks an LLM judge (configured when scoring).
 FULL_JUDGE: Literal["full (judge)"] = "full (judge)"
-Status = Literal["full", "full (judge)", "partial", "skipped"]
-STATUSES: tuple[Status, ...] = ("full", FULL_JUDGE, "partial", "skipped")
+# `error`: a mock service of the task would not start under Claw-Eval's runner, which records the task as an error
+# with no trials (no score, in no summary; run again with --rerun-errors): no spec, the service and why in the notes.
+ERROR: Literal["error"] = "error"
+Status = Literal["full", "full (judge)", "partial", "skipped", "error"]
+STATUSES: tuple[Status, ...] = ("full", FULL_JUDGE, "partial", "skipped", ERROR)
+# what an errored task's report says after the service's own reason
+ERRORED = ("Claw-Eval's runner cannot start it (a ServiceStartError: the task is an error with no trials there, left "
+           "out of its scores, run again with --rerun-errors), so no spec is written and no episode scored; fix it "
+           "and import again")
 
 
 @dataclass
 class TaskImport:
     """What became of one task: `full`, `full (judge)` (scored by its grader and an LLM judge), `partial`
-    (something left out) or `skipped`, and why."""
+    (something left out), `skipped` or `error` (a mock service that would not start), and why."""
 
     task_id: str
     status: Status
@@ -119,6 +127,9 @@ def import_task(task_dir: Path, error_rate: float | None = None,
     grader that asks its LLM judge is run too (its check asks the judge configured when scoring).
     """
     task = load_task(task_dir)
+    failing = start_problems(task_dir, task)
+    if failing:
+        return None, errored(task.task_id, failing)
     left: list[dict[str, Any]] = []
     notes: list[str] = []
 
@@ -155,7 +166,10 @@ def import_task(task_dir: Path, error_rate: float | None = None,
         else:
             adapters[service.name] = adapter
     raw_fixtures: dict[str, list[Any]] = {}
-    apps = _world_apps(task_dir, task, adapters.values(), notes, leave, raw_fixtures)
+    try:
+        apps = _world_apps(task_dir, task, adapters.values(), notes, leave, raw_fixtures)
+    except ServiceStartProblem as exc:
+        return None, errored(task.task_id, [exc])
     held = {a.name: {i: r for data in raw_fixtures.get(a.name, []) for i, r in a.held(data).items()}
             for a in adapters.values()}
     # the app's records as the import made them, by id: where the app shows a held record's field otherwise
@@ -230,6 +244,11 @@ def import_task(task_dir: Path, error_rate: float | None = None,
     })
     status: Status = "partial" if any(x["affects_score"] for x in left) else FULL_JUDGE if judged else "full"
     return spec, TaskImport(task.task_id, status, left_out=left, notes=notes)
+
+
+def errored(task_id: str, problems: Sequence[ServiceStartProblem]) -> TaskImport:
+    """The report of a task a mock service of which would not start: an error, naming the task and each service."""
+    return TaskImport(task_id, ERROR, notes=[f"{task_id}: {p}; {ERRORED}" for p in problems])
 
 
 def _kind(check: dict[str, Any]) -> Any:
@@ -347,8 +366,8 @@ def _fixtures(task_dir: Path, task: ClawTask, adapter: ServiceAdapter) -> list[t
     for path in _fixture_files(task_dir, task, adapter):
         try:
             found.append((path, orjson.loads(path.read_bytes())))
-        except (OSError, orjson.JSONDecodeError) as exc:
-            raise ImportProblem(f"{path}: not a readable JSON fixture ({exc})") from None
+        except (OSError, orjson.JSONDecodeError) as exc:  # the service loads it as it starts: it would not start
+            raise fixture_problem(adapter.name, path, _shown(path, task_dir), exc) from None
     return found
 
 

@@ -34,7 +34,11 @@ MALFORMED_CALL_NAME = "invalid_tool_call"
 # failures, not the model's; their score says nothing about the model.
 LLM_ERROR = "llm_error"
 USER_SIM_ERROR = "user_sim_error"
-INFRASTRUCTURE_STOP_REASONS = frozenset({LLM_ERROR, USER_SIM_ERROR})
+# The env's own tool backend raised mid-episode (an app operation's bug, an imported service's adapter failing on a
+# record): the env's failure, not the model's, so its score stands for nothing either (Claw-Eval's runner records a
+# task whose service it cannot run as an error with no trials, out of its scores, and runs it again).
+ENV_ERROR = "env_error"
+INFRASTRUCTURE_STOP_REASONS = frozenset({LLM_ERROR, USER_SIM_ERROR, ENV_ERROR})
 # The model's reply was cut off at max_tokens: the model's failure, with its own stop reason. (So is
 # "context_length": the conversation outgrew the model's context.)
 REPLY_TRUNCATED = "reply_truncated"
@@ -70,6 +74,17 @@ class Pending:
     completion_tokens: int
     model_s: float
     finish_reason: str
+
+
+def backend_failure(env: Env, action: Action, done: int, exc: Exception) -> str:
+    """The error of an episode whose env raised while it ran `action` (`done` of its calls answered): the env, the
+    call and its app (an imported task's service), and what it raised."""
+    call = action.tool_calls[done] if done < len(action.tool_calls) else None
+    tool = env.toolbox.tool(call.name) if call is not None else None
+    where = "the env" if call is None else f"the tool {call.name!r}" + (f" (app {tool.app})" if tool is not None else "")
+    return (f"{env.spec.metadata.title or env.spec.capability} ({env.spec.id}): {where} failed mid-episode: "
+            f"{type(exc).__name__}: {exc}; the env's failure, not the model's: no score stands for this episode, "
+            "run it again once the env is fixed")
 
 
 @dataclass(slots=True)
@@ -206,7 +221,12 @@ class EpisodeRun:
         env = self.env
         turn, before_messages, before_audit = env.turn, len(env.messages), len(env.audit)
         t = time.perf_counter()
-        env.step(pending.action)
+        try:
+            env.step(pending.action)
+        except Exception as exc:  # the env failed, not the model: the episode ends as an error, with no score
+            self.seconds["env"] += time.perf_counter() - t
+            self.fail(ENV_ERROR, backend_failure(env, pending.action, len(env.audit) - before_audit, exc))
+            return
         env_s = time.perf_counter() - t
         self.seconds["env"] += env_s
         new = [trl_message(m) for m in env.messages[before_messages:]]

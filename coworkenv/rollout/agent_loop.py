@@ -28,6 +28,7 @@ from coworkenv.env import Env, ToolCallRequest
 from coworkenv.limits import DEFAULT_EPISODE_STEPS
 from coworkenv.llm import LLMBackend, LLMError, is_infrastructure_error, parse_tool_calls, run_sync
 from coworkenv.rollout._episode_run import (
+    ENV_ERROR,
     INFRASTRUCTURE_STOP_REASONS,
     LLM_ERROR,
     REPLY_TRUNCATED,
@@ -52,6 +53,7 @@ __all__ = [
     "DEFAULT_MAX_STEPS",
     "DEFAULT_MAX_TOKENS_TOTAL",
     "DEFAULT_SAMPLING",
+    "ENV_ERROR",
     "INFRASTRUCTURE_STOP_REASONS",
     "LLM_ERROR",
     "REPLY_TRUNCATED",

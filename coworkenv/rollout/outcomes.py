@@ -1,7 +1,8 @@
-"""Episode outcomes: an episode the LLM server failed is an infrastructure failure, apart from the model's failures.
+"""Episode outcomes: an episode the LLM server failed is an infrastructure failure, apart from the model's failures;
+so is one whose env's own tool backend failed mid-episode (`env_error`).
 
-Such an episode's score measures the server, not the model, so summaries leave it out of their means, and a
-stage that lost episodes this way reports it (`InfrastructureFailure`) instead of a score.
+Such an episode's score measures the server (or the env), not the model, so summaries leave it out of their means,
+and a stage that lost episodes this way reports it (`InfrastructureFailure`) instead of a score.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ import re
 from collections.abc import Iterable, Sequence
 
 from coworkenv.llm import LOCAL_EXHAUSTION
-from coworkenv.rollout.agent_loop import INFRASTRUCTURE_STOP_REASONS
+from coworkenv.rollout.agent_loop import ENV_ERROR, INFRASTRUCTURE_STOP_REASONS
 from coworkenv.rollout.record import TrajectoryRecord
 
 _KIND = re.compile(r"^\[([a-z_]+)\]")
@@ -41,20 +42,32 @@ def error_kinds(records: Iterable[TrajectoryRecord]) -> dict[str, int]:
 
 
 class InfrastructureFailure(RuntimeError):
-    """Episodes lost to the LLM server after its retries; no score stands for them."""
+    """Episodes lost to the LLM server after its retries, or to their env's tool backend; no score stands for them."""
 
     def __init__(self, server: str, lost: Sequence[TrajectoryRecord], total: int) -> None:
         self.server = server
         self.lost = list(lost)
         self.total = total
-        kinds = ", ".join(f"{k} {n}" for k, n in error_kinds(lost).items())
-        first = lost[0].error if lost else ""
-        what = "all" if len(lost) == total else f"{len(lost)} of"
-        advice = ("This process ran out, not the server: see the first error, then run again"
-                  if lost and all(LOCAL_EXHAUSTION in r.error for r in lost) else
-                  "This is a server problem, not a model score: check the server (or raise --llm-timeout / "
-                  "--llm-retries) and run again")
-        super().__init__(
-            f"the LLM server {server} failed {what} {total} episodes after its retries ({kinds}); first error: "
-            f"{first}. {advice}"
-        )
+        broken = [r for r in lost if r.stop_reason == ENV_ERROR]
+        lost = [r for r in lost if r.stop_reason != ENV_ERROR]
+        parts = [env_failure_message(broken, total)] if broken else []
+        if lost or not broken:
+            kinds = ", ".join(f"{k} {n}" for k, n in error_kinds(lost).items())
+            first = lost[0].error if lost else ""
+            what = "all" if len(lost) == total else f"{len(lost)} of"
+            advice = ("This process ran out, not the server: see the first error, then run again"
+                      if lost and all(LOCAL_EXHAUSTION in r.error for r in lost) else
+                      "This is a server problem, not a model score: check the server (or raise --llm-timeout / "
+                      "--llm-retries) and run again")
+            parts.insert(0, f"the LLM server {server} failed {what} {total} episodes after its retries ({kinds}); "
+                            f"first error: {first}. {advice}")
+        super().__init__("; ".join(parts))
+
+
+def env_failure_message(broken: Sequence[TrajectoryRecord], total: int) -> str:
+    """What a stage says of episodes whose env's tool backend failed mid-episode (`env_error`): listed, unscored."""
+    envs = sorted({r.env_id for r in broken})
+    what = "all" if len(broken) == total else f"{len(broken)} of"
+    return (f"the env's tool backend failed {what} {total} episodes (env_error, in {len(envs)} env(s): "
+            f"{', '.join(envs[:5])}{' ...' if len(envs) > 5 else ''}); first error: {broken[0].error}. Not a model "
+            "score: they are left out of every mean; fix the env and run them again")

@@ -1,0 +1,158 @@
+"""A task whose mock service would not start (import45). Claw-Eval's runner starts every service task.yaml declares
+before the episode (`runner/services.py`: `python <script>` from the checkout's root, with the service's env); one
+that exits first is a `ServiceStartError`, and `cli.py` records the task as an error with no trials: printed `ERROR`,
+counted under `Errored`, no score, run again with `--rerun-errors`. The import scored such a task as if its service
+ran (a script the checkout lacks: a spec, episodes scored) or called it `skipped` (a fixture the service loads that is
+absent or no JSON). Now it is `error`: no spec (so no episode of it is scored, as a 0 or otherwise), its report and
+the command's output naming the task and the service and why, and importing again tries it again.
+
+A service of the env that fails mid-episode (its tool backend raising) crashed the run (`coworkenv env run`, rollout,
+eval: a traceback, every episode of the run lost); now the episode ends as `env_error`, naming the env, the tool and
+its app, left out of the means as an LLM server's failure is, and the command exits with an error."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from coworkenv import Env
+from coworkenv.agents import OraclePolicy
+from coworkenv.bindings import DeclaredTool
+from coworkenv.cli import app as cli_app
+from coworkenv.loading import load_spec
+from coworkenv.rollout import InfrastructureFailure, run_agent, split_outcomes
+from tests.test_import_claw_eval_grader import _CALENDAR_SOURCE, _USER_EVENTS_ROUTE
+
+CHECKOUT = Path(__file__).parent / "fixtures" / "claw_eval_like"
+TASK = "CE16_book_free_slot_graded"
+_SERVER = "python mock_services/calendar/server.py"
+
+
+def _typo(doc: dict[str, Any], task: Path) -> None:
+    doc["services"][0]["command"] = "python mock_services/calender/server.py"  # a folder the checkout lacks
+
+
+def _module(doc: dict[str, Any], task: Path) -> None:
+    doc["services"][0]["command"] = "python3 -u -m mock_services.agenda.server"
+
+
+def _syntax(doc: dict[str, Any], task: Path) -> None:
+    doc["services"][0]["command"] = "python mock_services/broken/server.py"
+
+
+def _no_command(doc: dict[str, Any], task: Path) -> None:
+    doc["services"][0]["command"] = ""
+
+
+def _no_fixture(doc: dict[str, Any], task: Path) -> None:
+    doc["services"][0]["env"]["CALENDAR_FIXTURES"] = f"tasks/{task.name}/fixtures/calendar/gone.json"
+
+
+def _bad_fixture(doc: dict[str, Any], task: Path) -> None:
+    (task / "fixtures" / "calendar" / "events.json").write_text('[{"event_id": "e1",', encoding="utf-8")
+
+
+def _other_service(doc: dict[str, Any], task: Path) -> None:  # every declared service is started, adapted or not
+    doc["services"].append({"name": "web_real", "command": "python mock_services/web_real/server.py", "port": 9120})
+
+
+# case -> (the service named, what the note says)
+CASES = {_typo: ("calendar", "runs mock_services/calender/server.py, which the checkout does not hold"),
+         _module: ("calendar", "the module mock_services.agenda.server, which the checkout does not hold"),
+         _syntax: ("calendar", "mock_services/broken/server.py does not compile"),
+         _no_command: ("calendar", "no command to run"),
+         _no_fixture: ("calendar", "gone.json, is not in the checkout"),
+         _bad_fixture: ("calendar", "events.json, is no JSON it reads"),
+         _other_service: ("web_real", "runs mock_services/web_real/server.py, which the checkout does not hold")}
+
+
+@pytest.fixture(scope="module")
+def imported(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """A checkout of Claw-Eval's layout (its services' source: `_base.py`, the calendar's) with CE16 as it is (the
+    sound twin) and once per way its service would not start; imported once by the command."""
+    root = tmp_path_factory.mktemp("start")
+    shutil.copytree(CHECKOUT / "src", root / "src")
+    (root / "mock_services" / "calendar").mkdir(parents=True)
+    (root / "mock_services" / "_base.py").write_text("def add_error_injection(app):\n    pass\n", encoding="utf-8")
+    (root / "mock_services" / "calendar" / "server.py").write_text(_CALENDAR_SOURCE + _USER_EVENTS_ROUTE,
+                                                                   encoding="utf-8")
+    (root / "mock_services" / "broken").mkdir()
+    (root / "mock_services" / "broken" / "server.py").write_text("def serve(:\n    pass\n", encoding="utf-8")
+    for case in (None, *CASES):
+        task = root / "tasks" / (TASK if case is None else f"{TASK}{case.__name__}")
+        shutil.copytree(CHECKOUT / "tasks" / TASK, task)
+        doc = yaml.safe_load((task / "task.yaml").read_text(encoding="utf-8"))
+        doc["task_id"] = task.name
+        doc["services"][0]["env"]["CALENDAR_FIXTURES"] = f"tasks/{task.name}/fixtures/calendar/events.json"
+        if case is not None:
+            case(doc, task)
+        (task / "task.yaml").write_text(yaml.safe_dump(doc), encoding="utf-8")
+    out = root / "out"
+    result = CliRunner().invoke(cli_app, ["import", "claw-eval", str(root), "--out", str(out)])
+    return {"root": root, "out": out, "result": result,
+            "report": json.loads((out / "import_report.json").read_text(encoding="utf-8"))}
+
+
+def test_a_service_that_would_not_start_is_an_error_naming_the_task_and_service(imported: dict[str, Any]) -> None:
+    tasks = {t["task_id"]: t for t in imported["report"]["tasks"]}
+    assert tasks[TASK]["status"] == "full" and tasks[TASK]["spec_file"], tasks[TASK]  # the sound twin
+    for case, (service, says) in CASES.items():
+        task = tasks[f"{TASK}{case.__name__}"]
+        # main: _typo, _module, _syntax, _no_command, _other_service "full" or "partial" with a spec (scored as if
+        # the service ran); _no_fixture, _bad_fixture "skipped" ("not a readable JSON fixture")
+        assert task["status"] == "error" and task["spec_file"] is None, task
+        (note,) = task["notes"]
+        assert note.startswith(f"{task['task_id']}: service '{service}' would not start: ") and says in note, note
+    # no spec of an errored task: no episode of it is run or scored, so none is a 0 in a mean
+    specs = sorted(p.name for p in imported["out"].glob("*.json") if p.name != "import_report.json")
+    assert specs == [f"{TASK}.json"]
+
+
+def test_the_command_lists_them_as_errored_and_importing_again_tries_them_again(imported: dict[str, Any]) -> None:
+    result = imported["result"]
+    assert result.exit_code == 0, result.output
+    assert f"{TASK}_typo\terror\t{TASK}_typo: service 'calendar' would not start" in result.output
+    assert f"{len(CASES) + 1} task(s): 1 full, 0 partial, 0 skipped, {len(CASES)} error" in result.output
+    assert f"error: {len(CASES)} task(s) errored, a mock service would not start" in result.output
+    # fixed (the script is there now), the same command imports it; the others stay errored
+    root, out = imported["root"], imported["out"]
+    shutil.copytree(root / "mock_services" / "calendar", root / "mock_services" / "calender")
+    again = CliRunner().invoke(cli_app, ["import", "claw-eval", str(root), "--out", str(out)])
+    assert again.exit_code == 0, again.output
+    tasks = {t["task_id"]: t for t in json.loads((out / "import_report.json").read_text())["tasks"]}
+    assert tasks[f"{TASK}_typo"]["status"] == "full" and (out / f"{TASK}_typo.json").is_file()
+    assert sum(t["status"] == "error" for t in tasks.values()) == len(CASES) - 1
+
+
+def test_a_service_that_fails_mid_episode_is_an_errored_episode_not_a_score(
+        imported: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    spec_file = imported["out"] / f"{TASK}.json"
+    run = DeclaredTool.run
+    calls = []
+
+    def dies(self: DeclaredTool, kits: Any, kwargs: dict[str, Any]) -> Any:  # the backend is gone after a call
+        calls.append(self.name)
+        if len(calls) > 1:
+            raise ConnectionResetError("the calendar backend went away")
+        return run(self, kits, kwargs)
+
+    monkeypatch.setattr(DeclaredTool, "run", dies)
+    spec = load_spec(spec_file)
+    record = run_agent(Env(spec), OraclePolicy(spec))
+    assert record.stop_reason == "env_error", record.stop_reason
+    assert f"the tool '{calls[1]}' (app calendar) failed mid-episode: ConnectionResetError" in record.error
+    ran, lost = split_outcomes([record])
+    assert (ran, lost) == ([], [record])  # out of every mean, as an episode the LLM server failed
+    said = str(InfrastructureFailure("-", lost, 1))
+    assert said.startswith("the env's tool backend failed all 1 episodes (env_error") and "LLM" not in said
+    calls.clear()
+    # main: the command crashed (RuntimeError's traceback, exit 1, no result)
+    result = CliRunner().invoke(cli_app, ["env", "run", str(spec_file), "--json"])
+    assert result.exit_code == 3 and "error: the env's tool backend failed 1 of 1 episodes (env_error)" in \
+        result.output, result.output
