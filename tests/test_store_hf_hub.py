@@ -113,6 +113,7 @@ class RecordingHubApi:
         operations: list[Any],
         *,
         commit_message: str,
+        commit_description: str | None = None,
         repo_type: str,
         revision: str,
         parent_commit: str | None,
@@ -136,13 +137,15 @@ class RecordingHubApi:
         if parent_commit != self.head:  # what the Hub answers: 412 Precondition Failed
             raise RuntimeError(f"412 parent commit {parent_commit} is not the head {self.head}")
         tree = {path: data for path, data in self.trees[self.head].items() if path not in deletes} | adds
-        oid = self._new_commit(tree, commit_message)
+        # The Hub's commit message: the summary, then the description after a blank line.
+        message = f"{commit_message}\n\n{commit_description}" if commit_description else commit_message
+        oid = self._new_commit(tree, message)
         prefix = "datasets/" if repo_type == "dataset" else ""
         return CommitInfo(
             commit_url=f"{self.endpoint}/{prefix}{repo_id}/commit/{oid}",
             _endpoint=self.endpoint,
             commit_message=commit_message,
-            commit_description="",
+            commit_description=commit_description or "",
             oid=oid,
         )
 

@@ -3,7 +3,10 @@
 The Hub has no transaction of both: a publish that failed or was killed between them (an outage, a lost answer,
 kill -9) left its version committed on the branch, untagged. The next publish, of this version or any other, tags
 that commit first (its message names the version), so the version readers of the branch got is never left in no tag
-under the next version's commit, and the same data is never committed a second time.
+under the next version's commit, and the same data is never committed a second time. A person's commit with the same
+token is made by the same account as a publish's: each publish's commit is marked (`MARK`, in its description), and a
+head commit is taken for a publish's only with the mark, or, where no commit of the branch has one (a repository
+published by an older coworkenv alone, whose commits carry none), by its title as before.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import re
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from pathlib import Path
@@ -39,7 +43,7 @@ from coworkenv.url_credentials import scrub_credentials, url_secrets, without_ur
 
 if TYPE_CHECKING:
     from huggingface_hub import HfApi
-    from huggingface_hub.hf_api import RepoFile
+    from huggingface_hub.hf_api import GitCommitInfo, RepoFile
 
 logger = logging.getLogger(__name__)
 
@@ -47,6 +51,7 @@ TOKEN_ENV = "HF_TOKEN"
 BRANCH = "main"
 _T = TypeVar("_T")
 _TAG_RACES = 3  # how many times a publish goes on when another one takes the tag it meant to make
+MARK = "Coworkenv-Publish"  # the trailer that each publish's commit carries in its description: `MARK: V`
 
 
 class _TagTaken(RuntimeError):
@@ -215,7 +220,7 @@ class HfHubPublisher:
                                "tagging it instead of committing again", self.repo_id, version)
                 revision = head
             else:
-                revision = self._commit(upload, existing, head, message)
+                revision = self._commit(upload, existing, head, message, version)
         self._tag(version, revision, message)
         if replaced is not None:
             logger.warning("published %s to %s at %s: %s", version, self.location, revision, replaced)
@@ -229,27 +234,52 @@ class HfHubPublisher:
         if head is not None and not differences(upload, existing, _same_file):
             logger.info("version %s is already published in %s; nothing to do", version, self.repo_id)
             return
-        self._commit(upload, existing, head, f"Back to {version}")
+        self._commit(upload, existing, head, f"Back to {version}", f"back to {version}")
         logger.warning("the branch %s of %s did not hold version %s, published already: it does again", BRANCH,
                        self.repo_id, version)
 
     def _tag_left_untagged(self, head: str, tagged: dict[str, str]) -> None:
-        """Tag the version that an interrupted publish committed at the head of the branch and never tagged (its tag
-        refused or its answer lost, the process killed between the two calls): readers of the branch have had its
-        files since. Left so, the next publish of other content committed on top of it, and the version was in no
-        tag: `published_versions` never listed it, a checkpoint trained again under its name took the name."""
+        """Tag the version that an interrupted publish committed on the branch and never tagged (its tag refused or
+        its answer lost, the process killed between the two calls): readers of the branch have had its files since.
+        Left so, the next publish of other content committed on top of it, and the version was in no tag:
+        `published_versions` never listed it, a checkpoint trained again under its name took the name. Only a commit
+        that carries a publish's mark for the version is a publish's (a person's upload titled `Version V` is made by
+        the same account), looked for down to the last version tagged (a person's commit may have gone on top of
+        it); where no commit on the branch has a mark, by an older coworkenv alone, the head's title decides, as it
+        did before publishes were marked."""
         commits = self._call("list commits", self._api.list_repo_commits, self.repo_id, repo_type=self.repo_type,
                              revision=BRANCH)
         if not commits or commits[0].commit_id != head:  # the branch moved since: this publish's commit will fail
             return
-        left = version_committed(commits[0].title)
-        if left is None or left in tagged:
-            return
-        message = "\n\n".join(part.strip() for part in (commits[0].title, commits[0].message) if part.strip())
-        self._tag(left, head, message)
-        tagged[left] = head
-        logger.warning("version %s was committed on %s of %s (%s) by a publish interrupted before its tag: tagged it "
-                       "%s now", left, BRANCH, self.repo_id, head[:12], left)
+        marks = [_mark(commit) for commit in commits]
+        for above, (commit, mark) in enumerate(zip(commits, marks, strict=True)):
+            if commit.commit_id in tagged.values():  # the last version tagged: the publishes since looked below it
+                return
+            left = version_committed(commit.title)
+            if left is None or left in tagged:
+                continue
+            older = ""
+            if mark != left:
+                if above or mark is not None or any(marks):
+                    if not above:
+                        # A person's commit (an upload of a note or a card titled "Version v3"): tagged, it took the
+                        # name v3, and the publish of v3 itself went under v3.v2.
+                        logger.warning("the head of %s of %s (%s) is titled %r but carries no publish's mark (%s: %s "
+                                       "in its description): made by hand, not by a publish, it is left untagged (a "
+                                       "version is tagged only on a publish's own commit)", BRANCH, self.repo_id,
+                                       head[:12], commit.title, MARK, left)
+                    continue
+                older = (f" (taken for an older coworkenv's publish by its title: no commit on {BRANCH} carries a "
+                         f"publish's mark ({MARK}), which older coworkenv releases did not write; if a person made "
+                         f"it, delete the tag: HfApi().delete_tag({self.repo_id!r}, tag={left!r}, "
+                         f"repo_type={self.repo_type!r}))")
+            elif above:
+                older = f" (under {above} later commit{'s' if above > 1 else ''}, which no publish made)"
+            message = "\n\n".join(part.strip() for part in (commit.title, commit.message) if part.strip())
+            self._tag(left, commit.commit_id, message)
+            tagged[left] = commit.commit_id
+            logger.warning("version %s was committed on %s of %s (%s) by a publish interrupted before its tag: tagged "
+                           "it %s now%s", left, BRANCH, self.repo_id, commit.commit_id[:12], left, older)
 
     def _tag(self, version: str, revision: str, message: str) -> None:
         try:
@@ -268,7 +298,10 @@ class HfHubPublisher:
                     f"of {BRANCH} get its files; the next publish, of this version or any other, tags it {version} "
                     "first") from None
 
-    def _commit(self, upload: Upload, existing: dict[str, RepoFile], head: str | None, message: str) -> str:
+    def _commit(
+        self, upload: Upload, existing: dict[str, RepoFile], head: str | None, message: str, mark: str
+    ) -> str:
+        """Commit `upload` on top of `head` (`existing` its files), marked as a publish's of `mark` (see `MARK`)."""
         from huggingface_hub import CommitOperationAdd, CommitOperationDelete
 
         operations: list[Any] = [
@@ -283,6 +316,7 @@ class HfHubPublisher:
             self.repo_id,
             operations,
             commit_message=message,
+            commit_description=f"{MARK}: {mark}",
             repo_type=self.repo_type,
             revision=BRANCH,
             parent_commit=head,
@@ -343,6 +377,12 @@ class HfHubPublisher:
                     f"failed or was cut; check the network (and HF_ENDPOINT, a proxy), then publish again: {retry}")
         return (f"Check that {TOKEN_ENV} holds a token with write access to the repo; "
                 "if another publish ran at the same time, publish again")
+
+
+def _mark(commit: GitCommitInfo) -> str | None:
+    """What the publish that made `commit` marked it with (`MARK: V`, the last such line of its message), or None."""
+    found = re.findall(rf"^{MARK}: *(\S.*?)\s*$", f"{commit.title}\n{commit.message}", re.MULTILINE)
+    return found[-1] if found else None
 
 
 def _retry_after(response: Any) -> str | None:
