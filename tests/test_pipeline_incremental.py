@@ -32,8 +32,10 @@ from pipelines.partitions import CAPABILITY_PARTITIONS
 from pipelines.resources import CoworkenvSettings
 from pipelines.sensors import taxonomy_sensor
 from pipelines.staleness import stale_capabilities
+from tests.support import sqlite_nosync
 
 pytestmark = pytest.mark.timeout(300)
+sqlite_nosync.install()  # the instances' SQLite commits without fsync (see its docstring)
 
 CAPABILITIES = ("incident_investigate_fix", "inbox_triage_reply", "adapt_silent_change", "report_from_data")
 EDITED = "inbox_triage_reply"

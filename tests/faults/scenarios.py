@@ -66,8 +66,12 @@ def publish_killed_holding_a_git_lock(repo_dir: str, tag: str, lock: str) -> Non
 
 
 def pipeline_run(*argv: str) -> None:
-    """`python -m pipelines.run ARGV` (its settings from the environment)."""
+    """`python -m pipelines.run ARGV` (its settings from the environment), its instance's SQLite commits without
+    fsync (tests/support/sqlite_nosync.py: a killed or stopped child leaves the storage as with them)."""
     from pipelines.run import main
+    from tests.support import sqlite_nosync
+
+    sqlite_nosync.install()
 
     raise SystemExit(main(list(argv)))
 

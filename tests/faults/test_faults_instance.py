@@ -20,12 +20,18 @@ CAPABILITY = "report_from_data"
 
 
 @pytest.fixture(scope="module")
-def once_run(tmp_path_factory: pytest.TempPathFactory) -> Workspace:
-    """A workspace after one whole run: the reference every case copies."""
+def undisturbed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Workspace, str]:
+    """A workspace after one whole run, and the dataset version that undisturbed run ended with."""
     ws = make_workspace(tmp_path_factory.mktemp("instance"), (CAPABILITY,))
     done = _run(ws)  # a child of its own, not the fork server's, whose 120 s limit a loaded machine can pass
     assert done.returncode == 0, done.stdout + done.stderr
-    return ws
+    return ws, _dataset_version(done.stdout)
+
+
+@pytest.fixture(scope="module")
+def once_run(undisturbed: tuple[Workspace, str]) -> Workspace:
+    """The workspace after one whole run: the reference every case copies."""
+    return undisturbed[0]
 
 
 def _copy(ws: Workspace, where: Path) -> Workspace:
@@ -63,8 +69,8 @@ def test_a_damaged_dagster_yaml_is_named_with_what_to_fix(once_run: Workspace, t
 
 @pytest.mark.parametrize("damage", [_garbage, _cut], ids=["garbage", "cut-short"])
 def test_a_damaged_run_storage_is_named_and_once_moved_aside_the_run_ends_as_before(
-        once_run: Workspace, tmp_path: Path, damage: Callable[[Path], None]) -> None:
-    ws = _copy(once_run, tmp_path / "ws")
+        undisturbed: tuple[Workspace, str], tmp_path: Path, damage: Callable[[Path], None]) -> None:
+    ws = _copy(undisturbed[0], tmp_path / "ws")
     runs_db = ws.home / "storage" / "history" / "runs.db"
     damage(runs_db)
     data = snapshot(ws.data)
@@ -74,7 +80,7 @@ def test_a_damaged_run_storage_is_named_and_once_moved_aside_the_run_ends_as_bef
     (ws.home / "storage").rename(ws.home / "storage.damaged")  # what the line says to do
     again = _run(ws)
     assert again.returncode == 0, again.stdout + again.stderr
-    assert _dataset_version(again.stdout) == _dataset_version(_run(once_run).stdout)
+    assert _dataset_version(again.stdout) == undisturbed[1]  # where the undisturbed run ended
     assert temp_files(ws.data) == []
 
 

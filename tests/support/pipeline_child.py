@@ -31,9 +31,12 @@ from coworkenv import synth
 from coworkenv.stop_signals import STOP_SIGNALS
 from coworkenv.store import _card  # noqa: F401
 from pipelines import run as pipeline_run
+from tests.support import sqlite_nosync
 
 matplotlib.use("Agg")
 import matplotlib.pyplot
+
+sqlite_nosync.install()  # the test instances' SQLite commits without fsync: see its docstring
 
 ROOT = Path(__file__).resolve().parents[2]
 CHILD_TIMEOUT_S = 120
