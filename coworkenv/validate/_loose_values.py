@@ -15,7 +15,8 @@ that holds for the written value but is not an exact comparison, the colliding v
 the value in capitals, in lower case, with its `-` and `_` exchanged (a state condition only: a call matcher's
 `args` fold case by design, and the tool, not the call, is what stores the value), and the other ids of the value's
 table that the condition admits too (an `in` list's own ids among them where one shares nothing with the written
-record: `in_reply_to in [msg-391, msg-390]`, msg-390 a newsletter, defects102). Each must fail a check (`loose_value_accepted`); a tool that refuses the
+record but a person: `in_reply_to in [msg-391, msg-390]`, msg-390 a newsletter, defects102, or the asker's mail about
+another matter, defects106). Each must fail a check (`loose_value_accepted`); a tool that refuses the
 colliding value fails the write, and one that folds it back to the written value ends where the reference ends
 (an equivalent mutant, not counted). Where no condition reads a written value loosely, no near miss is made.
 """
@@ -154,10 +155,12 @@ def _colliding(value: str, reading: list[_Cond], index: EntityIndex) -> Iterator
 def _unrelated(index: EntityIndex, key: tuple[str, str], value: str, other: str) -> bool:
     """Whether record `other` of table `key`, which an `in` list names beside the written record `value`, has nothing
     in common with it (defects102): neither names the other and they share no value of a field (the id aside) that
-    tells the table's records apart (a thread, a sender: a field of more distinct values than half its records; not
+    tells the table's records apart (a thread, a subject: a field of more distinct values than half its records; not
     a state such as the folder). The asker's follow-up in the same thread is a fair second answer; a newsletter or a
     colleague's out-of-office that happens to sit in the same inbox is a record the task is not about, and a reply
-    threaded to it answers no one."""
+    threaded to it answers no one. A person (an address, a person's id) shared is not a matter shared: the asker's
+    mail about another matter has their address as its sender too, and a reply threaded to it files the answer
+    under the wrong question (defects106)."""
     mine, theirs = index.record(*key, value), index.record(*key, other)
     if mine is None or theirs is None:
         return False
@@ -165,7 +168,8 @@ def _unrelated(index: EntityIndex, key: tuple[str, str], value: str, other: str)
         return False
     rows = [r for r in (index.record(*key, i) for i in index.table_ids.get(key, [])) if r is not None]
     for field, held in mine.items():
-        if field == "id" or not isinstance(held, str) or not held or theirs.get(field) != held:
+        if field == "id" or not isinstance(held, str) or not held or theirs.get(field) != held \
+                or index.is_recipient(held):  # one author writes about many matters (defects106)
             continue
         if 2 * len({str(r.get(field)) for r in rows}) > len(rows):  # a field that tells records apart, not a state
             return False

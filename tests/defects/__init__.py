@@ -180,6 +180,7 @@ from tests.defects import (
     relative_date_pinned,
     reply_number_alternative,
     reply_only,
+    reply_threaded_other_matter,
     reply_threaded_unrelated,
     report_asked_unread,
     run_value_read,
@@ -450,6 +451,7 @@ MODULES = (
     people_elsewhere_credited,
     reply_threaded_unrelated,
     channel_listed_elsewhere,
+    reply_threaded_other_matter,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.

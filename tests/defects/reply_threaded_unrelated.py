@@ -83,7 +83,12 @@ def _either(second_mail: Callable[[Spec], None], unrelated: bool) -> Callable[[S
 
 
 def _threaded_elsewhere(spec: Spec) -> list[dict[str, Any]]:
-    wanted, other = _wanted(spec), _unrelated(spec)
+    return rethreaded(spec, _unrelated(spec))
+
+
+def rethreaded(spec: Spec, other: str) -> list[dict[str, Any]]:
+    """The reference with every write replying to the asker's message replying to `other` instead."""
+    wanted = _wanted(spec)
     ref = reference(spec)
     hits = 0
     for turn in ref:
