@@ -650,6 +650,8 @@ def isolate(
             ("seal_array", "array.array writes where the code's values moved its buffer"),
             # mmap.mmap's item store converts the value while the map is held (its `__index__` could shrink the map).
             ("seal_mmap", "mmap.mmap writes where the code's values shrank the map"),
+            # A list's slice store converts the value before it works the slice out (its `__iter__` could shrink the list).
+            ("seal_list", "a list's extended-slice store writes past the table the code's value shrank"),
             # A struct.Struct is initialised once (a second `__init__` freed the codes a pack still walked).
             ("seal_struct", "struct.Struct writes where a second initialisation moved its codes"),
             # itertools.tee's iterators take no state (an index set past what was read handed out unwritten slots).

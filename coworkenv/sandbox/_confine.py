@@ -882,6 +882,126 @@ def seal_mmap() -> str | None:
     return None
 
 
+# A list's extended-slice store (`a[start:stop:step] = value`, a step other than 1) works the slice out against the
+# list's size, then turns the value into a list (`PySequence_Fast`: an `__iter__` of the code's own, a generator, a
+# `map`), then writes each new item at `start + k * step` of whatever table the list holds by then and drops the item
+# it found there: CPython 3.11.7 never looks at the size again (gh-120384, fixed in 3.12 and 3.13 only). An `__iter__`
+# that shrank the list had the store land past its new table: a bytearray header's data pointer set to another
+# header, all memory, no audit event (fifty-third round). Sealed here: `list.__setitem__` is a gate that converts the
+# value first, then works the slice out against the size the list has by then, and stores through C code that calls
+# no Python code and checks its bounds: an item store made from the sequence slot's C function (`list_ass_item`, whose
+# wrapper CPython makes for types without a mapping slot: here from `deque`'s), `__delitem__`, `__getitem__` and
+# `extend` (a slice of step 1 is the tail cut off, the new items and the tail put back). It holds no C store that
+# converts anything (the item slots follow the dict, so `a[i] = v`, C callers and subclasses take the gate; the
+# interpreter's own specialised store of an int index into an exact list stays C's, which converts nothing). The
+# answers and errors are C's.
+def _list_setitem(self: Any, key: Any, value: Any, /, *, _sealed_tools: Any = ()) -> None:
+    (store, delete, read, extend, list_t, tuple_t, slice_t, int_t, isinstance_, type_, getattr_, index_, iter_, len_,
+     range_, zip_, type_error, index_error, value_error) = _sealed_tools
+    kind = type_(key)
+    if kind is int_t and -9223372036854775808 <= key <= 9223372036854775807:
+        store(self, key, value)  # the index checked against the list's size, the value stored as it is
+        return
+    if kind is not slice_t:
+        if getattr_(kind, "__index__", None) is None:
+            if not isinstance_(self, list_t):
+                raise type_error(f"descriptor '__setitem__' requires a 'list' object but received a "
+                                 f"'{type_(self).__name__}'")
+            raise type_error(f"list indices must be integers or slices, not {kind.__name__}")
+        place = index_(key)
+        if not -9223372036854775808 <= place <= 9223372036854775807:
+            raise index_error(f"cannot fit '{kind.__name__}' into an index-sized integer")
+        store(self, place, value)
+        return
+    if not isinstance_(self, list_t):
+        raise type_error(f"descriptor '__setitem__' requires a 'list' object but received a '{type_(self).__name__}'")
+    bounds = []
+    for part in (key.step, key.start, key.stop):  # C's order, each asked once
+        if part is not None and getattr_(type_(part), "__index__", None) is None:
+            raise type_error("slice indices must be integers or None or have an __index__ method")
+        bounds.append(None if part is None else index_(part))
+        if len_(bounds) == 1 and bounds[0] == 0:
+            raise value_error("slice step cannot be zero")
+    step, start, stop = bounds
+    if value is self or (type_(value) is not list_t and type_(value) is not tuple_t):
+        try:
+            items = iter_(value)
+        except type_error:
+            raise type_error("can only assign an iterable" if step is None or step == 1
+                             else "must assign iterable to extended slice") from None
+        value = list_t(items)
+    items = tuple_t(value)  # nothing of the code's runs from here on, but the drop of a replaced item, held till the end
+    start, stop, step = slice_t(start, stop, step).indices(len_(self))  # the size the list has now
+    if step == 1:
+        stop = stop if stop > start else start
+        removed = read(self, slice_t(start, stop))
+        tail = read(self, slice_t(stop, None))
+        delete(self, slice_t(start, None))
+        extend(self, items)
+        extend(self, tail)
+        del removed
+        return
+    places = range_(start, stop, step)
+    if len_(items) != len_(places):
+        raise value_error(f"attempt to assign sequence of size {len_(items)} to extended slice of size "
+                          f"{len_(places)}")
+    removed = read(self, slice_t(start, stop, step))
+    for place, item in zip_(places, items):
+        store(self, place, item)
+    del removed
+
+
+def seal_list() -> str | None:
+    """Make `list.__setitem__` convert the value before it works out a slice (above). Returns why it could not, or
+    None."""
+    import _collections
+    import builtins
+
+    cls: Any = list
+    flags = ctypes.c_ulong.from_address(id(cls) + _TP_FLAGS)
+    setitem, sequence_setitem = cls.__dict__.get("__setitem__"), _collections.deque.__dict__.get("__setitem__")
+    if (flags.value != cls.__flags__ or not cls.__flags__ & _TPFLAGS_IMMUTABLETYPE
+            or type(setitem).__name__ != "wrapper_descriptor" or type(sequence_setitem).__name__ != "wrapper_descriptor"):
+        return "list is not the C type this bootstrap knows"
+
+    def word(address: int) -> int:
+        return ctypes.c_void_p.from_address(address).value or 0
+
+    # A wrapper descriptor: the object header, its type, name and qualified name, then its slot entry and C function.
+    # The type's sequence and mapping tables are words 13 and 14; the item store is word 5 of the one, 2 of the other.
+    base_of, wrapped_of = 5 * _WORD, 6 * _WORD
+    sequence_store = word(word(id(cls) + 13 * _WORD) + 5 * _WORD)
+    if (word(id(setitem) + wrapped_of) != word(word(id(cls) + 14 * _WORD) + 2 * _WORD)
+            or word(id(sequence_setitem) + wrapped_of) != word(word(id(_collections.deque) + 13 * _WORD) + 5 * _WORD)
+            or ctypes.string_at(word(word(id(sequence_setitem) + base_of))) != b"__setitem__" or not sequence_store):
+        return "list is not the C type this bootstrap knows"
+    make = ctypes.pythonapi.PyDescr_NewWrapper
+    make.argtypes, make.restype = (ctypes.py_object, ctypes.c_void_p, ctypes.c_void_p), ctypes.py_object
+    store = make(cls, word(id(sequence_setitem) + base_of), sequence_store)
+    probe = [0, 1]
+    store(probe, -1, 2)
+    try:
+        store(probe, 2, 3)
+    except IndexError:
+        pass
+    else:
+        return "list's sequence item store does not check its index"
+    if probe != [0, 2]:
+        return "list's sequence item store is not the one this bootstrap knows"
+    function_t: Any = type(_list_setitem)
+    tools = (store, cls.__dict__["__delitem__"], cls.__dict__["__getitem__"], cls.__dict__["extend"], list, tuple, slice,
+             int, builtins.isinstance, type, builtins.getattr, _index, builtins.iter, builtins.len, range, builtins.zip,
+             TypeError, IndexError, ValueError)
+    gate = function_t(_list_setitem.__code__, {}, "__setitem__", None, None)
+    gate.__kwdefaults__ = {"_sealed_tools": tools}
+    flags.value = cls.__flags__ & ~_TPFLAGS_IMMUTABLETYPE
+    try:
+        type.__setattr__(cls, "__setitem__", gate)  # the item slots of the type (and any subclass) follow
+    finally:
+        flags.value = cls.__flags__ | _TPFLAGS_IMMUTABLETYPE
+    return None
+
+
 # `struct.Struct.__init__` ran again on a live Struct: it makes the format's table of codes anew and frees the old one,
 # which a `pack`, `pack_into` or `iter_unpack` under way still holds, with the sizes it checked against the old format.
 # A value's `__index__` (Python code of the code's own, asked for each value as the walk goes) that initialised the
@@ -1412,7 +1532,7 @@ def sealed_codes() -> tuple[Any, ...]:
     `seal_partial` and `seal_newline_decoder` install, which the hook keeps from being changed."""
     return (_own_method_get.__code__, _own_method_set.__code__, _buffered_new.__code__, _array_setitem.__code__,
             _array_append.__code__, _array_insert.__code__, _array_extend.__code__, _array_fromlist.__code__,
-            _array_tofile.__code__, _mmap_setitem.__code__, _odict_compare.__code__, _odict_repr.__code__, _odict_copy.__code__,
+            _array_tofile.__code__, _mmap_setitem.__code__, _list_setitem.__code__, _odict_compare.__code__, _odict_repr.__code__, _odict_copy.__code__,
             _odict_pop.__code__, _odict_popitem.__code__, _deque_index.__code__,
             _partial_call.__code__, _partial_repr.__code__, _newline_new.__code__, _newline_decode.__code__,
             _newline_setstate.__code__, _newline_plain.__code__)
