@@ -897,7 +897,7 @@ def seal_mmap() -> str | None:
 # answers and errors are C's.
 def _list_setitem(self: Any, key: Any, value: Any, /, *, _sealed_tools: Any = ()) -> None:
     (store, delete, read, extend, list_t, tuple_t, slice_t, int_t, isinstance_, type_, getattr_, index_, iter_, len_,
-     range_, zip_, type_error, index_error, value_error) = _sealed_tools
+     range_, map_, repeat_, any_, zip_, chain_, type_error, index_error, value_error) = _sealed_tools
     kind = type_(key)
     if kind is int_t and -9223372036854775808 <= key <= 9223372036854775807:
         store(self, key, value)  # the index checked against the list's size, the value stored as it is
@@ -915,14 +915,17 @@ def _list_setitem(self: Any, key: Any, value: Any, /, *, _sealed_tools: Any = ()
         return
     if not isinstance_(self, list_t):
         raise type_error(f"descriptor '__setitem__' requires a 'list' object but received a '{type_(self).__name__}'")
-    bounds = []
-    for part in (key.step, key.start, key.stop):  # C's order, each asked once
-        if part is not None and getattr_(type_(part), "__index__", None) is None:
-            raise type_error("slice indices must be integers or None or have an __index__ method")
-        bounds.append(None if part is None else index_(part))
-        if len_(bounds) == 1 and bounds[0] == 0:
-            raise value_error("slice step cannot be zero")
-    step, start, stop = bounds
+    step, start, stop = key.step, key.start, key.stop
+    if step is not None or (start is not None and type_(start) is not int_t) or (
+            stop is not None and type_(stop) is not int_t):
+        bounds = []
+        for part in (step, start, stop):  # C's order, each asked once
+            if part is not None and getattr_(type_(part), "__index__", None) is None:
+                raise type_error("slice indices must be integers or None or have an __index__ method")
+            bounds.append(None if part is None else index_(part))
+            if len_(bounds) == 1 and bounds[0] == 0:
+                raise value_error("slice step cannot be zero")
+        step, start, stop = bounds
     if value is self or (type_(value) is not list_t and type_(value) is not tuple_t):
         try:
             items = iter_(value)
@@ -932,23 +935,45 @@ def _list_setitem(self: Any, key: Any, value: Any, /, *, _sealed_tools: Any = ()
         value = list_t(items)
     items = tuple_t(value)  # nothing of the code's runs from here on, but the drop of a replaced item, held till the end
     start, stop, step = slice_t(start, stop, step).indices(len_(self))  # the size the list has now
+    removed = read(self, slice_t(start, stop, step))  # dropped at the end, as C drops what it replaced
+    count = len_(items)
     if step == 1:
         stop = stop if stop > start else start
-        removed = read(self, slice_t(start, stop))
-        tail = read(self, slice_t(stop, None))
-        delete(self, slice_t(start, None))
-        extend(self, items)
-        extend(self, tail)
-        del removed
+        size, tail = stop - start, len_(self) - stop
+        if tail <= count:  # a short tail: cut off from the start, the new items and the tail put back
+            kept = read(self, slice_t(stop, None))
+            delete(self, slice_t(start, None))
+            extend(self, items)
+            extend(self, kept)
+        else:  # a long one stays where it is: the items stored in place, the rest deleted or put in
+            for place in range_(start, start + (count if count < size else size)):
+                store(self, place, items[place - start])
+            if count < size:
+                delete(self, slice_t(start + count, stop))
+            elif count > size:
+                kept = read(self, slice_t(stop, None))
+                delete(self, slice_t(stop, None))
+                extend(self, items[size:])
+                extend(self, kept)
         return
     places = range_(start, stop, step)
-    if len_(items) != len_(places):
-        raise value_error(f"attempt to assign sequence of size {len_(items)} to extended slice of size "
-                          f"{len_(places)}")
-    removed = read(self, slice_t(start, stop, step))
-    for place, item in zip_(places, items):
-        store(self, place, item)
-    del removed
+    if count != len_(places):
+        raise value_error(f"attempt to assign sequence of size {count} to extended slice of size {len_(places)}")
+    if count < 16 or step > 4 or step < -4:  # few items, or far apart: each stored, checked against the size
+        any_(map_(store.__get__(self), places, items))  # the C store bound to the list: no descriptor call per item
+        return
+    if step < 0:  # the same places from the lowest, with the items in that order
+        places, items, step = places[::-1], items[::-1], -step
+    low, high = places[0], places[-1]
+    between = [read(self, slice_t(low + k, high, step)) for k in range_(1, step)]  # count - 1 items each
+    kept = read(self, slice_t(high + 1, None))
+    delete(self, slice_t(low, None))
+    if between:
+        extend(self, chain_(zip_(items[:-1], *between)))  # the new items interleaved with those between them
+        extend(self, items[-1:])
+    else:  # a reversed run of places side by side
+        extend(self, items)
+    extend(self, kept)
 
 
 def seal_list() -> str | None:
@@ -956,6 +981,7 @@ def seal_list() -> str | None:
     None."""
     import _collections
     import builtins
+    import itertools
 
     cls: Any = list
     flags = ctypes.c_ulong.from_address(id(cls) + _TP_FLAGS)
@@ -990,8 +1016,9 @@ def seal_list() -> str | None:
         return "list's sequence item store is not the one this bootstrap knows"
     function_t: Any = type(_list_setitem)
     tools = (store, cls.__dict__["__delitem__"], cls.__dict__["__getitem__"], cls.__dict__["extend"], list, tuple, slice,
-             int, builtins.isinstance, type, builtins.getattr, _index, builtins.iter, builtins.len, range, builtins.zip,
-             TypeError, IndexError, ValueError)
+             int, builtins.isinstance, type, builtins.getattr, _index, builtins.iter, builtins.len, range, map,
+             itertools.repeat, builtins.any, builtins.zip, itertools.chain.from_iterable, TypeError, IndexError,
+             ValueError)
     gate = function_t(_list_setitem.__code__, {}, "__setitem__", None, None)
     gate.__kwdefaults__ = {"_sealed_tools": tools}
     flags.value = cls.__flags__ & ~_TPFLAGS_IMMUTABLETYPE
