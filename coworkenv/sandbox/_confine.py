@@ -897,7 +897,7 @@ def seal_mmap() -> str | None:
 # answers and errors are C's.
 def _list_setitem(self: Any, key: Any, value: Any, /, *, _sealed_tools: Any = ()) -> None:
     (store, delete, read, extend, list_t, tuple_t, slice_t, int_t, isinstance_, type_, getattr_, index_, iter_, len_,
-     range_, map_, repeat_, any_, zip_, chain_, type_error, index_error, value_error) = _sealed_tools
+     range_, map_, any_, zip_, chain_, type_error, index_error, value_error) = _sealed_tools
     kind = type_(key)
     if kind is int_t and -9223372036854775808 <= key <= 9223372036854775807:
         store(self, key, value)  # the index checked against the list's size, the value stored as it is
@@ -935,7 +935,7 @@ def _list_setitem(self: Any, key: Any, value: Any, /, *, _sealed_tools: Any = ()
         value = list_t(items)
     items = tuple_t(value)  # nothing of the code's runs from here on, but the drop of a replaced item, held till the end
     start, stop, step = slice_t(start, stop, step).indices(len_(self))  # the size the list has now
-    removed = read(self, slice_t(start, stop, step))  # dropped at the end, as C drops what it replaced
+    _replaced = read(self, slice_t(start, stop, step))  # dropped at the end, as C drops what it replaced
     count = len_(items)
     if step == 1:
         stop = stop if stop > start else start
@@ -1017,7 +1017,7 @@ def seal_list() -> str | None:
     function_t: Any = type(_list_setitem)
     tools = (store, cls.__dict__["__delitem__"], cls.__dict__["__getitem__"], cls.__dict__["extend"], list, tuple, slice,
              int, builtins.isinstance, type, builtins.getattr, _index, builtins.iter, builtins.len, range, map,
-             itertools.repeat, builtins.any, builtins.zip, itertools.chain.from_iterable, TypeError, IndexError,
+             builtins.any, builtins.zip, itertools.chain.from_iterable, TypeError, IndexError,
              ValueError)
     gate = function_t(_list_setitem.__code__, {}, "__setitem__", None, None)
     gate.__kwdefaults__ = {"_sealed_tools": tools}
