@@ -476,11 +476,12 @@ def test_sealed_mmap_converts_an_items_value_while_the_map_cannot_move() -> None
 
 
 def test_sealed_list_converts_a_slice_value_before_it_works_the_slice_out() -> None:
-    """After `seal_list` a list's extended-slice store whose value's iteration shrinks the list is worked out against
+    """After `seal_list` and `seal_list_order` a list's extended-slice store whose value's iteration shrinks the list is worked out against
     the size the list has after it (ValueError, nothing written: C wrote past the shrunk table), through `a[s] = v`,
     `operator.setitem`, a subclass and `list.__setitem__`; the store the gate holds is safe with any argument; 2000
-    stores by item and slice (every kind of key and value, errors included) answer as C's. In an interpreter of its
-    own (the seal is for good)."""
+    stores by item and slice (every kind of key and value, errors included) answer as C's; a list's ordering
+    comparison holds the items it compares again (an item a reflected method freed was asked with `self` freed), and
+    comparisons and sorts answer as C's. In an interpreter of its own (the seals are for good)."""
     code = """if True:
         import importlib.util, operator, sys
         spec = importlib.util.spec_from_file_location("_confine", sys.argv[1])
@@ -560,10 +561,55 @@ def test_sealed_list_converts_a_slice_value_before_it_works_the_slice_out() -> N
             except (TypeError, IndexError):
                 refused += 1
         print("refused", refused, type(list.__dict__["__setitem__"]).__name__)
+
+        def ordered():
+            out = []
+            pairs = (([], []), ([1], []), ([1, 2], [1, 3]), ([1, [2, 3]], [1, [2, 4]]), (["a"], [1]), ([1], (1,)),
+                     (Sub([1]), [1, 0]), ([float("nan")], [float("nan")]), ([1, 2], [1, 2]), ([None], [None, 1]))
+            for a, b in pairs:
+                for op in (operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operator.ne):
+                    try:
+                        out.append(op(a, b))
+                    except TypeError as exc:
+                        out.append(str(exc))
+            for args in ((1, []), ([], 1)):
+                try:
+                    out.append(list.__lt__(*args))
+                except TypeError as exc:
+                    out.append(str(exc))
+            out.append(sorted([[2, "b"], [1, "z"], [2, "a"], [1]]))
+            return out
+
+        before = ordered()
+        assert confine.seal_list_order() is None
+        assert ordered() == before, (ordered(), before)
+        freed = []
+
+        class Item:
+            __slots__ = ("a",)
+            def __eq__(self, other):
+                return False
+            def __lt__(self, other):
+                freed.append("compared")
+                return False
+            def __del__(self):
+                freed.append("freed")
+            __hash__ = object.__hash__
+
+        class Value(Item):
+            __slots__ = ()
+            def __gt__(self, other):
+                left.clear()
+                return NotImplemented
+
+        left = [Item()]
+        operator.lt(left, [Value()])
+        print("order", freed[:2])
     """
     confine = Path(__file__).resolve().parents[1] / "coworkenv" / "sandbox" / "_confine.py"
     done = subprocess.run([sys.executable, "-c", code, str(confine)], capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0 and done.stdout.strip() == "refused 10 function", (done.stdout, done.stderr)
+    assert done.returncode == 0 and done.stdout.split("\n")[:2] == ["refused 10 function", "order ['compared', 'freed']"], (
+        done.stdout, done.stderr)
 
 
 def test_sealed_tee_takes_no_state() -> None:

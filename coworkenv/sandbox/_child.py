@@ -652,6 +652,8 @@ def isolate(
             ("seal_mmap", "mmap.mmap writes where the code's values shrank the map"),
             # A list's slice store converts the value before it works the slice out (its `__iter__` could shrink the list).
             ("seal_list", "a list's extended-slice store writes past the table the code's value shrank"),
+            # A list's ordering comparisons hold the items they compare again (an item's reflected method freed one).
+            ("seal_list_order", "a list's comparison hands the code an item it freed"),
             # A struct.Struct is initialised once (a second `__init__` freed the codes a pack still walked).
             ("seal_struct", "struct.Struct writes where a second initialisation moved its codes"),
             # itertools.tee's iterators take no state (an index set past what was read handed out unwritten slots).

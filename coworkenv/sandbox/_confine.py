@@ -965,7 +965,9 @@ def _list_setitem(self: Any, key: Any, value: Any, /, *, _sealed_tools: Any = ()
     if step < 0:  # the same places from the lowest, with the items in that order
         places, items, step = places[::-1], items[::-1], -step
     low, high = places[0], places[-1]
-    between = [read(self, slice_t(low + k, high, step)) for k in range_(1, step)]  # count - 1 items each
+    between = []  # the items between two places, count - 1 of each (a loop: a comprehension is a closure)
+    for gap in range_(1, step):
+        between.append(read(self, slice_t(low + gap, high, step)))
     kept = read(self, slice_t(high + 1, None))
     delete(self, slice_t(low, None))
     if between:
@@ -1024,6 +1026,51 @@ def seal_list() -> str | None:
     flags.value = cls.__flags__ & ~_TPFLAGS_IMMUTABLETYPE
     try:
         type.__setattr__(cls, "__setitem__", gate)  # the item slots of the type (and any subclass) follow
+    finally:
+        flags.value = cls.__flags__ | _TPFLAGS_IMMUTABLETYPE
+    return None
+
+
+# A list's ordering comparison (`<`, `<=`, `>`, `>=`) finds the first items that differ, then compares them again
+# with the operator by borrowed references (CPython 3.11.7; the items are held since 3.12, gh-120298). An item of the
+# other list whose type subclasses this one's has its reflected method asked first: it clears this list, whose
+# reference was the item's last one but that of its frame, and answers NotImplemented, so the item is freed as the
+# frame returns and its own method is asked next with the freed item as `self`, where bytearray buffers of its block
+# size wrote a bytearray header of the code's own (all memory, no audit event; fifty-third round). Sealed here: the
+# four are gates that compare tuples made of both lists (C's copies hold every item, and a tuple's comparison is the
+# list's, item by item, the first pair that differs compared again), set through `type.__setattr__` so the type's
+# comparison slot and its subclasses' follow; `==` and `!=` stay C's (they answer without a second comparison).
+def _list_order(self: Any, other: Any, /, *, _sealed_tools: Any = ()) -> Any:
+    list_t, tuple_t, isinstance_, type_, compare, name, type_error, not_implemented = _sealed_tools
+    if not isinstance_(self, list_t):
+        raise type_error(f"descriptor '{name}' requires a 'list' object but received a '{type_(self).__name__}'")
+    if not isinstance_(other, list_t):
+        return not_implemented
+    return compare(tuple_t(self), tuple_t(other))
+
+
+def seal_list_order() -> str | None:
+    """Make a list's ordering comparisons hold the items they compare (above). Returns why it could not, or None."""
+    import builtins
+    import operator
+
+    cls: Any = list
+    flags = ctypes.c_ulong.from_address(id(cls) + _TP_FLAGS)
+    names = ("__lt__", "__le__", "__gt__", "__ge__")
+    if (flags.value != cls.__flags__ or not cls.__flags__ & _TPFLAGS_IMMUTABLETYPE
+            or any(type(cls.__dict__.get(name)).__name__ != "wrapper_descriptor" for name in names)):
+        return "list is not the C type this bootstrap knows"
+    function_t: Any = type(_list_order)
+    gates = []
+    for name, compare in zip(names, (operator.lt, operator.le, operator.gt, operator.ge), strict=True):
+        gate = function_t(_list_order.__code__, {}, name, None, None)
+        gate.__kwdefaults__ = {"_sealed_tools": (list, tuple, builtins.isinstance, type, compare, name, TypeError,
+                                                 NotImplemented)}
+        gates.append((name, gate))
+    flags.value = cls.__flags__ & ~_TPFLAGS_IMMUTABLETYPE
+    try:
+        for name, gate in gates:
+            type.__setattr__(cls, name, gate)  # the comparison slot of the type (and any subclass) follows
     finally:
         flags.value = cls.__flags__ | _TPFLAGS_IMMUTABLETYPE
     return None
@@ -1559,7 +1606,7 @@ def sealed_codes() -> tuple[Any, ...]:
     `seal_partial` and `seal_newline_decoder` install, which the hook keeps from being changed."""
     return (_own_method_get.__code__, _own_method_set.__code__, _buffered_new.__code__, _array_setitem.__code__,
             _array_append.__code__, _array_insert.__code__, _array_extend.__code__, _array_fromlist.__code__,
-            _array_tofile.__code__, _mmap_setitem.__code__, _list_setitem.__code__, _odict_compare.__code__, _odict_repr.__code__, _odict_copy.__code__,
+            _array_tofile.__code__, _mmap_setitem.__code__, _list_setitem.__code__, _list_order.__code__, _odict_compare.__code__, _odict_repr.__code__, _odict_copy.__code__,
             _odict_pop.__code__, _odict_popitem.__code__, _deque_index.__code__,
             _partial_call.__code__, _partial_repr.__code__, _newline_new.__code__, _newline_decode.__code__,
             _newline_setstate.__code__, _newline_plain.__code__)

@@ -1,12 +1,17 @@
 # expect: ok
 # expect-kernel: ok
-# value: 24
-# Honest twin of `memory_list_extended_slice_shrunk_by_its_value`: what a check does with a list's item and slice
-# stores answers alike in every set, where `list.__setitem__` is sealed and where it is C's. Items by index (negative,
+# value: 29
+# Honest twin of `memory_list_extended_slice_shrunk_by_its_value` and `memory_list_item_freed_while_order_compares`:
+# what a check does with a list's item and slice stores and its ordering comparisons answers alike in every set, where
+# `list.__setitem__` and `__lt__` and its kin are sealed and where they are C's. Items by index (negative,
 # `__index__`, bool), slices of step 1 that grow, shrink and insert, extended and reversed slices from lists, tuples,
 # generators, `map`, `range`, strings and sets, a list assigned into itself, subclasses with and without a
 # `__setitem__` of their own (and `super()`), `operator.setitem`, `list.__setitem__` called as a descriptor, nested
 # lists, sorting and shuffling in place, and the errors an honest mistake gets (the same exception and message).
+# Orders (5): lists compared by every operator (shorter, nested, equal, `nan`, a subclass), rows sorted, `min`, `max`,
+# `bisect` and `heapq` over lists, and the error of items that do not compare.
+import bisect
+import heapq
 import operator
 import random
 
@@ -105,4 +110,16 @@ def check(**p):
          ("TypeError", "must assign iterable to extended slice"))
     same(error(lambda: operator.setitem([1, 2], slice(0, 1), 5)), ("TypeError", "can only assign an iterable"))
     same(error(lambda: operator.setitem([1, 2], slice(None, None, 0), [])), ("ValueError", "slice step cannot be zero"))
+    nan = float("nan")
+    pairs = (([], [1]), ([1, 2], [1, 3]), ([1, [2, 3]], [1, [2, 4]]), ([nan], [nan]), (Plain([2]), [1, 9]), ([1], [1]))
+    same([[op(x, y) for op in (operator.lt, operator.le, operator.gt, operator.ge)] for x, y in pairs],
+         [[True, True, False, False], [True, True, False, False], [True, True, False, False],
+          [False, True, False, True], [False, False, True, True], [False, True, False, True]])
+    rows = [[3, "c"], [1, "z"], [3, "a"], [1], [2, "b", 0]]
+    same(sorted(rows), [[1], [1, "z"], [2, "b", 0], [3, "a"], [3, "c"]])
+    same((min(rows), max(rows), bisect.bisect(sorted(rows), [2, "b"])), ([1], [3, "c"], 2))
+    heap = [list(row) for row in rows]
+    heapq.heapify(heap)
+    same([heapq.heappop(heap) for _ in range(5)], [[1], [1, "z"], [2, "b", 0], [3, "a"], [3, "c"]])
+    same(error(lambda: [1, "a"] < [1, 2]), ("TypeError", "'<' not supported between instances of 'str' and 'int'"))
     return sum(results) if all(results) else [i for i, ok in enumerate(results) if not ok]
