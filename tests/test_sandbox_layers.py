@@ -605,10 +605,19 @@ def test_sealed_list_converts_a_slice_value_before_it_works_the_slice_out() -> N
         left = [Item()]
         operator.lt(left, [Value()])
         print("order", freed[:2])
+        import functools
+        key = functools.cmp_to_key(operator.sub)
+        assert confine.seal_key_wrapper() is None
+        assert sorted([3, 1, 2], key=key) == [1, 2, 3] and key(4).obj == 4
+        try:
+            key(1).obj = 2
+        except AttributeError:
+            print("key obj read-only")
     """
     confine = Path(__file__).resolve().parents[1] / "coworkenv" / "sandbox" / "_confine.py"
     done = subprocess.run([sys.executable, "-c", code, str(confine)], capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0 and done.stdout.split("\n")[:2] == ["refused 10 function", "order ['compared', 'freed']"], (
+    assert done.returncode == 0 and done.stdout.split("\n")[:3] == [
+        "refused 10 function", "order ['compared', 'freed']", "key obj read-only"], (
         done.stdout, done.stderr)
 
 

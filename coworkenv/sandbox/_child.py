@@ -664,6 +664,8 @@ def isolate(
             ("seal_deque", "deque.index hands the code an item it freed"),
             # A partial holds what it calls and prints (a callee's `__setstate__` freed the arguments C still passed).
             ("seal_partial", "functools.partial calls with arguments the code's own code freed"),
+            # A comparison key's object is read-only (a reflected method set it anew while C compared it).
+            ("seal_key_wrapper", "a comparison key hands the code an object it freed"),
             # A text wrapper's newline decoder is held while the codec's decoder (the code's own) runs.
             ("seal_newline_decoder", "a text wrapper's newline decoder is freed while it decodes"),
             # The CJK codecs' C objects and errors names are never freed while their C methods run the code's code.

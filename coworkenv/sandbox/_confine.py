@@ -1342,6 +1342,36 @@ def seal_partial() -> str | None:
     return None
 
 
+# A `functools.cmp_to_key` key compares by calling the comparison function with the two wrapped objects, borrowed
+# from the keys; its `obj` member was writable. A C comparison function (`operator.lt`) that asked the second object's
+# reflected method first, whose Python code set the first key's `obj` anew, had the first object freed while C went on
+# to ask its own method with the freed object as `self` (the list comparison's route, through a key: fifty-third
+# round). Sealed here: `obj` is read-only, as the member's definition says (`READONLY` set in it, which every copy of
+# the type shares); nothing else changes a key's object. Changed for honest code: assigning `obj` raises.
+_T_OBJECT, _READONLY = 6, 1
+
+
+def seal_key_wrapper() -> str | None:
+    """Make a comparison key's `obj` read-only (above). Returns why it could not, or None."""
+    import _functools
+
+    key = _functools.cmp_to_key(None)(0)
+    member = type(key).__dict__.get("obj")
+    if type(member).__name__ != "member_descriptor":
+        return "functools.KeyWrapper is not the C type this bootstrap knows"
+    definition = ctypes.c_void_p.from_address(id(member) + 5 * _WORD).value or 0  # after the descriptor's header
+    if (not definition or ctypes.string_at(ctypes.c_void_p.from_address(definition).value or 0) != b"obj"
+            or ctypes.c_int.from_address(definition + _WORD).value != _T_OBJECT):
+        return "functools.KeyWrapper is not the C type this bootstrap knows"
+    flags = ctypes.c_int.from_address(definition + 3 * _WORD)  # name, type, offset, flags, doc
+    flags.value |= _READONLY
+    try:
+        key.obj = 1
+    except AttributeError:
+        return None
+    return "functools.KeyWrapper's obj stayed writable"
+
+
 # A C text wrapper hands the bytes it reads to its newline decoder, and the newline decoder to the codec's incremental
 # decoder, each by a borrowed reference; the codec's decoder (a registered codec, an `encodings._cache` entry, a stdlib
 # class whose `_buffer_decode` the code replaced, or a C decoder's error handler) is the code's own Python code, and

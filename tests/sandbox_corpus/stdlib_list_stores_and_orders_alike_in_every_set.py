@@ -1,6 +1,6 @@
 # expect: ok
 # expect-kernel: ok
-# value: 29
+# value: 30
 # Honest twin of `memory_list_extended_slice_shrunk_by_its_value` and `memory_list_item_freed_while_order_compares`:
 # what a check does with a list's item and slice stores and its ordering comparisons answers alike in every set, where
 # `list.__setitem__` and `__lt__` and its kin are sealed and where they are C's. Items by index (negative,
@@ -9,8 +9,10 @@
 # `__setitem__` of their own (and `super()`), `operator.setitem`, `list.__setitem__` called as a descriptor, nested
 # lists, sorting and shuffling in place, and the errors an honest mistake gets (the same exception and message).
 # Orders (5): lists compared by every operator (shorter, nested, equal, `nan`, a subclass), rows sorted, `min`, `max`,
-# `bisect` and `heapq` over lists, and the error of items that do not compare.
+# `bisect` and `heapq` over lists, and the error of items that do not compare; `functools.cmp_to_key` keys sorted,
+# compared and read back (`obj`, read-only where the hook runs).
 import bisect
+import functools
 import heapq
 import operator
 import random
@@ -122,4 +124,8 @@ def check(**p):
     heapq.heapify(heap)
     same([heapq.heappop(heap) for _ in range(5)], [[1], [1, "z"], [2, "b", 0], [3, "a"], [3, "c"]])
     same(error(lambda: [1, "a"] < [1, 2]), ("TypeError", "'<' not supported between instances of 'str' and 'int'"))
+    key = functools.cmp_to_key(lambda x, y: (len(x) > len(y)) - (len(x) < len(y)))
+    keys = sorted(map(key, ["ccc", "a", "bb"]))
+    same(([k.obj for k in keys], key("a") < key("bb"), sorted([3, 1, 2], key=functools.cmp_to_key(operator.sub))),
+         (["a", "bb", "ccc"], True, [1, 2, 3]))
     return sum(results) if all(results) else [i for i, ok in enumerate(results) if not ok]
