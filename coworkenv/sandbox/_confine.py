@@ -802,6 +802,17 @@ def seal_array() -> str | None:
     return None
 
 
+def _install_gates(cls: Any, flags: Any, gates: dict[str, Any]) -> None:
+    """Set each gate on the C type `cls` through `type.__setattr__`, its immutable flag (`flags`) lifted for the call,
+    so that the type's slots (and every subclass's) follow."""
+    flags.value = cls.__flags__ & ~_TPFLAGS_IMMUTABLETYPE
+    try:
+        for name, gate in gates.items():
+            type.__setattr__(cls, name, gate)
+    finally:
+        flags.value = cls.__flags__ | _TPFLAGS_IMMUTABLETYPE
+
+
 # `mmap.mmap` stores an item (`m[i] = v`) by checking the index against the map's size, then asking the value for its
 # number (`__index__`: Python code of the code's own), then writing at that index into whatever the map's data
 # pointer covers by then (CPython 3.11.7 checks that the map is still open there, not its size): a value that shrinks
@@ -873,12 +884,7 @@ def seal_mmap() -> str | None:
     function_t: Any = type(_mmap_setitem)
     tools = (cls, memoryview, _index, builtins.isinstance, type, builtins.getattr, slice, builtins.len, range,
              TypeError, ValueError, IndexError, BufferError)
-    gate = function_t(_mmap_setitem.__code__, {}, "__setitem__", (tools,))
-    flags.value = cls.__flags__ & ~_TPFLAGS_IMMUTABLETYPE
-    try:
-        type.__setattr__(cls, "__setitem__", gate)  # the item slots of the type (and any subclass) follow
-    finally:
-        flags.value = cls.__flags__ | _TPFLAGS_IMMUTABLETYPE
+    _install_gates(cls, flags, {"__setitem__": function_t(_mmap_setitem.__code__, {}, "__setitem__", (tools,))})
     return None
 
 
@@ -1023,11 +1029,7 @@ def seal_list() -> str | None:
              ValueError)
     gate = function_t(_list_setitem.__code__, {}, "__setitem__", None, None)
     gate.__kwdefaults__ = {"_sealed_tools": tools}
-    flags.value = cls.__flags__ & ~_TPFLAGS_IMMUTABLETYPE
-    try:
-        type.__setattr__(cls, "__setitem__", gate)  # the item slots of the type (and any subclass) follow
-    finally:
-        flags.value = cls.__flags__ | _TPFLAGS_IMMUTABLETYPE
+    _install_gates(cls, flags, {"__setitem__": gate})  # the item slots of the type (and any subclass) follow
     return None
 
 
@@ -1061,18 +1063,13 @@ def seal_list_order() -> str | None:
             or any(type(cls.__dict__.get(name)).__name__ != "wrapper_descriptor" for name in names)):
         return "list is not the C type this bootstrap knows"
     function_t: Any = type(_list_order)
-    gates = []
+    gates = {}
     for name, compare in zip(names, (operator.lt, operator.le, operator.gt, operator.ge), strict=True):
         gate = function_t(_list_order.__code__, {}, name, None, None)
         gate.__kwdefaults__ = {"_sealed_tools": (list, tuple, builtins.isinstance, type, compare, name, TypeError,
                                                  NotImplemented)}
-        gates.append((name, gate))
-    flags.value = cls.__flags__ & ~_TPFLAGS_IMMUTABLETYPE
-    try:
-        for name, gate in gates:
-            type.__setattr__(cls, name, gate)  # the comparison slot of the type (and any subclass) follows
-    finally:
-        flags.value = cls.__flags__ | _TPFLAGS_IMMUTABLETYPE
+        gates[name] = gate
+    _install_gates(cls, flags, gates)  # the comparison slot of the type (and any subclass) follows
     return None
 
 
