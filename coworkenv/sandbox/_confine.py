@@ -1629,8 +1629,9 @@ def _arg_parser(segments: list[tuple[int, int, bytes]], fname: bytes, keywords: 
 
 
 def sealed_codes() -> tuple[Any, ...]:
-    """The code objects of the gates `seal_buffered_io`, `seal_array`, `seal_mmap`, `seal_ordered_dict`, `seal_deque` and
-    `seal_partial` and `seal_newline_decoder` install, which the hook keeps from being changed."""
+    """The code objects of the gates `seal_buffered_io`, `seal_array`, `seal_mmap`, `seal_list`, `seal_list_order`,
+    `seal_ordered_dict`, `seal_deque`, `seal_partial` and `seal_newline_decoder` install, which the hook keeps from
+    being changed."""
     return (_own_method_get.__code__, _own_method_set.__code__, _buffered_new.__code__, _array_setitem.__code__,
             _array_append.__code__, _array_insert.__code__, _array_extend.__code__, _array_fromlist.__code__,
             _array_tofile.__code__, _mmap_setitem.__code__, _list_setitem.__code__, _list_order.__code__, _odict_compare.__code__, _odict_repr.__code__, _odict_copy.__code__,
