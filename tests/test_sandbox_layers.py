@@ -475,6 +475,152 @@ def test_sealed_mmap_converts_an_items_value_while_the_map_cannot_move() -> None
     assert done.returncode == 0 and done.stdout.strip() == "8 True", (done.stdout, done.stderr)
 
 
+def test_sealed_list_converts_a_slice_value_before_it_works_the_slice_out() -> None:
+    """After `seal_list` and `seal_list_order` a list's extended-slice store whose value's iteration shrinks the list is worked out against
+    the size the list has after it (ValueError, nothing written: C wrote past the shrunk table), through `a[s] = v`,
+    `operator.setitem`, a subclass and `list.__setitem__`; the store the gate holds is safe with any argument; 2000
+    stores by item and slice (every kind of key and value, errors included) answer as C's; a list's ordering
+    comparison holds the items it compares again (an item a reflected method freed was asked with `self` freed), and
+    comparisons and sorts answer as C's. In an interpreter of its own (the seals are for good)."""
+    code = """if True:
+        import importlib.util, operator, sys
+        spec = importlib.util.spec_from_file_location("_confine", sys.argv[1])
+        confine = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(confine)
+
+        class Ix:
+            def __init__(self, n):
+                self.n = n
+            def __index__(self):
+                return self.n
+
+        class Sub(list):
+            pass
+
+        def gen(n):
+            yield from range(n)
+
+        keys = (0, 1, -1, 5, -6, 2**70, True, Ix(2), "a", 1.5, None, slice(None), slice(1, 3), slice(3, 1),
+                slice(None, None, 2), slice(None, None, -1), slice(1, 4, 2), slice(-1, -5, -2), slice(0, 10, 3),
+                slice(None, None, 0), slice("a", 2), slice(Ix(1), Ix(3)), slice(1, 2, Ix(2)), slice(2**70, None),
+                slice(-2**70, 2**70, 2), slice(10, 20, 2), slice(0, 0, 2))
+        values = (lambda: 7, lambda: [], lambda: [9], lambda: [9, 8], lambda: (9, 8, 7), lambda: "xy", lambda: "xyz",
+                  lambda: b"ab", lambda: range(3), lambda: gen(2), lambda: gen(3), lambda: {1: 2, 3: 4},
+                  lambda: iter([1, 2]), lambda: Sub([4, 5]), lambda: None, lambda: map(str, range(3)))
+
+        def honest():
+            out = []
+            for kind in (list, Sub):
+                for key in keys:
+                    for value in values:
+                        for way in (operator.setitem, list.__setitem__):
+                            a = kind(range(5))
+                            try:
+                                way(a, key, value())
+                                out.append((type(a), [x if type(x) in (int, str) else type(x) for x in a]))
+                            except Exception as exc:
+                                out.append((type(exc).__name__, str(exc)))
+            for key in (slice(None), slice(None, None, -1), slice(1, 3)):
+                a = list(range(5))
+                a[key] = a
+                out.append(a)
+            for args in (((1, 2), 0, 1), ((1, 2), slice(1), [])):
+                try:
+                    list.__setitem__(*args)
+                except TypeError as exc:
+                    out.append(str(exc))
+            return out
+
+        before = honest()
+        assert confine.seal_list() is None
+        assert honest() == before, [(x, y) for x, y in zip(honest(), before) if x != y][:5]
+        refused = 0
+        for kind in (list, Sub):
+            for way in (operator.setitem, list.__setitem__, lambda a, k, v: a.__setitem__(k, v)):
+                a = kind([0] * 60)
+                class Shrinking:
+                    def __iter__(self):
+                        del a[3:]
+                        return iter([1])
+                try:
+                    way(a, slice(13, 14, 2), Shrinking())
+                except ValueError:
+                    refused += a == [0, 0, 0]
+        b = [0] * 60
+        def shrinking():
+            del b[3:]
+            yield 1
+        try:
+            b[40:41:2] = shrinking()
+        except ValueError:
+            refused += b == [0, 0, 0]
+        store = list.__setitem__.__kwdefaults__["_sealed_tools"][0]
+        for key in (slice(13, 14, 2), 70, "x"):
+            try:
+                store([0], key, 1)
+            except (TypeError, IndexError):
+                refused += 1
+        print("refused", refused, type(list.__dict__["__setitem__"]).__name__)
+
+        def ordered():
+            out = []
+            pairs = (([], []), ([1], []), ([1, 2], [1, 3]), ([1, [2, 3]], [1, [2, 4]]), (["a"], [1]), ([1], (1,)),
+                     (Sub([1]), [1, 0]), ([float("nan")], [float("nan")]), ([1, 2], [1, 2]), ([None], [None, 1]))
+            for a, b in pairs:
+                for op in (operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operator.ne):
+                    try:
+                        out.append(op(a, b))
+                    except TypeError as exc:
+                        out.append(str(exc))
+            for args in ((1, []), ([], 1)):
+                try:
+                    out.append(list.__lt__(*args))
+                except TypeError as exc:
+                    out.append(str(exc))
+            out.append(sorted([[2, "b"], [1, "z"], [2, "a"], [1]]))
+            return out
+
+        before = ordered()
+        assert confine.seal_list_order() is None
+        assert ordered() == before, (ordered(), before)
+        freed = []
+
+        class Item:
+            __slots__ = ("a",)
+            def __eq__(self, other):
+                return False
+            def __lt__(self, other):
+                freed.append("compared")
+                return False
+            def __del__(self):
+                freed.append("freed")
+            __hash__ = object.__hash__
+
+        class Value(Item):
+            __slots__ = ()
+            def __gt__(self, other):
+                left.clear()
+                return NotImplemented
+
+        left = [Item()]
+        operator.lt(left, [Value()])
+        print("order", freed[:2])
+        import functools
+        key = functools.cmp_to_key(operator.sub)
+        assert confine.seal_key_wrapper() is None
+        assert sorted([3, 1, 2], key=key) == [1, 2, 3] and key(4).obj == 4
+        try:
+            key(1).obj = 2
+        except AttributeError:
+            print("key obj read-only")
+    """
+    confine = Path(__file__).resolve().parents[1] / "coworkenv" / "sandbox" / "_confine.py"
+    done = subprocess.run([sys.executable, "-c", code, str(confine)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.split("\n")[:3] == [
+        "refused 10 function", "order ['compared', 'freed']", "key obj read-only"], (
+        done.stdout, done.stderr)
+
+
 def test_sealed_tee_takes_no_state() -> None:
     """After `seal_tee` a tee's iterator has no `__setstate__` (one set ahead of what its data object read handed out a
     slot never written: a pointer the freed block held), and tees split, copy and read past a data link as before. In an

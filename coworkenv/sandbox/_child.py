@@ -653,6 +653,10 @@ def isolate(
             ("seal_array", "array.array writes where the code's values moved its buffer"),
             # mmap.mmap's item store converts the value while the map is held (its `__index__` could shrink the map).
             ("seal_mmap", "mmap.mmap writes where the code's values shrank the map"),
+            # A list's slice store converts the value before it works the slice out (its `__iter__` could shrink the list).
+            ("seal_list", "a list's extended-slice store writes past the table the code's value shrank"),
+            # A list's ordering comparisons hold the items they compare again (an item's reflected method freed one).
+            ("seal_list_order", "a list's comparison hands the code an item it freed"),
             # A struct.Struct is initialised once (a second `__init__` freed the codes a pack still walked).
             ("seal_struct", "struct.Struct writes where a second initialisation moved its codes"),
             # itertools.tee's iterators take no state (an index set past what was read handed out unwritten slots).
@@ -663,6 +667,8 @@ def isolate(
             ("seal_deque", "deque.index hands the code an item it freed"),
             # A partial holds what it calls and prints (a callee's `__setstate__` freed the arguments C still passed).
             ("seal_partial", "functools.partial calls with arguments the code's own code freed"),
+            # A comparison key's object is read-only (a reflected method set it anew while C compared it).
+            ("seal_key_wrapper", "a comparison key hands the code an object it freed"),
             # A text wrapper's newline decoder is held while the codec's decoder (the code's own) runs.
             ("seal_newline_decoder", "a text wrapper's newline decoder is freed while it decodes"),
             # The CJK codecs' C objects and errors names are never freed while their C methods run the code's code.

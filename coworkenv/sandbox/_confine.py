@@ -802,6 +802,17 @@ def seal_array() -> str | None:
     return None
 
 
+def _install_gates(cls: Any, flags: Any, gates: dict[str, Any]) -> None:
+    """Set each gate on the C type `cls` through `type.__setattr__`, its immutable flag (`flags`) lifted for the call,
+    so that the type's slots (and every subclass's) follow."""
+    flags.value = cls.__flags__ & ~_TPFLAGS_IMMUTABLETYPE
+    try:
+        for name, gate in gates.items():
+            type.__setattr__(cls, name, gate)
+    finally:
+        flags.value = cls.__flags__ | _TPFLAGS_IMMUTABLETYPE
+
+
 # `mmap.mmap` stores an item (`m[i] = v`) by checking the index against the map's size, then asking the value for its
 # number (`__index__`: Python code of the code's own), then writing at that index into whatever the map's data
 # pointer covers by then (CPython 3.11.7 checks that the map is still open there, not its size): a value that shrinks
@@ -873,12 +884,192 @@ def seal_mmap() -> str | None:
     function_t: Any = type(_mmap_setitem)
     tools = (cls, memoryview, _index, builtins.isinstance, type, builtins.getattr, slice, builtins.len, range,
              TypeError, ValueError, IndexError, BufferError)
-    gate = function_t(_mmap_setitem.__code__, {}, "__setitem__", (tools,))
-    flags.value = cls.__flags__ & ~_TPFLAGS_IMMUTABLETYPE
+    _install_gates(cls, flags, {"__setitem__": function_t(_mmap_setitem.__code__, {}, "__setitem__", (tools,))})
+    return None
+
+
+# A list's extended-slice store (`a[start:stop:step] = value`, a step other than 1) works the slice out against the
+# list's size, then turns the value into a list (`PySequence_Fast`: an `__iter__` of the code's own, a generator, a
+# `map`), then writes each new item at `start + k * step` of whatever table the list holds by then and drops the item
+# it found there: CPython 3.11.7 never looks at the size again (gh-120384, fixed in 3.12 and 3.13 only). An `__iter__`
+# that shrank the list had the store land past its new table: a bytearray header's data pointer set to another
+# header, all memory, no audit event (fifty-third round). Sealed here: `list.__setitem__` is a gate that converts the
+# value first, then works the slice out against the size the list has by then, and stores through C code that calls
+# no Python code and checks its bounds: an item store made from the sequence slot's C function (`list_ass_item`, whose
+# wrapper CPython makes for types without a mapping slot: here from `deque`'s), `__delitem__`, `__getitem__` and
+# `extend` (a slice of step 1 is the tail cut off, the new items and the tail put back). It holds no C store that
+# converts anything (the item slots follow the dict, so `a[i] = v`, C callers and subclasses take the gate; the
+# interpreter's own specialised store of an int index into an exact list stays C's, which converts nothing). The
+# answers and errors are C's.
+def _list_setitem(self: Any, key: Any, value: Any, /, *, _sealed_tools: Any = ()) -> None:
+    (store, delete, read, extend, list_t, tuple_t, slice_t, int_t, isinstance_, type_, getattr_, index_, iter_, len_,
+     range_, map_, any_, zip_, chain_, type_error, index_error, value_error) = _sealed_tools
+    kind = type_(key)
+    if kind is int_t and -9223372036854775808 <= key <= 9223372036854775807:
+        store(self, key, value)  # the index checked against the list's size, the value stored as it is
+        return
+    if kind is not slice_t:
+        if getattr_(kind, "__index__", None) is None:
+            if not isinstance_(self, list_t):
+                raise type_error(f"descriptor '__setitem__' requires a 'list' object but received a "
+                                 f"'{type_(self).__name__}'")
+            raise type_error(f"list indices must be integers or slices, not {kind.__name__}")
+        place = index_(key)
+        if not -9223372036854775808 <= place <= 9223372036854775807:
+            raise index_error(f"cannot fit '{kind.__name__}' into an index-sized integer")
+        store(self, place, value)
+        return
+    if not isinstance_(self, list_t):
+        raise type_error(f"descriptor '__setitem__' requires a 'list' object but received a '{type_(self).__name__}'")
+    step, start, stop = key.step, key.start, key.stop
+    if step is not None or (start is not None and type_(start) is not int_t) or (
+            stop is not None and type_(stop) is not int_t):
+        bounds = []
+        for part in (step, start, stop):  # C's order, each asked once
+            if part is not None and getattr_(type_(part), "__index__", None) is None:
+                raise type_error("slice indices must be integers or None or have an __index__ method")
+            bounds.append(None if part is None else index_(part))
+            if len_(bounds) == 1 and bounds[0] == 0:
+                raise value_error("slice step cannot be zero")
+        step, start, stop = bounds
+    if value is self or (type_(value) is not list_t and type_(value) is not tuple_t):
+        try:
+            items = iter_(value)
+        except type_error:
+            raise type_error("can only assign an iterable" if step is None or step == 1
+                             else "must assign iterable to extended slice") from None
+        value = list_t(items)
+    items = tuple_t(value)  # nothing of the code's runs from here on, but the drop of a replaced item, held till the end
+    start, stop, step = slice_t(start, stop, step).indices(len_(self))  # the size the list has now
+    _replaced = read(self, slice_t(start, stop, step))  # dropped at the end, as C drops what it replaced
+    count = len_(items)
+    if step == 1:
+        stop = stop if stop > start else start
+        size, tail = stop - start, len_(self) - stop
+        if tail <= count:  # a short tail: cut off from the start, the new items and the tail put back
+            kept = read(self, slice_t(stop, None))
+            delete(self, slice_t(start, None))
+            extend(self, items)
+            extend(self, kept)
+        else:  # a long one stays where it is: the items stored in place, the rest deleted or put in
+            for place in range_(start, start + (count if count < size else size)):
+                store(self, place, items[place - start])
+            if count < size:
+                delete(self, slice_t(start + count, stop))
+            elif count > size:
+                kept = read(self, slice_t(stop, None))
+                delete(self, slice_t(stop, None))
+                extend(self, items[size:])
+                extend(self, kept)
+        return
+    places = range_(start, stop, step)
+    if count != len_(places):
+        raise value_error(f"attempt to assign sequence of size {count} to extended slice of size {len_(places)}")
+    if count < 16 or step > 4 or step < -4:  # few items, or far apart: each stored, checked against the size
+        any_(map_(store.__get__(self), places, items))  # the C store bound to the list: no descriptor call per item
+        return
+    if step < 0:  # the same places from the lowest, with the items in that order
+        places, items, step = places[::-1], items[::-1], -step
+    low, high = places[0], places[-1]
+    between = []  # the items between two places, count - 1 of each (a loop: a comprehension is a closure)
+    for gap in range_(1, step):
+        between.append(read(self, slice_t(low + gap, high, step)))
+    kept = read(self, slice_t(high + 1, None))
+    delete(self, slice_t(low, None))
+    if between:
+        extend(self, chain_(zip_(items[:-1], *between)))  # the new items interleaved with those between them
+        extend(self, items[-1:])
+    else:  # a reversed run of places side by side
+        extend(self, items)
+    extend(self, kept)
+
+
+def seal_list() -> str | None:
+    """Make `list.__setitem__` convert the value before it works out a slice (above). Returns why it could not, or
+    None."""
+    import _collections
+    import builtins
+    import itertools
+
+    cls: Any = list
+    flags = ctypes.c_ulong.from_address(id(cls) + _TP_FLAGS)
+    setitem, sequence_setitem = cls.__dict__.get("__setitem__"), _collections.deque.__dict__.get("__setitem__")
+    if (flags.value != cls.__flags__ or not cls.__flags__ & _TPFLAGS_IMMUTABLETYPE
+            or type(setitem).__name__ != "wrapper_descriptor" or type(sequence_setitem).__name__ != "wrapper_descriptor"):
+        return "list is not the C type this bootstrap knows"
+
+    def word(address: int) -> int:
+        return ctypes.c_void_p.from_address(address).value or 0
+
+    # A wrapper descriptor: the object header, its type, name and qualified name, then its slot entry and C function.
+    # The type's sequence and mapping tables are words 13 and 14; the item store is word 5 of the one, 2 of the other.
+    base_of, wrapped_of = 5 * _WORD, 6 * _WORD
+    sequence_store = word(word(id(cls) + 13 * _WORD) + 5 * _WORD)
+    if (word(id(setitem) + wrapped_of) != word(word(id(cls) + 14 * _WORD) + 2 * _WORD)
+            or word(id(sequence_setitem) + wrapped_of) != word(word(id(_collections.deque) + 13 * _WORD) + 5 * _WORD)
+            or ctypes.string_at(word(word(id(sequence_setitem) + base_of))) != b"__setitem__" or not sequence_store):
+        return "list is not the C type this bootstrap knows"
+    make = ctypes.pythonapi.PyDescr_NewWrapper
+    make.argtypes, make.restype = (ctypes.py_object, ctypes.c_void_p, ctypes.c_void_p), ctypes.py_object
+    store = make(cls, word(id(sequence_setitem) + base_of), sequence_store)
+    probe = [0, 1]
+    store(probe, -1, 2)
     try:
-        type.__setattr__(cls, "__setitem__", gate)  # the item slots of the type (and any subclass) follow
-    finally:
-        flags.value = cls.__flags__ | _TPFLAGS_IMMUTABLETYPE
+        store(probe, 2, 3)
+    except IndexError:
+        pass
+    else:
+        return "list's sequence item store does not check its index"
+    if probe != [0, 2]:
+        return "list's sequence item store is not the one this bootstrap knows"
+    function_t: Any = type(_list_setitem)
+    tools = (store, cls.__dict__["__delitem__"], cls.__dict__["__getitem__"], cls.__dict__["extend"], list, tuple, slice,
+             int, builtins.isinstance, type, builtins.getattr, _index, builtins.iter, builtins.len, range, map,
+             builtins.any, builtins.zip, itertools.chain.from_iterable, TypeError, IndexError,
+             ValueError)
+    gate = function_t(_list_setitem.__code__, {}, "__setitem__", None, None)
+    gate.__kwdefaults__ = {"_sealed_tools": tools}
+    _install_gates(cls, flags, {"__setitem__": gate})  # the item slots of the type (and any subclass) follow
+    return None
+
+
+# A list's ordering comparison (`<`, `<=`, `>`, `>=`) finds the first items that differ, then compares them again
+# with the operator by borrowed references (CPython 3.11.7; the items are held since 3.12, gh-120298). An item of the
+# other list whose type subclasses this one's has its reflected method asked first: it clears this list, whose
+# reference was the item's last one but that of its frame, and answers NotImplemented, so the item is freed as the
+# frame returns and its own method is asked next with the freed item as `self`, where bytearray buffers of its block
+# size wrote a bytearray header of the code's own (all memory, no audit event; fifty-third round). Sealed here: the
+# four are gates that compare tuples made of both lists (C's copies hold every item, and a tuple's comparison is the
+# list's, item by item, the first pair that differs compared again), set through `type.__setattr__` so the type's
+# comparison slot and its subclasses' follow; `==` and `!=` stay C's (they answer without a second comparison).
+def _list_order(self: Any, other: Any, /, *, _sealed_tools: Any = ()) -> Any:
+    list_t, tuple_t, isinstance_, type_, compare, name, type_error, not_implemented = _sealed_tools
+    if not isinstance_(self, list_t):
+        raise type_error(f"descriptor '{name}' requires a 'list' object but received a '{type_(self).__name__}'")
+    if not isinstance_(other, list_t):
+        return not_implemented
+    return compare(tuple_t(self), tuple_t(other))
+
+
+def seal_list_order() -> str | None:
+    """Make a list's ordering comparisons hold the items they compare (above). Returns why it could not, or None."""
+    import builtins
+    import operator
+
+    cls: Any = list
+    flags = ctypes.c_ulong.from_address(id(cls) + _TP_FLAGS)
+    names = ("__lt__", "__le__", "__gt__", "__ge__")
+    if (flags.value != cls.__flags__ or not cls.__flags__ & _TPFLAGS_IMMUTABLETYPE
+            or any(type(cls.__dict__.get(name)).__name__ != "wrapper_descriptor" for name in names)):
+        return "list is not the C type this bootstrap knows"
+    function_t: Any = type(_list_order)
+    gates = {}
+    for name, compare in zip(names, (operator.lt, operator.le, operator.gt, operator.ge), strict=True):
+        gate = function_t(_list_order.__code__, {}, name, None, None)
+        gate.__kwdefaults__ = {"_sealed_tools": (list, tuple, builtins.isinstance, type, compare, name, TypeError,
+                                                 NotImplemented)}
+        gates[name] = gate
+    _install_gates(cls, flags, gates)  # the comparison slot of the type (and any subclass) follows
     return None
 
 
@@ -1146,6 +1337,36 @@ def seal_partial() -> str | None:
         kind_flags = ctypes.c_ulong.from_address(id(kind) + _TP_FLAGS)
         kind_flags.value = kind_flags.value & ~_TPFLAGS_HAVE_VECTORCALL
     return None
+
+
+# A `functools.cmp_to_key` key compares by calling the comparison function with the two wrapped objects, borrowed
+# from the keys; its `obj` member was writable. A C comparison function (`operator.lt`) that asked the second object's
+# reflected method first, whose Python code set the first key's `obj` anew, had the first object freed while C went on
+# to ask its own method with the freed object as `self` (the list comparison's route, through a key: fifty-third
+# round). Sealed here: `obj` is read-only, as the member's definition says (`READONLY` set in it, which every copy of
+# the type shares); nothing else changes a key's object. Changed for honest code: assigning `obj` raises.
+_T_OBJECT, _READONLY = 6, 1
+
+
+def seal_key_wrapper() -> str | None:
+    """Make a comparison key's `obj` read-only (above). Returns why it could not, or None."""
+    import _functools
+
+    key = _functools.cmp_to_key(None)(0)
+    member = type(key).__dict__.get("obj")
+    if type(member).__name__ != "member_descriptor":
+        return "functools.KeyWrapper is not the C type this bootstrap knows"
+    definition = ctypes.c_void_p.from_address(id(member) + 5 * _WORD).value or 0  # after the descriptor's header
+    if (not definition or ctypes.string_at(ctypes.c_void_p.from_address(definition).value or 0) != b"obj"
+            or ctypes.c_int.from_address(definition + _WORD).value != _T_OBJECT):
+        return "functools.KeyWrapper is not the C type this bootstrap knows"
+    flags = ctypes.c_int.from_address(definition + 3 * _WORD)  # name, type, offset, flags, doc
+    flags.value |= _READONLY
+    try:
+        key.obj = 1
+    except AttributeError:
+        return None
+    return "functools.KeyWrapper's obj stayed writable"
 
 
 # A C text wrapper hands the bytes it reads to its newline decoder, and the newline decoder to the codec's incremental
@@ -1510,11 +1731,12 @@ def _arg_parser(segments: list[tuple[int, int, bytes]], fname: bytes, keywords: 
 
 
 def sealed_codes() -> tuple[Any, ...]:
-    """The code objects of the gates `seal_buffered_io`, `seal_array`, `seal_mmap`, `seal_ordered_dict`, `seal_deque` and
-    `seal_partial` and `seal_newline_decoder` install, which the hook keeps from being changed."""
+    """The code objects of the gates `seal_buffered_io`, `seal_array`, `seal_mmap`, `seal_list`, `seal_list_order`,
+    `seal_ordered_dict`, `seal_deque`, `seal_partial` and `seal_newline_decoder` install, which the hook keeps from
+    being changed."""
     return (_own_method_get.__code__, _own_method_set.__code__, _buffered_new.__code__, _array_setitem.__code__,
             _array_append.__code__, _array_insert.__code__, _array_extend.__code__, _array_fromlist.__code__,
-            _array_tofile.__code__, _mmap_setitem.__code__, _odict_compare.__code__, _odict_repr.__code__, _odict_copy.__code__,
+            _array_tofile.__code__, _mmap_setitem.__code__, _list_setitem.__code__, _list_order.__code__, _odict_compare.__code__, _odict_repr.__code__, _odict_copy.__code__,
             _odict_pop.__code__, _odict_popitem.__code__, _deque_index.__code__,
             _partial_call.__code__, _partial_repr.__code__, _newline_new.__code__, _newline_decode.__code__,
             _newline_setstate.__code__, _newline_plain.__code__)
