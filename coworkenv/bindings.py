@@ -813,10 +813,23 @@ def _with_kept(shape: ResultShape, item: Any, shaped: dict[str, Any], kept: Mapp
 
 def declared_tool(decl: ToolDecl) -> DeclaredTool:
     """The runtime tool of a declaration (its op must exist: check with binding_issues first). The op takes its
-    service arguments (`coworkenv.tools.service_args`): the binding's arguments and defaults may fill them."""
-    bound = SERVICE_TOOLS[decl.bind.op]
-    return DeclaredTool(decl.name, bound.app, bound.method, bound.kind, decl.description, _args_model(decl),
-                        decl.model_dump_json(), bound)
+    service arguments (`coworkenv.tools.service_args`): the binding's arguments and defaults may fill them.
+
+    One per distinct declaration (a pure function of its JSON, kept like `_validator`'s): every episode's env and
+    system prompt builds the spec's catalogue, and the argument model's `create_model` costs ~2 ms a tool."""
+    decl_json = decl.model_dump_json()
+    found = _DECLARED.get(decl_json)
+    if found is None:
+        bound = SERVICE_TOOLS[decl.bind.op]
+        found = DeclaredTool(decl.name, bound.app, bound.method, bound.kind, decl.description, _args_model(decl),
+                             decl_json, bound)
+        if len(_DECLARED) >= 4096:  # a long-lived process meets ever new declarations: keep the recent ones
+            del _DECLARED[next(iter(_DECLARED))]
+        _DECLARED[decl_json] = found
+    return found
+
+
+_DECLARED: dict[str, DeclaredTool] = {}
 
 
 def _args_model(decl: ToolDecl) -> type[BaseModel]:

@@ -13,6 +13,7 @@ from coworkenv.spec import Scoring
 
 _FIELDS = ("index", "turn", "tool", "args", "ok", "result", "error", "time", "hash_before", "hash_after", "op", "fault")
 _UNDECODED = object()
+_ATOMS = frozenset({str, int, float, bool})  # what copy.deepcopy returns as it is
 
 
 class AuditEntry:
@@ -95,8 +96,24 @@ class AuditEntry:
                               None if undecoded else self._result, self._json if undecoded else None)
 
     def as_dict(self) -> dict[str, Any]:
-        """The entry's fields as plain data (deep copies, as `dataclasses.asdict` made them)."""
-        return {name: copy.deepcopy(value) for name, value in zip(_FIELDS, self._values(), strict=True)}
+        """The entry's fields as plain data (deep copies, as `dataclasses.asdict` made them).
+
+        A result still held as JSON is decoded afresh (a copy of its own, as a deep copy of the decoded value would
+        be, at a tenth of the cost: every sandboxed check run is handed the episode's whole audit), and a scalar is
+        its own copy."""
+        out = {}
+        for name, value in zip(_FIELDS, self._values_undecoded(), strict=True):
+            if value is _UNDECODED:
+                out[name] = orjson.loads(self._json)  # type: ignore[arg-type]  # set whenever _result is _UNDECODED
+            elif value is None or type(value) in _ATOMS:
+                out[name] = value
+            else:
+                out[name] = copy.deepcopy(value)
+        return out
+
+    def _values_undecoded(self) -> tuple[Any, ...]:
+        return (self.index, self.turn, self.tool, self.args, self.ok, self._result, self.error, self.time,
+                self.hash_before, self.hash_after, self.op, self.fault)
 
 
 _SLOT_SETTERS = tuple(AuditEntry.__dict__[name].__set__ for name in (

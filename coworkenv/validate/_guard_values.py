@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from functools import lru_cache
 from typing import Any, Literal, get_args, get_origin
 
 from pydantic import BaseModel
@@ -64,6 +65,37 @@ _VERSION = re.compile(r"(?:^|_)version$")
 _NEW_VERSIONS = 3
 
 
+def _literal_values(annotation: Any, found: set[str]) -> None:
+    if get_origin(annotation) is Literal:
+        found.update(str(a) for a in get_args(annotation) if isinstance(a, str))
+        return
+    for arm in get_args(annotation):
+        _literal_values(arm, found)
+
+
+@lru_cache(maxsize=64)
+def _state_literals(state: type[BaseModel]) -> frozenset[str]:
+    """The values an app's record models' fields may take by their type (`folder: 'sent'`), held or not: the same
+    for every spec, so read once."""
+    found: set[str] = set()
+    for field in state.model_fields.values():
+        model = get_args(field.annotation)[0] if get_args(field.annotation) else None
+        if isinstance(model, type) and issubclass(model, BaseModel):
+            for record_field in model.model_fields.values():
+                _literal_values(record_field.annotation, found)
+    return frozenset(found)
+
+
+@lru_cache(maxsize=1)
+def _tool_literals() -> frozenset[str]:
+    """The values the built-in tools' arguments may take by their type."""
+    found: set[str] = set()
+    for tool in TOOLS.values():
+        for param in tool.params.model_fields.values():
+            _literal_values(param.annotation, found)
+    return frozenset(found)
+
+
 class _Universe:
     """The values a call or a record can carry in this spec's world, exact and case-folded."""
 
@@ -76,8 +108,8 @@ class _Universe:
             state = getattr(spec.world.apps, app_name)
             if not isinstance(state, BaseModel):
                 continue
-            for table, field in type(state).model_fields.items():
-                self._literals(get_args(field.annotation)[0] if get_args(field.annotation) else None)
+            self.exact.update(_state_literals(type(state)))
+            for table in type(state).model_fields:
                 for record in getattr(state, table, None) or []:
                     if isinstance(record, BaseModel):
                         self._record(record.model_dump(mode="json"))
@@ -85,9 +117,7 @@ class _Universe:
                         self.exact.update({"@" + record.chat_handle.lstrip("@"), record.chat_handle.lstrip("@")})
                     if app_name == "chat" and getattr(record, "name", None):
                         self.exact.update({"#" + str(record.name).lstrip("#"), str(record.name).lstrip("#")})
-        for tool in TOOLS.values():
-            for param in tool.params.model_fields.values():
-                self._literal_values(param.annotation)
+        self.exact.update(_tool_literals())
         for effect in [e for r in spec.dynamics.rules for e in r.effects] + [e for t in spec.turns for e in t.changes]:
             if isinstance(effect, PutRecord):
                 self._record(effect.record)
@@ -123,19 +153,6 @@ class _Universe:
         for key, value in fields.items():
             if _VERSION.search(str(key)) and isinstance(value, int) and not isinstance(value, bool):
                 self.versions.add(value)
-
-    def _literals(self, model: Any) -> None:
-        """The values a record model's fields may take by their type (`folder: 'sent'`), held or not."""
-        if isinstance(model, type) and issubclass(model, BaseModel):
-            for field in model.model_fields.values():
-                self._literal_values(field.annotation)
-
-    def _literal_values(self, annotation: Any) -> None:
-        if get_origin(annotation) is Literal:
-            self.exact.update(str(a) for a in get_args(annotation) if isinstance(a, str))
-            return
-        for arm in get_args(annotation):
-            self._literal_values(arm)
 
     def _leaves(self, value: Any) -> None:
         if self._seen > _MAX_LEAVES:

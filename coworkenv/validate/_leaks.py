@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import orjson
@@ -105,6 +106,12 @@ def needles(spec: EnvSpec) -> Iterator[Needle]:
                              normalize(step.say), "the reference answer")
 
 
+@lru_cache(maxsize=4096)
+def _check_id(ident: str) -> re.Pattern[str]:
+    """A check id as a whole name (not inside a longer identifier)."""
+    return re.compile(rf"(?<![\w-]){re.escape(ident)}(?![\w-])")
+
+
 def find_leaks(spec: EnvSpec, prompts: list[tuple[str, str]],
                audit: list[AuditEntry] | None = None) -> Iterator[tuple[str, str, str]]:
     """(code, path, message) for every verifier or reference artifact the agent can see, verbatim or reworded
@@ -140,5 +147,5 @@ def find_leaks(spec: EnvSpec, prompts: list[tuple[str, str]],
         if len(ident) < _MIN_CHECK_ID or not any(c in ident for c in "-_"):
             continue  # a plain word id ("done") is ordinary language, not a leak
         for where, text in prompt_norm:
-            if re.search(rf"(?<![\w-]){re.escape(ident)}(?![\w-])", text):
+            if _check_id(ident).search(text):
                 yield "check_id_in_prompt", f"checks[{i}].id", f"check id {check.id!r} appears in {where}"

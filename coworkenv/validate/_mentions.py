@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import date, timedelta
+from functools import lru_cache
 from zoneinfo import available_timezones
 
 from coworkenv.checks.text import IN_WORDS as _IN_WORDS
@@ -265,7 +266,15 @@ class When:
 def mentions(text: str, today: date | None = None) -> list[When]:
     """Every date, time, amount, phone number, duration and number written in `text` (ISO dates, "3 November",
     "June 2, 2026", "15:00", "3pm", "EUR 41,620", "+44 20 7946 0958", "90 minutes", "1.5 h", "12,973"), and given
-    the day it is written, the dates it gives relative to that day ("tomorrow", "Friday", "next Tuesday")."""
+    the day it is written, the dates it gives relative to that day ("tomorrow", "Friday", "next Tuesday").
+
+    A pure function of its arguments, read once per text (the replays read the same turns and replies again and
+    again); each call gets a list of its own."""
+    return list(_mentions(text, today))
+
+
+@lru_cache(maxsize=4096)
+def _mentions(text: str, today: date | None) -> tuple[When, ...]:
     out = []
     for m in _WHEN.finditer(text):
         g = m.groupdict()
@@ -286,7 +295,7 @@ def mentions(text: str, today: date | None = None) -> list[When]:
         if (end := _RANGE_END.match(text, w.end)) is not None and end.start("h") not in starts:
             out.append(When("time", ((None, int(end["h"]), int(end["m"])),), text[end.start("h"):end.end()],
                             end.start("h"), end.end()))
-    return sorted(out, key=lambda w: w.start)
+    return tuple(sorted(out, key=lambda w: w.start))
 
 
 def _read(g: dict[str, str | None], today: date | None = None) -> tuple[str, tuple[tuple[int | None, int, int], ...]] | None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 
 from coworkenv.spec import EnvSpec, ReferenceStep, ReferenceTurn, ToolCallSpec
 from coworkenv.validate._mutation_core import replaced
@@ -114,14 +115,20 @@ def _respelled(text: str, named: list[str], said: str) -> str | None:
     return out if out != text else None
 
 
+@lru_cache(maxsize=8192)
+def _spelled(core: str) -> re.Pattern[str]:
+    """`core` as a whole term in any letter case and spacing (compiled once: the replays ask it of every text)."""
+    pattern = r"\s+".join(re.escape(part) for part in core.split())
+    return re.compile(rf"(?<![\w/.-]){pattern}(?![\w/-])", re.IGNORECASE)
+
+
 def _as_user_spelled(value: str, said: str, also_as_is: bool = False) -> str | None:
     """The user's spelling of `value` (the same characters but for letter case and spacing) where it differs; where
     `said` also spells it exactly as `value`, None, or with `also_as_is` its first other spelling."""
     core = value.strip()
     if not _nameable(core) or not re.search(r"[^\W\d_]", core):
         return None
-    pattern = r"\s+".join(re.escape(part) for part in core.split())
-    spelled = [m.group(0) for m in re.finditer(rf"(?<![\w/.-]){pattern}(?![\w/-])", said, re.IGNORECASE)]
+    spelled = [m.group(0) for m in _spelled(core).finditer(said)]
     other = [s for s in spelled if s != value]
     if not other or (value in spelled and not also_as_is):
         return None  # the user never wrote it otherwise, or also wrote it exactly so

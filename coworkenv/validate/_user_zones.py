@@ -31,6 +31,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from datetime import datetime
+from functools import lru_cache
 
 from coworkenv.bindings import DeclaredTool, bind_arguments, spec_catalog
 from coworkenv.spec import EnvSpec, ReferenceStep, ToolCallSpec
@@ -69,9 +70,7 @@ def _asked(text: str, kind: str, user: str | None, recipient: str | None,
            zones: set[str]) -> tuple[str | None, bool]:
     """The zone the turn asks this output in (see the module's docstring), None where it cannot tell, and whether the
     turn names it."""
-    words = _zone_words(zones)
-    phrase = re.compile(rf"(?P<utc>{_UTC})|(?P<theirs>{_THEIRS})|(?P<mine>{_MINE})" +
-                        (rf"|(?P<named>\b(?:{words})\b)" if words else ""), re.IGNORECASE)
+    phrase = _phrase(_zone_words(zones))
     for m in _CHANNELS[kind].finditer(text):
         end = _SENTENCE_END.search(text, m.end())
         segment = text[m.end():end.start() if end else len(text)]
@@ -432,9 +431,20 @@ def in_season(text: str, instants: set[int], recipient: str | None, zones: set[s
     return "".join(out) + text[at:]
 
 
+@lru_cache(maxsize=1024)
+def _phrase(words: str) -> re.Pattern[str]:
+    """What names the zone asked for after a channel: UTC, the reader's, the user's own, or one of `words`."""
+    return re.compile(rf"(?P<utc>{_UTC})|(?P<theirs>{_THEIRS})|(?P<mine>{_MINE})" +
+                      (rf"|(?P<named>\b(?:{words})\b)" if words else ""), re.IGNORECASE)
+
+
 def _label(zones: set[str]) -> re.Pattern[str]:
     """A zone's label after a time (or after a range's end): "UTC", "your time", "Berlin", "(Asia/Dubai)"."""
-    words = _zone_words(zones)
+    return _label_of(_zone_words(zones))
+
+
+@lru_cache(maxsize=1024)
+def _label_of(words: str) -> re.Pattern[str]:
     return re.compile(r"\s*(?:-\s*\d{1,2}:\d{2}\s*)?\(?\s*(?:in\s+)?(?P<l>" + _UTC + "|" + _THEIRS +
                       (rf"|\b(?:{words})\b(?:\s+time\b)?" if words else "") + r")", re.IGNORECASE)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from functools import lru_cache
 from typing import Any
 
 from coworkenv.spec import EnvSpec
@@ -280,6 +281,7 @@ def _admits(pattern: Any, text: str) -> bool:
         return False
 
 
+@lru_cache(maxsize=8192)
 def _whole(fact: str) -> re.Pattern[str]:
     """`fact` as a whole token: not inside a longer word or number (the field name "id" is no fact of "Astrid",
     "13" none of "2013"), though a plural counts ("mug" of "mugs") and an ISO time's "13:30" may follow its "T"."""
