@@ -28,7 +28,6 @@ from datetime import datetime
 from functools import lru_cache
 from typing import Any
 
-from coworkenv.apps import TOOLS
 from coworkenv.bindings import spec_catalog
 from coworkenv.env import base_world
 from coworkenv.spec import EnvSpec, ReferenceStep
@@ -273,10 +272,11 @@ def zones(spec: EnvSpec) -> set[str]:
 def _written_instants(spec: EnvSpec, t: int) -> set[int]:
     """The instants (epoch seconds) of the date-times the reference's writes pass up to turn `t`."""
     out: set[int] = set()
+    tools = spec_catalog(spec)  # a declared write too (`gcal_book_event`), by the op it runs
     for turn in spec.reference[:t + 1]:
         for step in turn.steps:
             call = step.call
-            tool = TOOLS.get(call.name) if call is not None else None
+            tool = tools.get(call.name) if call is not None else None
             if call is None or tool is None or tool.kind != "write":
                 continue
             for leaf in leaves(call.arguments):

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import re
 
+from coworkenv.bindings import spec_catalog
 from coworkenv.spec import EnvSpec, ToolCallSpec
+from coworkenv.validate._declared_calls import as_op
 
 # Writes to a person; a draft (mail_save_draft) is the message the user asked to have prepared.
 _MESSAGES = frozenset({"chat_send_dm", "mail_send", "mail_save_draft"})
@@ -30,6 +32,9 @@ def asked_recipient(spec: EnvSpec, turn: int, call: ToolCallSpec) -> str | None:
     if not 0 <= turn < len(spec.turns):
         return None
     request = spec.turns[turn].content
+    if spec.tool_decls:  # a declared tool by the op it runs (an imported `gmail_send_message` is a mail_send)
+        op, arguments = as_op(spec_catalog(spec), call)
+        call = ToolCallSpec(name=op, arguments=arguments)
     if call.name in _POSTS:
         return _asked_channel(spec, request, call)
     if call.name not in _MESSAGES:

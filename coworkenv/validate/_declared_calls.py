@@ -40,6 +40,15 @@ def bound_message(bind: Binding, arguments: dict[str, Any], take: set[str]) -> d
     return {k: v for k, v in bound.items() if k in take and v is not None}
 
 
+def as_op(catalog: Mapping[str, ToolDef], call: ToolCallSpec) -> tuple[str, dict[str, Any]]:
+    """The op a call runs and its op arguments (a declared tool's carried through its binding; none where they do
+    not bind; `catalog` the spec's `spec_catalog`)."""
+    tool = catalog.get(call.name)
+    if not isinstance(tool, DeclaredTool):
+        return call.name, dict(call.arguments)
+    return tool.op, bound_message(tool.decl.bind, dict(call.arguments), set(tool.bound.params.model_fields)) or {}
+
+
 def declared_arguments(bind: Binding, message: dict[str, Any]) -> dict[str, Any]:
     """Arguments of a declared tool that carry `message` (op arguments) through its renames and conversions: each
     op parameter from the declared argument renamed to it, its value written back as the conversions read it (a

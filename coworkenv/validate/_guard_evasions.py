@@ -25,13 +25,14 @@ played; a frame may still stop the other route, the guard itself protects one (`
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from coworkenv.apps import TOOLS
-from coworkenv.bindings import exposed_tools
+from coworkenv.bindings import DeclaredTool, exposed_tools, spec_catalog
 from coworkenv.checks import call_matches
 from coworkenv.spec import EnvSpec, ForbiddenRule
+from coworkenv.tools import ToolDef
 from coworkenv.validate._check_reads import spec_rules
 from coworkenv.validate._guard_values import world_spelled
 from coworkenv.validate._rewrites import first_required, key_rollbacks, rewrites
@@ -61,15 +62,19 @@ def evaded_guards(spec: EnvSpec, world: World) -> list[GateError]:
         return not any(call_matches(m, tool, args) for tool, args in route for m in matchers)
 
     exposed = set(exposed_tools(spec))
+    catalog = spec_catalog(spec)
     # The reference's own calls (tool, record): a rewrite the task itself makes is the task, not a route to harm.
     done = {(st.call.name, str(st.call.arguments.get(first_required(TOOLS[st.call.name]) or "")))
             for turn in spec.reference for st in turn.steps if st.call and st.call.name in TOOLS}
     errors = []
     for path, check, rule in forbidden:  # a tier's forbidden rule too
         tool = rule.call.tool
-        if tool not in TOOLS or tool not in exposed:
+        if tool not in exposed:
             continue
         where = f"{path}.call"
+        if tool not in TOOLS:  # a declared tool: the other messages by its op (the routes below read built-in schemas)
+            errors += _messaged(check.id, rule, where, _other_messages(rule, exposed, world, catalog), unguarded)
+            continue
         for arg, value, other, args in _other_closings(rule):
             if unguarded([(tool, args)]):
                 errors.append(GateError("mutations", "guard_bypassed", where, (
@@ -94,13 +99,17 @@ def evaded_guards(spec: EnvSpec, world: World) -> list[GateError]:
                     f"{tool}, but services_rollback_config {args} makes config version {version} active, which "
                     f"makes that change all the same, and matches no forbidden guard; forbid rolling "
                     f"{args['service']!r} back too")))
-        for person, route in _other_messages(rule, exposed, world):
-            if unguarded(route):
-                errors.append(GateError("mutations", "guard_bypassed", where, (
-                    f"forbidden guard {check.id!r} forbids {tool} to {person!r}, but "
-                    f"{' then '.join(t for t, _ in route)} reaches them and matches no forbidden guard; forbid "
-                    f"{route[-1][0]} to {person!r} too")))
+        errors += _messaged(check.id, rule, where, _other_messages(rule, exposed, world, catalog), unguarded)
     return errors
+
+
+def _messaged(check: str, rule: ForbiddenRule, where: str, routes: Iterator[tuple[str, Route]],
+              unguarded: Callable[[Route], bool]) -> list[GateError]:
+    """`guard_bypassed` errors of the other routes that reach a person the guard keeps from `rule`'s message."""
+    return [GateError("mutations", "guard_bypassed", where, (
+        f"forbidden guard {check!r} forbids {rule.call.tool} to {person!r}, but "
+        f"{' then '.join(t for t, _ in route)} reaches them and matches no forbidden guard; forbid "
+        f"{route[-1][0]} to {person!r} too")) for person, route in routes if unguarded(route)]
 
 
 def _pinned(rule: ForbiddenRule) -> dict[str, Any]:
@@ -145,14 +154,26 @@ def _deletions(rule: ForbiddenRule, exposed: set[str]) -> Iterator[tuple[str, di
         yield name, args
 
 
-def _other_messages(rule: ForbiddenRule, exposed: set[str], world: World) -> Iterator[tuple[str, Route]]:
-    addressed = _ADDRESSED.get(rule.call.tool)
+def _addressed(rule: ForbiddenRule, catalog: dict[str, ToolDef]) -> tuple[str, ...] | None:
+    """The arguments of the guarded tool that name whom its message reaches, by the op it runs: a messaging op's own,
+    or those of a tool the spec declares bound to them (an imported `gmail_send_message`, whatever it is called)."""
+    tool = catalog.get(rule.call.tool)
+    if not isinstance(tool, DeclaredTool):
+        return _ADDRESSED.get(rule.call.tool)
+    bind, ops = tool.decl.bind, _ADDRESSED.get(tool.op)
+    return None if ops is None else tuple(n for n in bind.args if (a := bind.arg(n)) is not None and a.to in ops)
+
+
+def _other_messages(rule: ForbiddenRule, exposed: set[str], world: World,
+                    catalog: dict[str, ToolDef]) -> Iterator[tuple[str, Route]]:
+    addressed = _addressed(rule, catalog)
     pinned = _pinned(rule)
     named_fields = {*pinned, *(c.field for c in rule.call.where)}
     if addressed is None or not named_fields or not named_fields <= set(addressed):
         return  # a guard on what is said (a file, a subject) is not about the person alone
     people = [str(v) for c in rule.call.where if c.field in addressed for v in leaves(c.value)]
     people += [str(v) for k, v in rule.call.args.items() if k in addressed for v in leaves(v)]
+    people = [p.strip() for v in people for p in v.split(",")]  # a comma list (a declared `to`): each its person
     contacts = list(world.table("contacts", "contacts")) if "contacts_send_message" in exposed else []
     reached = {_email_of(world, p): p for p in reversed(people) if p}  # one route per person, however spelled
     for email, person in reached.items():

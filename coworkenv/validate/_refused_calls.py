@@ -68,7 +68,7 @@ from coworkenv.spec import EnvSpec, ReferenceStep, ReferenceTurn, ToolCallSpec
 from coworkenv.spec_checks import CalledRule, OrderRule
 from coworkenv.tools import ToolDef, ToolOutcome
 from coworkenv.validate._check_reads import nested_rules, parts_read, python_rules
-from coworkenv.validate._declared_calls import bound_message, declared_arguments, made_through
+from coworkenv.validate._declared_calls import as_op, bound_message, declared_arguments, made_through
 from coworkenv.validate._episodes import EpisodeOutcome, SpecEpisodes
 from coworkenv.validate._mutation_core import replaced, turn_of, without
 from coworkenv.validate.gates import GateError
@@ -436,15 +436,6 @@ def credited_drafts(spec: EnvSpec, episodes: SpecEpisodes,
     return errors
 
 
-def _as_op(catalog: dict[str, ToolDef], call: ToolCallSpec) -> tuple[str, dict[str, Any]]:
-    """The op a call runs and its op arguments (a declared tool's carried through its binding; none where they do
-    not bind)."""
-    tool = catalog.get(call.name)
-    if not isinstance(tool, DeclaredTool):
-        return call.name, dict(call.arguments)
-    return tool.op, bound_message(tool.decl.bind, dict(call.arguments), set(tool.bound.params.model_fields)) or {}
-
-
 def _sent_draft_saves(spec: EnvSpec, oracle: EpisodeOutcome) -> Iterator[tuple[int, int, int, int]]:
     """(turn, step) of each reference save of a draft (a call of any tool bound to `mail_save_draft`, built-in or
     declared) and of the reference's call sending it (any tool bound to `mail_send_draft`, its `draft_id` carried
@@ -454,7 +445,7 @@ def _sent_draft_saves(spec: EnvSpec, oracle: EpisodeOutcome) -> Iterator[tuple[i
              if st.call is not None]
     saved = [e for e in oracle.audit if (e.op or e.tool) == "mail_save_draft" and e.ok and isinstance(e.result, dict)]
     for t, s, call in calls:
-        op, arguments = _as_op(catalog, call)
+        op, arguments = as_op(catalog, call)
         if op != "mail_send_draft":
             continue
         entry = next((e for e in saved if e.result.get("id") == arguments.get("draft_id")), None)
@@ -479,7 +470,7 @@ def sent_drafts_unchecked(spec: EnvSpec, episodes: SpecEpisodes) -> list[GateErr
     for t0, s0, t, s in _sent_draft_saves(spec, oracle):
         save, send = spec.reference[t0].steps[s0].call, spec.reference[t].steps[s].call
         assert save is not None and send is not None
-        _, message = _as_op(catalog, save)  # the earlier version written through the same (declared) drafting tool
+        _, message = as_op(catalog, save)  # the earlier version written through the same (declared) drafting tool
         other = made_through(spec, catalog, "mail_save_draft", {k: v for k, v in {**message, **OTHER_MESSAGE}.items()
                                                                  if k != "in_reply_to"}, save.name)
         if other is None:
@@ -493,7 +484,7 @@ def sent_drafts_unchecked(spec: EnvSpec, episodes: SpecEpisodes) -> list[GateErr
                       and e.ok and isinstance(e.result, dict)), None)
         if first is None:
             continue
-        _, sent = _as_op(catalog, send)
+        _, sent = as_op(catalog, send)
         resent = made_through(spec, catalog, "mail_send_draft", {**sent, "draft_id": first}, send.name)
         if resent is None:
             continue

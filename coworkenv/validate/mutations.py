@@ -125,7 +125,9 @@ def near_miss_mutations(spec: EnvSpec, world: World | EntityIndex, *, max_altern
     out += admitted_value_mutations(spec, writes, tools, index)  # a value a check's pattern admits beside it
     out += asked_label_mutations(spec, writes, tools, index)  # a label the instructions ask for, left out
     for t, s, call in writes:
-        if _CREATES.search(call.name):  # a record made twice: a second ticket, a double-booked meeting, a to-do
+        # a record made twice: a second ticket, a double-booked meeting, a to-do (by the op the tool runs: a declared
+        # `jira_open_issue` makes a ticket, a declared `gmail_create_draft` only saves a draft)
+        if _CREATES.search(tools[call.name].op):
             where = f"reference[{t}].steps[{s}]"
             steps = list(reference[t].steps)
             steps.insert(s + 1, steps[s])
@@ -166,11 +168,11 @@ def _extra_record_mutations(spec: EnvSpec, writes: list[tuple[int, int, ToolCall
              if isinstance(rule, RecordsRule) and rule.count_op == "gte"}
     # A count of the creating tool's calls ("todo_add_task at least N times") is as loose as a records "at least".
     loose |= {tools[rule.call.tool].app for _, _, _, rule in spec_rules(spec.checks)
-              if isinstance(rule, CalledRule) and rule.call.tool in tools and _CREATES.search(rule.call.tool)}
+              if isinstance(rule, CalledRule) and rule.call.tool in tools and _CREATES.search(tools[rule.call.tool].op)}
     out: list[Mutation] = []
     for t, s, call in writes:
         tool = tools[call.name]
-        if not _CREATES.search(call.name) or tool.app not in loose:
+        if not _CREATES.search(tool.op) or tool.app not in loose:
             continue
         for name, value in call.arguments.items():
             if (name in CONTENT_ARGS or not isinstance(value, str) or " " not in value

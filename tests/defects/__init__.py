@@ -65,6 +65,7 @@ from tests.defects import (
     dead_guard,
     declared_draft_credited,
     declared_draft_unseen,
+    declared_name_misread,
     declared_read_unseen,
     declared_write_as_read,
     delay_pinned,
@@ -452,6 +453,7 @@ MODULES = (
     reply_threaded_unrelated,
     channel_listed_elsewhere,
     reply_threaded_other_matter,
+    declared_name_misread,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.

@@ -87,8 +87,14 @@ def declare_writes(spec: Spec, every: bool = False, reads: bool = False) -> None
                     and (reads or TOOLS[n].kind == "write"))
     if not writes:
         raise CorpusError(f"{spec['capability']}: the reference writes through no built-in tool")
-    names = {n: _PREFIX + n for n in writes}
-    for n in writes:
+    declare_as(spec, {n: _PREFIX + n for n in writes})
+
+
+def declare_as(spec: Spec, names: dict[str, str]) -> None:
+    """Each built-in tool `names` names declared under that name (the op's own schema and arguments), the built-in
+    one no longer given; the reference, the checks' matchers (Python checks' quoted names too), the dynamics rules
+    and the turns follow."""
+    for n in names:
         params = TOOLS[n].openai_schema()["function"]["parameters"]
         spec.setdefault("tool_decls", []).append({
             "name": names[n], "description": f"Calls {n} in the service's own words.", "parameters": params,
@@ -103,11 +109,12 @@ def declare_writes(spec: Spec, every: bool = False, reads: bool = False) -> None
                 c["rule"]["code"] = c["rule"]["code"].replace(f'"{n}"', f'"{m}"').replace(f"'{n}'", f"'{m}'")
 
 
-def _witness(witness: Callable[[Spec], list[dict[str, Any]]]) -> Callable[[Spec], list[dict[str, Any]]]:
-    """`witness` played on the declared spec: built on the spec with its declared writes back under their built-in
-    names (the witnesses tell writes by those), its calls then renamed to the declared names."""
+def _witness(witness: Callable[[Spec], list[dict[str, Any]]],
+             ours: Callable[[str], bool] = lambda name: name.startswith(_PREFIX)) -> Callable[[Spec], list[dict[str, Any]]]:
+    """`witness` played on the declared spec: built on the spec with its declared writes (those `ours` names) back
+    under their built-in names (the witnesses tell writes by those), its calls then renamed to the declared names."""
     def declared(spec: Spec) -> list[dict[str, Any]]:
-        back = {d["name"]: d["bind"]["op"] for d in spec.get("tool_decls", []) if d["name"].startswith(_PREFIX)}
+        back = {d["name"]: d["bind"]["op"] for d in spec.get("tool_decls", []) if ours(d["name"])}
         plain = copy.deepcopy(spec)
         plain["tool_decls"] = [d for d in plain["tool_decls"] if d["name"] not in back]
         plain["tools"].extend(back.values())
