@@ -454,3 +454,4 @@ def test_the_narrating_oracle_rolls_out_an_imported_task_and_says_what_its_tools
     assert run_episode(env, NarratedOracle(spec, seed=0)).result.score == 1.0
     said = " ".join(m["content"] or "" for m in env.messages if m["role"] == "assistant")
     assert "total 4" in said and 'evt_001 "Daily standup"' in said and 'user "Mike"' in said
+    assert "call calendar_list_events" in said and "between  and" not in said  # its `date` is no built-in argument

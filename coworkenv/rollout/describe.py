@@ -15,6 +15,7 @@ from typing import Any
 
 import orjson
 
+from coworkenv.apps import TOOLS
 from coworkenv.world import World
 
 Args = dict[str, Any]
@@ -142,15 +143,23 @@ INTENTS: dict[str, Callable[[Args, Phrasing], str]] = {
 }
 
 
+def _phrased(table: dict[str, Callable[..., str]], tool: str, args: Any, *answer_and_phrasing: Any) -> str | None:
+    """The built-in tool's phrasing of a call, or None where it has none or the call is not the built-in's: a call
+    with an argument the built-in tool does not take (an imported tool of its name: `calendar_list_events` with a
+    `date`), or an answer the phrasing cannot read (`_SHAPE_ERRORS`). Such a call is described as any tool's is."""
+    built_in, describe = TOOLS.get(tool), table.get(tool)
+    if describe is None or built_in is None or not isinstance(args, dict) or \
+            not set(args) <= set(built_in.params.model_fields):
+        return None
+    try:
+        return describe(args, *answer_and_phrasing)
+    except _SHAPE_ERRORS:
+        return None
+
+
 def intent(tool: str, args: Args, p: Phrasing) -> str:
     """What calling `tool` with `args` sets out to do, e.g. 'search your mail for "checkout"'."""
-    describe = INTENTS.get(tool)
-    if describe is not None:
-        try:
-            return describe(args, p)
-        except _SHAPE_ERRORS:  # arguments the built-in tool's phrasing cannot read (an imported tool of its name)
-            pass
-    return f"call {tool}"
+    return _phrased(INTENTS, tool, args, p) or f"call {tool}"
 
 
 # -- sources: what a read looked at, as a noun phrase -------------------------------------------------------------
@@ -323,13 +332,7 @@ FINDINGS: dict[str, Callable[[Args, Any, Phrasing], str]] = {
 
 def finding(tool: str, args: Args, result: Any, p: Phrasing) -> str:
     """What a successful read returned, as a sentence naming counts, ids and names."""
-    describe = FINDINGS.get(tool)
-    if describe is not None:
-        try:
-            return describe(args, result, p)
-        except _SHAPE_ERRORS:  # an answer in a shape the built-in app never gives (an imported tool of its name)
-            pass
-    return _named_finding(tool, result, p)
+    return _phrased(FINDINGS, tool, args, result, p) or _named_finding(tool, result, p)
 
 
 # What reading a tool's answer in a shape its phrasing does not expect raises: a dict sliced or indexed by position
@@ -443,10 +446,11 @@ ACTIONS: dict[str, Callable[[Args, Any, Phrasing], str]] = {
 
 def action(tool: str, args: Args, result: Any, p: Phrasing) -> str:
     """What a successful write did, e.g. 'rolled svc-payments back to config v3 (it was on v4)'."""
-    describe = ACTIONS.get(tool)
-    if describe is not None:
-        try:
-            return describe(args, result, p)
-        except _SHAPE_ERRORS:  # an answer in a shape the built-in app never gives (an imported tool of its name)
-            pass
-    return f"ran {tool}" if result is None or result == {} else f"ran {tool}, which returned {_answer(result, p)}"
+    phrased = _phrased(ACTIONS, tool, args, result, p)
+    if phrased is not None:
+        return phrased
+    if result is None or result == {}:
+        return f"ran {tool}"
+    if isinstance(result, dict) and _listed(result)[0] == [result]:  # a record: the one it wrote, or a status
+        return f"ran {tool} ({_gist(result)})"
+    return f"ran {tool}, which returned {_answer(result, p)}"
