@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import shutil
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,8 @@ from coworkenv.env import Action
 from coworkenv.importers import import_checkout
 from coworkenv.loading import load_spec
 from coworkenv.rollout import run_episode
+from coworkenv.rollout.describe import ACTIONS, FINDINGS, INTENTS, Phrasing, action, finding, intent
+from coworkenv.rollout.narration import NarratedOracle
 from coworkenv.spec import ReferenceStep, ReferenceTurn
 from coworkenv.validate import validate_spec
 
@@ -417,3 +420,38 @@ def test_a_grader_scored_spec_passes_the_sandbox_probes(graded: dict[str, Any]) 
     A noop earns Claw-Eval's robustness share (0.2 of the score), which the noop gate reports, as it should."""
     validation = validate_spec(graded["specs"][GRADED[0]], policy="report")
     assert {f.gate for f in validation.findings} <= {"noop", "mutations"}, validation.findings
+
+
+# An imported tool may answer in any JSON shape, under a built-in tool's name too (CE16's `calendar_list_events`
+# answers `{"events": [...], "total": 4}`, the calendar app a list): the narrating oracle's phrasings crashed reading
+# it (`TypeError: unhashable type: 'slice'`, the rollout lost). Every phrasing now falls back to describing the
+# answer as any JSON value: what it holds is said, never dropped.
+_ODD_ANSWERS: list[tuple[Any, list[str]]] = [
+    ({"items": [{"ref_id": "X-9", "title": "Marker record"}], "total": 1}, ["X-9", "Marker record", "total 1"]),
+    ({"status": "done", "record": {"ref_id": "X-8", "title": "Nested marker"}}, ["done", "X-8", "Nested marker"]),
+    ("plain marker text", ["plain marker text"]), (7, ["7"]), (True, ["true"]), (["m-a", "m-b"], ["m-a", "m-b"]),
+    ([[1, 2]], ["a list of 2"]), ({"color": "teal", "size": 3}, ["teal", "size 3"]),
+]
+
+
+@pytest.mark.parametrize(("answer", "said"), _ODD_ANSWERS)
+def test_every_phrasing_describes_a_tool_answer_in_any_shape(graded: dict[str, Any], answer: Any,
+                                                             said: list[str]) -> None:
+    p = Phrasing(Env(graded["specs"][GRADED[0]]).state, random.Random(0))
+    for tool in sorted({*FINDINGS, *ACTIONS, "imported_tool"}):
+        assert all(s in finding(tool, {}, answer, p) for s in said), (tool, finding(tool, {}, answer, p))
+        did = action(tool, {}, answer, p)
+        if did != action(tool, {}, None, p):  # else a phrasing of the call's arguments alone (`posted in #x`)
+            assert all(s in did for s in said), (tool, did)
+    odd_args = {"people": 5, "changes": 3, "priority": 4, "message_ids": 7, "to": 2, "service": None}
+    assert all(intent(tool, odd_args, p) for tool in INTENTS)
+
+
+def test_the_narrating_oracle_rolls_out_an_imported_task_and_says_what_its_tools_answered(
+        graded: dict[str, Any]) -> None:
+    spec = graded["specs"][GRADED[0]]
+    env = Env(spec)
+    assert run_episode(env, NarratedOracle(spec, seed=0)).result.score == 1.0
+    said = " ".join(m["content"] or "" for m in env.messages if m["role"] == "assistant")
+    assert "total 4" in said and 'evt_001 "Daily standup"' in said and 'user "Mike"' in said
+    assert "call calendar_list_events" in said and "between  and" not in said  # its `date` is no built-in argument

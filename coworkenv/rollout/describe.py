@@ -15,6 +15,7 @@ from typing import Any
 
 import orjson
 
+from coworkenv.apps import TOOLS
 from coworkenv.world import World
 
 Args = dict[str, Any]
@@ -142,10 +143,23 @@ INTENTS: dict[str, Callable[[Args, Phrasing], str]] = {
 }
 
 
+def _phrased(table: dict[str, Callable[..., str]], tool: str, args: Any, *answer_and_phrasing: Any) -> str | None:
+    """The built-in tool's phrasing of a call, or None where it has none or the call is not the built-in's: a call
+    with an argument the built-in tool does not take (an imported tool of its name: `calendar_list_events` with a
+    `date`), or an answer the phrasing cannot read (`_SHAPE_ERRORS`). Such a call is described as any tool's is."""
+    built_in, describe = TOOLS.get(tool), table.get(tool)
+    if describe is None or built_in is None or not isinstance(args, dict) or \
+            not set(args) <= set(built_in.params.model_fields):
+        return None
+    try:
+        return describe(args, *answer_and_phrasing)
+    except _SHAPE_ERRORS:
+        return None
+
+
 def intent(tool: str, args: Args, p: Phrasing) -> str:
     """What calling `tool` with `args` sets out to do, e.g. 'search your mail for "checkout"'."""
-    describe = INTENTS.get(tool)
-    return describe(args, p) if describe else f"call {tool}"
+    return _phrased(INTENTS, tool, args, p) or f"call {tool}"
 
 
 # -- sources: what a read looked at, as a noun phrase -------------------------------------------------------------
@@ -271,7 +285,7 @@ def _free_busy(a: Args, r: Any, p: Phrasing) -> str:
 
 
 def _file(a: Args, r: Any, p: Phrasing) -> str:
-    content, path = r.get("content", ""), r.get("path")
+    content, path = r["content"], r["path"]
     if r.get("kind") == "csv":
         rows = list(csv.reader(io.StringIO(content)))
         header = join(rows[0]) if rows else "no header"
@@ -318,29 +332,70 @@ FINDINGS: dict[str, Callable[[Args, Any, Phrasing], str]] = {
 
 def finding(tool: str, args: Args, result: Any, p: Phrasing) -> str:
     """What a successful read returned, as a sentence naming counts, ids and names."""
-    describe = FINDINGS.get(tool)
-    if describe is None:
-        return _named_finding(tool, result, p)
-    return describe(args, result, p)
+    return _phrased(FINDINGS, tool, args, result, p) or _named_finding(tool, result, p)
 
 
+# What reading a tool's answer in a shape its phrasing does not expect raises: a dict sliced or indexed by position
+# (TypeError, KeyError), a string read as a record (TypeError, AttributeError), a field absent (KeyError), an empty
+# list's last item (IndexError), a value of another type formatted or compared (TypeError, ValueError). The answer is
+# then described as any JSON value is (`_named_finding`, `_gist`): an imported tool may answer in any shape.
+_SHAPE_ERRORS = (KeyError, TypeError, AttributeError, IndexError, ValueError)
 _NAMING_KEYS = ("id", "key", "name", "title", "summary", "subject", "email")
 
 
-def _named_finding(tool: str, result: Any, p: Phrasing) -> str:
-    """A tool without its own phrasing (e.g. a spec-declared one): the count, then the ids and names it returned."""
-    items = result if isinstance(result, list) else [result]
-    if len(items) == 1 and isinstance(items[0], dict) and len(items[0]) == 1:
-        inner = next(iter(items[0].values()))  # a wrapped list, e.g. {"issues": [...]}
-        items = inner if isinstance(inner, list) else items
-    names = []
-    for item in items[:3]:
-        if isinstance(item, dict):
-            shown = [str(v) for k, v in item.items() if isinstance(v, str) and v and
-                     any(k == n or k.endswith(f"_{n}") for n in _NAMING_KEYS)][:2]
-            names.append(" ".join([shown[0], quote(shown[1], 60)]) if len(shown) == 2 else "".join(shown))
+def _naming(key: Any) -> bool:
+    return isinstance(key, str) and any(key == n or key.endswith(f"_{n}") for n in _NAMING_KEYS)
+
+
+def _scalar(value: Any, limit: int = 60) -> str:
+    """A JSON scalar as it reads in a sentence: a string quoted, null, true and false as JSON writes them."""
+    if isinstance(value, str):
+        return quote(value, limit)
+    return orjson.dumps(value).decode() if value is None or isinstance(value, bool) else str(value)
+
+
+def _gist(value: Any, depth: int = 0) -> str:
+    """Any JSON value in a few words: a record by its id and name (else its first fields), a list by its count."""
+    if isinstance(value, list):
+        return f"a list of {len(value)}"
+    if not isinstance(value, dict):
+        return _scalar(value)
+    shown = [str(v) for k, v in value.items() if isinstance(v, str) and v and _naming(k)][:2]
+    if shown:
+        return " ".join([shown[0], quote(shown[1], 60)]) if len(shown) == 2 else shown[0]
+    fields = [f"{k} {_gist(v, depth + 1)}" for k, v in value.items()
+              if depth == 0 or not isinstance(v, dict)][:3]
+    more = f" and {len(value) - len(fields)} more fields" if len(value) > len(fields) else ""
+    return f"{', '.join(fields)}{more}" if fields else "an empty record"
+
+
+def _listed(result: Any) -> tuple[list[Any], dict[str, Any]]:
+    """The items an answer lists and its other scalar fields: a list, a wrapper holding one list among scalars
+    (`{"events": [...], "total": 3}`; a record, which names itself, is one item), or any other value as one item."""
+    if isinstance(result, list):
+        return result, {}
+    if isinstance(result, dict) and not any(_naming(k) for k in result):
+        lists = [k for k, v in result.items() if isinstance(v, list)]
+        if len(lists) == 1 and all(isinstance(v, list) or not isinstance(v, dict) for v in result.values()):
+            return result[lists[0]], {k: v for k, v in result.items() if k != lists[0]}
+    return [result], {}
+
+
+def _answer(result: Any, p: Phrasing) -> str:
+    """Any JSON answer as the object of "returned": a scalar as it is, else the count, then the ids and names it
+    returned (the first fields where none names it)."""
+    if not isinstance(result, list | dict):
+        return _scalar(result, 160)
+    items, rest = _listed(result)
+    names = [_gist(item) for item in items[:3]]
     listed = f": {join(names, len(items))}" if any(names) else ""
-    return f"{tool} returned {p.count(len(items), 'item')}{listed}."
+    extra = f" ({', '.join(f'{k} {_scalar(v)}' for k, v in rest.items())})" if rest else ""
+    return f"{p.count(len(items), 'item')}{extra}{listed}"
+
+
+def _named_finding(tool: str, result: Any, p: Phrasing) -> str:
+    """A tool without its own phrasing (a spec-declared or imported one, or an answer its phrasing cannot read)."""
+    return f"{tool} returned {_answer(result, p)}."
 
 
 # -- actions: what a successful write did, as a past-tense phrase for "I ..." -------------------------------------
@@ -391,5 +446,11 @@ ACTIONS: dict[str, Callable[[Args, Any, Phrasing], str]] = {
 
 def action(tool: str, args: Args, result: Any, p: Phrasing) -> str:
     """What a successful write did, e.g. 'rolled svc-payments back to config v3 (it was on v4)'."""
-    describe = ACTIONS.get(tool)
-    return describe(args, result, p) if describe else f"ran {tool}"
+    phrased = _phrased(ACTIONS, tool, args, result, p)
+    if phrased is not None:
+        return phrased
+    if result is None or result == {}:
+        return f"ran {tool}"
+    if isinstance(result, dict) and _listed(result)[0] == [result]:  # a record: the one it wrote, or a status
+        return f"ran {tool} ({_gist(result)})"
+    return f"ran {tool}, which returned {_answer(result, p)}"
