@@ -18,11 +18,17 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import xdist_schedule
+from tests.support import sqlite_nosync, xdist_schedule
 
 ROOT = Path(__file__).resolve().parents[1]
 # What child interpreters import: the project, the fault-corpus child and the test support modules.
 PACKAGES = ("coworkenv", "assets", "pipelines", "trainers", "tests/faults", "tests/support")
+
+
+# The test processes' Dagster instances commit their SQLite storage without fsync (tests/support/sqlite_nosync.py: a
+# killed process loses nothing either way), installed once a test imports SQLAlchemy, so a worker that never does
+# pays nothing.
+sqlite_nosync.install_on_import()
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -23,6 +23,7 @@ from pipelines.executors import SCHEDULER_ENV, executor_from_env
 from pipelines.jobs import PER_CAPABILITY, capability_job
 from pipelines.partitions import CAPABILITY_PARTITIONS
 from pipelines.resources import CoworkenvSettings
+from tests.support import sqlite_nosync
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -67,6 +68,7 @@ def cluster(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Client]
     monkeypatch.delenv("COWORKENV_LLM_URL", raising=False)
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
                       dashboard_address=None, worker_dashboard_address=None) as local, Client(local) as client:
+        client.run(sqlite_nosync.install)  # the workers' instance storage commits without fsync (see its docstring)
         yield client
 
 
