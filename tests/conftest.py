@@ -26,9 +26,8 @@ PACKAGES = ("coworkenv", "assets", "pipelines", "trainers", "tests/faults", "tes
 
 
 # The test processes' Dagster instances commit their SQLite storage without fsync (tests/support/sqlite_nosync.py: a
-# killed process loses nothing either way), installed once a test imports SQLAlchemy, so a worker that never does
-# pays nothing.
-sqlite_nosync.install_on_import()
+# killed process loses nothing either way).
+sqlite_nosync.install()
 
 
 def pytest_configure(config: pytest.Config) -> None:

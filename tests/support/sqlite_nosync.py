@@ -8,18 +8,14 @@ point (SIGKILL, a stop signal, a fault) leaves the database exactly as with them
 crashes, the data will be safe": sqlite.org/pragma.html#pragma_synchronous); only a crash of the machine itself
 could lose a commit, which no test makes. Installed by the processes that run pipelines for the tests (the pipeline
 fork server and its children, the fault corpus's pipeline children, the test processes that import
-`tests.support.pipeline_child`), every pytest process once it imports SQLAlchemy (`install_on_import`, from
-tests/conftest.py: in-process Dagster instances of the smaller pipeline and fault test files) and the Dask workers of
+`tests.support.pipeline_child`), every pytest process (from tests/conftest.py: in-process Dagster instances of the
+smaller pipeline and fault test files; importing SQLAlchemy costs a process ~0.3 s of CPU, and every worker imports
+Dagster, hence SQLAlchemy, for its first pipeline test anyway) and the Dask workers of
 tests/test_pipeline_distributed.py; the project itself keeps SQLite's defaults.
 """
 
 from __future__ import annotations
 
-import importlib.abc
-import importlib.machinery
-import sys
-from collections.abc import Sequence
-from types import ModuleType
 from typing import Any
 
 
@@ -39,36 +35,3 @@ def install() -> None:
     if not event.contains(Pool, "connect", _no_sync):
         event.listen(Pool, "connect", _no_sync)
 
-
-class _InstallAfterImport(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Finds `sqlalchemy` as the other finders do, and installs the listener once its package has been executed."""
-
-    def find_spec(self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None,
-                  ) -> importlib.machinery.ModuleSpec | None:
-        if fullname != "sqlalchemy":
-            return None
-        sys.meta_path.remove(self)  # once: the real finders answer, and later imports never pass here again
-        spec = next((found for finder in sys.meta_path
-                     if (found := getattr(finder, "find_spec", lambda *_: None)(fullname, path, target))), None)
-        if spec is None or spec.loader is None:
-            return spec
-        self._loader = spec.loader
-        spec.loader = self
-        return spec
-
-    def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType | None:
-        return self._loader.create_module(spec)  # type: ignore[attr-defined, no-any-return]
-
-    def exec_module(self, module: ModuleType) -> None:
-        module.__spec__.loader = module.__loader__ = self._loader  # type: ignore[union-attr]
-        self._loader.exec_module(module)  # type: ignore[attr-defined]
-        install()
-
-
-def install_on_import() -> None:
-    """`install` now if SQLAlchemy is imported, else right after the first import of it (an import hook, so that a
-    process that never imports it pays nothing: importing SQLAlchemy costs ~0.3 s of CPU)."""
-    if "sqlalchemy" in sys.modules:
-        install()
-    elif not any(isinstance(finder, _InstallAfterImport) for finder in sys.meta_path):
-        sys.meta_path.insert(0, _InstallAfterImport())
