@@ -73,6 +73,10 @@ NARROW_CLASSES = {
                                   "with the same people, so an agent's one moved read still leaves the other)"),
     "kept_setting_earlier_unchecked": ({"correct_bad_data"}, "only correct_bad_data's reference updates several "
                                        "services' configs (access_request_approval updates one)"),
+    "written_number_loose": ({"inventory_restock_policy"}, "only inventory_restock_policy's reference writes a number "
+                             "the instructions determine into a record a check reads (seeds 1-6 of every generator: "
+                             "besides it, only rollbacks' to_version and a config_set's expected_version, a version "
+                             "the tool refuses when wrong)"),
     "reply_number_alternative": ({"inventory_restock_policy", "web_page_audit"}, "only these two generators' reply "
                                  "checks want a number as a plain term"),
     "overwritten_turn_unchecked": ({"adapt_announced_change"}, "only adapt_announced_change's meeting variant has a "

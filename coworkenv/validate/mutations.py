@@ -3,7 +3,8 @@
 Argument-level kinds (each mutant differs from the reference in one place):
 - `drop_write`: one write call is left out (a survivor is an incidental write: see the mutations gate);
 - `change_arg`: one argument of a write call gets another valid-looking value: a number off by one either way
-  (also one written as text, as declared tools often take it),
+  (also one written as text, as declared tools often take it), and by a distance an `in` list of numbers of a check
+  admits (`_listed_numbers`),
   a flipped flag, other enum values and other records of the table an id names (every one the checks name, then
   `max_alternatives` more), a delimited list of names or records with one more of its kind at its end (also one a
   dict argument holds: a config's `viewers`);
@@ -66,6 +67,7 @@ from coworkenv.validate._asked_labels import asked_label_mutations
 from coworkenv.validate._check_reads import spec_rules
 from coworkenv.validate._created_instead import created_instead_mutations
 from coworkenv.validate._date_parts import date_part_shifts
+from coworkenv.validate._listed_numbers import listed_number_mutations
 from coworkenv.validate._loose_values import loose_value_mutations
 from coworkenv.validate._mutation_core import (
     Mutation,
@@ -123,6 +125,7 @@ def near_miss_mutations(spec: EnvSpec, world: World | EntityIndex, *, max_altern
     out += date_part_shifts(spec, writes)  # a year or a month later, where a check reads the date by a digit class
     out += loose_value_mutations(spec, writes, tools, index)  # a value a loose check admits beside a written id
     out += admitted_value_mutations(spec, writes, tools, index)  # a value a check's pattern admits beside it
+    out += listed_number_mutations(spec, writes, tools)  # a number an `in` list of numbers admits a distance away
     out += asked_label_mutations(spec, writes, tools, index)  # a label the instructions ask for, left out
     for t, s, call in writes:
         # a record made twice: a second ticket, a double-booked meeting, a to-do (by the op the tool runs: a declared

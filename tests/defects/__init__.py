@@ -228,6 +228,7 @@ from tests.defects import (
     version_value_read,
     week_date_pinned,
     written_fact_unread,
+    written_number_loose,
     wrong_expected,
     wrong_route,
     zone_pinned,
@@ -454,6 +455,7 @@ MODULES = (
     channel_listed_elsewhere,
     reply_threaded_other_matter,
     declared_name_misread,
+    written_number_loose,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
