@@ -475,6 +475,85 @@ def test_sealed_mmap_converts_an_items_value_while_the_map_cannot_move() -> None
     assert done.returncode == 0 and done.stdout.strip() == "8 True", (done.stdout, done.stderr)
 
 
+def test_sealed_bytearray_converts_what_it_is_given_before_it_takes_a_pointer() -> None:
+    """After `seal_bytearray` a bytearray's item store whose key's or value's `__index__` empties and refills it, and
+    a slice store or deletion whose bounds' `__index__` does, lands in the bytearray it has by then (C wrote into the
+    freed buffer, where a list's table had gone), through `b[k] = v`, `operator.setitem`, `del`, a subclass and
+    `bytearray.__setitem__`; the store the gates hold is safe with any argument; 3000 random stores and deletions by
+    item and slice (every kind of key, bound and value, errors and held memoryviews included) answer as C's. In an
+    interpreter of its own (the seal is for good)."""
+    code = """if True:
+        import importlib.util, operator, random, sys
+        spec = importlib.util.spec_from_file_location("_confine", sys.argv[1])
+        confine = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(confine)
+
+        class Ix:
+            def __init__(self, n):
+                self.n = n
+            def __index__(self):
+                return self.n
+
+        class Sub(bytearray):
+            pass
+
+        def battery():
+            rnd, out = random.Random(5), []
+            keys = [0, 1, -1, 5, -6, 6, -7, 2**70, Ix(2), Ix(-1), True, "x", 1.5]
+            parts = [None, 0, 1, 2, -1, -2, 3, 6, 7, -7, 100, -100, 2**70, Ix(1), Ix(-2), 1.5]
+            values = [0, 255, 256, -1, Ix(66), 2**70, None, "x", 1.5, b"", b"xy", b"xyz", bytearray(b"QQQQ"), [1, 2],
+                      [300], range(3), memoryview(b"mv"), 3j, Sub(b"s"), b"0123456789"]
+            for _ in range(3000):
+                b = (bytearray if rnd.random() < 0.8 else Sub)(b"abcdef"[: rnd.randrange(7)] * rnd.choice((1, 30)))
+                key = rnd.choice(keys) if rnd.random() < 0.4 else slice(
+                    rnd.choice(parts), rnd.choice(parts), rnd.choice(parts + [0, 3, -3, 4]))
+                op, value = rnd.randrange(4), rnd.choice(values)
+                try:
+                    if op == 0:
+                        b[key] = value
+                    elif op == 1:
+                        del b[key]
+                    elif op == 2:
+                        operator.setitem(b, key, b if rnd.random() < 0.3 else value)
+                    else:
+                        with memoryview(b):
+                            b[key] = value
+                    out.append(bytes(b))
+                except Exception as exc:
+                    out.append((type(exc).__name__, str(exc), bytes(b)))
+            return out
+
+        before = battery()
+        assert confine.seal_bytearray() is None
+        assert battery() == before
+        store = bytearray.__setitem__.__kwdefaults__["_sealed_tools"][0]
+        probe = bytearray(b"ab")
+        store(probe, Ix(-1), Ix(67))
+        assert probe == b"aC", probe
+
+        class Refill:
+            def __init__(self, target):
+                self.target = target
+            def __index__(self):
+                self.target.clear()  # C's store took the pointer before this: it wrote into the freed buffer
+                self.target.extend(b"." * 200)  # a buffer of another size: the freed one stays free
+                return 1
+
+        landed = []
+        for kind in (bytearray, Sub):
+            for store in ("t[Refill(t)] = 66", "t[0] = Refill(t)", "operator.setitem(t, 0, Refill(t))",
+                          "bytearray.__setitem__(t, 0, Refill(t))", "t[Refill(t):2] = b'B'",
+                          "t[:Refill(t):60] = b'B'", "del t[Refill(t)]", "del t[:Refill(t):60]"):
+                t = kind(b"x" * 55)
+                exec(store)
+                landed.append(t in (b".B" + b"." * 198, b"\\x01" + b"." * 199, b"B" + b"." * 199, b"." * 199))
+        print(len(landed), all(landed))
+    """
+    confine = Path(__file__).resolve().parents[1] / "coworkenv" / "sandbox" / "_confine.py"
+    done = subprocess.run([sys.executable, "-c", code, str(confine)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.strip() == "16 True", (done.stdout, done.stderr)
+
+
 def test_sealed_list_converts_a_slice_value_before_it_works_the_slice_out() -> None:
     """After `seal_list` and `seal_list_order` a list's extended-slice store whose value's iteration shrinks the list is worked out against
     the size the list has after it (ValueError, nothing written: C wrote past the shrunk table), through `a[s] = v`,

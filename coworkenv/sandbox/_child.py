@@ -655,6 +655,8 @@ def isolate(
             ("seal_mmap", "mmap.mmap writes where the code's values shrank the map"),
             # A list's slice store converts the value before it works the slice out (its `__iter__` could shrink the list).
             ("seal_list", "a list's extended-slice store writes past the table the code's value shrank"),
+            # A bytearray's stores convert key, bounds and value before C takes its pointer (an `__index__` could free it).
+            ("seal_bytearray", "a bytearray's store writes where the code's values freed its buffer"),
             # A list's ordering comparisons hold the items they compare again (an item's reflected method freed one).
             ("seal_list_order", "a list's comparison hands the code an item it freed"),
             # A struct.Struct is initialised once (a second `__init__` freed the codes a pack still walked).

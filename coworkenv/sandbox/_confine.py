@@ -1033,6 +1033,197 @@ def seal_list() -> str | None:
     return None
 
 
+# `bytearray` stores an item or a slice (`b[i] = v`, `b[i:j:k] = v`, `del b[...]`) by taking its data pointer first,
+# then asking the key for its number, a slice's bounds for theirs and an item's value for its own (`__index__`: Python
+# code of the code's own), then checking the index against the size the bytearray has by then and writing (or moving
+# bytes) at the pointer it took (CPython gh-91153, never fixed in 3.11; a slice's value converted into a bytearray is
+# stored by a second call, whose bounds are asked again after its pointer). A value whose `__index__` emptied the
+# bytearray and filled it again had the byte land in the freed buffer, where a list's table of items had gone: an item
+# then named a forged bytearray header, all memory, no audit event (fifty-fourth round). Sealed here: `__setitem__`
+# and `__delitem__` are gates that convert key, bounds and value first (C's order, C's errors), work the slice out
+# against the size the bytearray has then, and store through C code that converts nothing after it takes a pointer:
+# the sequence slot's item store (`bytearray_setitem`, which converts its value before it looks at the buffer, made
+# into a wrapper descriptor from `deque.__setitem__`'s slot entry, as `seal_list` does), a memoryview of the bytearray
+# for a slice of the same size (an exported bytearray cannot move), and `pop`, `clear`, `extend` and `__getitem__`
+# where the size changes (the tail cut off, the new bytes and the tail put back). They hold no C store that converts
+# anything (the item slots follow the dict, so `b[i] = v`, `operator.setitem`, C callers and subclasses take them).
+def _bytearray_setitem(self: Any, key: Any, value: Any = _ABSENT, /, *, _sealed_tools: Any = ()) -> None:
+    (store, pop, clear, extend, read, bytearray_t, view_t, slice_t, int_t, str_t, complex_t, isinstance_, type_,
+     getattr_, index_, len_, range_, type_error, index_error, value_error, absent, drop_first, repeat_, any_,
+     map_) = _sealed_tools
+    kind = type_(key)
+    if (kind is int_t and type_(value) is int_t and 0 <= value <= 255 and -9223372036854775808 <= key
+            <= 9223372036854775807 and isinstance_(self, bytearray_t)):
+        if key < 0:  # an exact byte: nothing of the code's runs
+            key += len_(self)
+        if key < 0:
+            raise index_error("bytearray index out of range")
+        store(self, key, value)  # checks the index against the size: C converts nothing
+        return
+    if not isinstance_(self, bytearray_t):
+        raise type_error(f"descriptor '{'__delitem__' if value is absent else '__setitem__'}' requires a 'bytearray' "
+                         f"object but received a '{type_(self).__name__}'")
+    if kind is not slice_t:
+        if getattr_(kind, "__index__", None) is None:
+            raise type_error(f"bytearray indices must be integers or slices, not {kind.__name__}")
+        place = key if kind is int_t else index_(key)
+        if not -9223372036854775808 <= place <= 9223372036854775807:
+            raise index_error(f"cannot fit '{kind.__name__}' into an index-sized integer")
+        if value is not absent:
+            if type_(value) is not int_t:
+                if getattr_(type_(value), "__index__", None) is None:
+                    raise type_error(f"'{type_(value).__name__}' object cannot be interpreted as an integer")
+                value = index_(value)  # the value's own code runs here, before any pointer is taken
+            if not 0 <= value <= 255:
+                raise value_error("byte must be in range(0, 256)")
+        if place < 0:
+            place += len_(self)  # the size the bytearray has now
+        if place < 0 or place >= len_(self):
+            raise index_error("bytearray index out of range")
+        if value is absent:
+            pop(self, place)
+        else:
+            store(self, place, value)  # an exact byte at an index in range: C converts nothing
+        return
+    bounds = []
+    for part in (key.step, key.start, key.stop):  # C's order, each asked once
+        if part is not None and type_(part) is not int_t:
+            if getattr_(type_(part), "__index__", None) is None:
+                raise type_error("slice indices must be integers or None or have an __index__ method")
+            part = index_(part)
+        bounds.append(part)
+        if len_(bounds) == 1 and part == 0:
+            raise value_error("slice step cannot be zero")
+    step, start, stop = bounds
+    if value is absent:
+        data = b""
+    elif value is not self and isinstance_(value, bytearray_t):
+        data = value
+    else:
+        kind = type_(value)
+        if (isinstance_(value, str_t) or isinstance_(value, complex_t) or getattr_(kind, "__index__", None) is not None
+                or getattr_(kind, "__int__", None) is not None or getattr_(kind, "__float__", None) is not None):
+            raise type_error("can assign only bytes, buffers, or iterables of ints in range(0, 256)")
+        data = bytearray_t(value)  # the value's own code runs here, before any pointer is taken
+    start, stop, step = slice_t(start, stop, step).indices(len_(self))  # the size the bytearray has now
+    needed = len_(data)
+    if step == 1:
+        stop = stop if stop > start else start
+        if needed == stop - start:
+            if needed:
+                with view_t(self) as view:  # exported: the bytearray cannot move while the bytes are copied
+                    view[start:stop] = data
+            return
+        if not start and not needed and stop * 16 < len_(self):  # a few bytes off the head (a parser's buffer)
+            any_(map_(drop_first, repeat_(self, stop), repeat_(0, stop)))  # each C's cheap cut of the first byte
+            return
+        kept = read(self, slice_t(stop, None))
+        if len_(self) - start <= 64:  # few bytes cut off: one at a time from the end
+            for _ in range_(len_(self) - start):
+                pop(self)
+        else:  # many: the head kept, the rest dropped (an exported bytearray refuses here, nothing changed)
+            head = read(self, slice_t(0, start))
+            clear(self)
+            extend(self, head)
+        extend(self, data)
+        extend(self, kept)
+        return
+    places = range_(start, stop, step)
+    count = len_(places)
+    if needed and needed != count:
+        raise value_error(f"attempt to assign bytes of size {needed} to extended slice of size {count}")
+    if not count:
+        if not needed:  # C asks whether the bytearray may be resized first: a byte put on and taken off
+            extend(self, b"\0")
+            pop(self)
+        return
+    if needed:
+        with view_t(self) as view:
+            view[slice_t(start, stop if stop >= 0 else None, step)] = data
+        return
+    if step < 0:  # the same places from the lowest
+        places, step = places[::-1], -step
+    low, high = places[0], places[-1]
+    kept = bytearray_t()
+    if count <= step:  # few places far apart: the runs between them, one by one
+        for place in places[:-1]:
+            extend(kept, read(self, slice_t(place + 1, place + step)))
+    else:  # many close together: the bytes between them, interleaved column by column
+        kept = bytearray_t((count - 1) * (step - 1))
+        with view_t(kept) as view:
+            for gap in range_(1, step):
+                view[gap - 1::step - 1] = read(self, slice_t(low + gap, high, step))
+    extend(kept, read(self, slice_t(high + 1, None)))
+    if len_(self) - low <= 64:
+        for _ in range_(len_(self) - low):
+            pop(self)
+    else:
+        head = read(self, slice_t(0, low))
+        clear(self)
+        extend(self, head)
+    extend(self, kept)
+
+
+def seal_bytearray() -> str | None:
+    """Make `bytearray`'s item and slice stores convert what they are given before they take a pointer (above).
+    Returns why it could not, or None."""
+    import _collections
+    import builtins
+    import itertools
+
+    cls: Any = bytearray
+    flags = ctypes.c_ulong.from_address(id(cls) + _TP_FLAGS)
+    own = cls.__dict__
+    sequence_setitem = _collections.deque.__dict__.get("__setitem__")
+    sequence_delitem = _collections.deque.__dict__.get("__delitem__")
+    if (flags.value != cls.__flags__ or not cls.__flags__ & _TPFLAGS_IMMUTABLETYPE
+            or any(type(own.get(name)).__name__ != "wrapper_descriptor" for name in ("__setitem__", "__delitem__"))
+            or type(sequence_setitem).__name__ != "wrapper_descriptor"
+            or type(sequence_delitem).__name__ != "wrapper_descriptor"):
+        return "bytearray is not the C type this bootstrap knows"
+
+    def word(address: int) -> int:
+        return ctypes.c_void_p.from_address(address).value or 0
+
+    base_of, wrapped_of = 5 * _WORD, 6 * _WORD  # a wrapper descriptor's slot entry and C function (see seal_list)
+    sequence_store = word(word(id(cls) + _TP_AS_SEQUENCE) + _SQ_ASS_ITEM)
+    if (word(id(own["__setitem__"]) + wrapped_of) != word(word(id(cls) + _TP_AS_MAPPING) + _MP_ASS_SUBSCRIPT)
+            or word(id(sequence_setitem) + wrapped_of) != word(word(id(_collections.deque) + _TP_AS_SEQUENCE)
+                                                               + _SQ_ASS_ITEM)
+            or word(id(sequence_delitem) + wrapped_of) != word(id(sequence_setitem) + wrapped_of)
+            or ctypes.string_at(word(word(id(sequence_setitem) + base_of))) != b"__setitem__" or not sequence_store
+            or ctypes.string_at(word(word(id(sequence_delitem) + base_of))) != b"__delitem__"):
+        return "bytearray is not the C type this bootstrap knows"
+    make = ctypes.pythonapi.PyDescr_NewWrapper
+    make.argtypes, make.restype = (ctypes.py_object, ctypes.c_void_p, ctypes.c_void_p), ctypes.py_object
+    store = make(cls, word(id(sequence_setitem) + base_of), sequence_store)
+    drop_first = make(cls, word(id(sequence_delitem) + base_of), sequence_store)
+    probe = bytearray(b"abc")
+    drop_first(probe, 0)
+    if probe != b"bc":
+        return "bytearray's sequence item deletion is not the one this bootstrap knows"
+    store(probe, 1, 100)
+    try:
+        store(probe, 2, 1)
+    except IndexError:
+        pass
+    else:
+        return "bytearray's sequence item store does not check its index"
+    if probe != b"bd":
+        return "bytearray's sequence item store is not the one this bootstrap knows"
+    tools = (store, own["pop"], own["clear"], own["extend"], own["__getitem__"], cls, memoryview, slice, int, str,
+             complex, builtins.isinstance, type, builtins.getattr, _index, builtins.len, range, TypeError, IndexError,
+             ValueError, _ABSENT, drop_first, itertools.repeat, builtins.any, map)
+    function_t: Any = type(_bytearray_setitem)
+    gates = {}
+    for name in ("__setitem__", "__delitem__"):
+        gate = function_t(_bytearray_setitem.__code__, {}, name, (_ABSENT,), None)
+        gate.__kwdefaults__ = {"_sealed_tools": tools}
+        gates[name] = gate
+    _install_gates(cls, flags, gates)  # the item slots of the type (and any subclass) follow
+    return None
+
+
 # A list's ordering comparison (`<`, `<=`, `>`, `>=`) finds the first items that differ, then compares them again
 # with the operator by borrowed references (CPython 3.11.7; the items are held since 3.12, gh-120298). An item of the
 # other list whose type subclasses this one's has its reflected method asked first: it clears this list, whose
@@ -1731,12 +1922,13 @@ def _arg_parser(segments: list[tuple[int, int, bytes]], fname: bytes, keywords: 
 
 
 def sealed_codes() -> tuple[Any, ...]:
-    """The code objects of the gates `seal_buffered_io`, `seal_array`, `seal_mmap`, `seal_list`, `seal_list_order`,
-    `seal_ordered_dict`, `seal_deque`, `seal_partial` and `seal_newline_decoder` install, which the hook keeps from
-    being changed."""
+    """The code objects of the gates `seal_buffered_io`, `seal_array`, `seal_mmap`, `seal_list`, `seal_bytearray`,
+    `seal_list_order`, `seal_ordered_dict`, `seal_deque`, `seal_partial` and `seal_newline_decoder` install, which the
+    hook keeps from being changed."""
     return (_own_method_get.__code__, _own_method_set.__code__, _buffered_new.__code__, _array_setitem.__code__,
             _array_append.__code__, _array_insert.__code__, _array_extend.__code__, _array_fromlist.__code__,
-            _array_tofile.__code__, _mmap_setitem.__code__, _list_setitem.__code__, _list_order.__code__, _odict_compare.__code__, _odict_repr.__code__, _odict_copy.__code__,
+            _array_tofile.__code__, _mmap_setitem.__code__, _list_setitem.__code__, _bytearray_setitem.__code__,
+            _list_order.__code__, _odict_compare.__code__, _odict_repr.__code__, _odict_copy.__code__,
             _odict_pop.__code__, _odict_popitem.__code__, _deque_index.__code__,
             _partial_call.__code__, _partial_repr.__code__, _newline_new.__code__, _newline_decode.__code__,
             _newline_setstate.__code__, _newline_plain.__code__)
