@@ -662,6 +662,13 @@ ARRAY_GATES = ("__setitem__", "append", "insert", "extend", "fromlist", "tofile"
 SEALED_MODULES = frozenset({"array"})  # loaded and sealed by the bootstrap; a later load of the file is refused
 _TP_AS_SEQUENCE, _TP_AS_MAPPING = 13 * _WORD, 14 * _WORD
 _SQ_ASS_ITEM, _MP_ASS_SUBSCRIPT = 5 * _WORD, 2 * _WORD
+# A wrapper descriptor: the object header, its type, name and qualified name, then its slot entry and C function.
+_DESCR_BASE, _DESCR_WRAPPED = 5 * _WORD, 6 * _WORD
+
+
+def _word(address: int) -> int:
+    """The pointer-sized word at `address` (0 for NULL)."""
+    return ctypes.c_void_p.from_address(address).value or 0
 
 
 def _array_setitem(self: Any, index: Any, value: Any, tools: Any = ()) -> None:
@@ -998,20 +1005,17 @@ def seal_list() -> str | None:
             or type(setitem).__name__ != "wrapper_descriptor" or type(sequence_setitem).__name__ != "wrapper_descriptor"):
         return "list is not the C type this bootstrap knows"
 
-    def word(address: int) -> int:
-        return ctypes.c_void_p.from_address(address).value or 0
-
-    # A wrapper descriptor: the object header, its type, name and qualified name, then its slot entry and C function.
-    # The type's sequence and mapping tables are words 13 and 14; the item store is word 5 of the one, 2 of the other.
-    base_of, wrapped_of = 5 * _WORD, 6 * _WORD
-    sequence_store = word(word(id(cls) + 13 * _WORD) + 5 * _WORD)
-    if (word(id(setitem) + wrapped_of) != word(word(id(cls) + 14 * _WORD) + 2 * _WORD)
-            or word(id(sequence_setitem) + wrapped_of) != word(word(id(_collections.deque) + 13 * _WORD) + 5 * _WORD)
-            or ctypes.string_at(word(word(id(sequence_setitem) + base_of))) != b"__setitem__" or not sequence_store):
+    # The type's sequence and mapping tables hold its item stores (`_SQ_ASS_ITEM`, `_MP_ASS_SUBSCRIPT`).
+    sequence_store = _word(_word(id(cls) + _TP_AS_SEQUENCE) + _SQ_ASS_ITEM)
+    if (_word(id(setitem) + _DESCR_WRAPPED) != _word(_word(id(cls) + _TP_AS_MAPPING) + _MP_ASS_SUBSCRIPT)
+            or _word(id(sequence_setitem) + _DESCR_WRAPPED) != _word(_word(id(_collections.deque) + _TP_AS_SEQUENCE)
+                                                                     + _SQ_ASS_ITEM)
+            or ctypes.string_at(_word(_word(id(sequence_setitem) + _DESCR_BASE))) != b"__setitem__"
+            or not sequence_store):
         return "list is not the C type this bootstrap knows"
     make = ctypes.pythonapi.PyDescr_NewWrapper
     make.argtypes, make.restype = (ctypes.py_object, ctypes.c_void_p, ctypes.c_void_p), ctypes.py_object
-    store = make(cls, word(id(sequence_setitem) + base_of), sequence_store)
+    store = make(cls, _word(id(sequence_setitem) + _DESCR_BASE), sequence_store)
     probe = [0, 1]
     store(probe, -1, 2)
     try:
@@ -1182,22 +1186,19 @@ def seal_bytearray() -> str | None:
             or type(sequence_delitem).__name__ != "wrapper_descriptor"):
         return "bytearray is not the C type this bootstrap knows"
 
-    def word(address: int) -> int:
-        return ctypes.c_void_p.from_address(address).value or 0
-
-    base_of, wrapped_of = 5 * _WORD, 6 * _WORD  # a wrapper descriptor's slot entry and C function (see seal_list)
-    sequence_store = word(word(id(cls) + _TP_AS_SEQUENCE) + _SQ_ASS_ITEM)
-    if (word(id(own["__setitem__"]) + wrapped_of) != word(word(id(cls) + _TP_AS_MAPPING) + _MP_ASS_SUBSCRIPT)
-            or word(id(sequence_setitem) + wrapped_of) != word(word(id(_collections.deque) + _TP_AS_SEQUENCE)
-                                                               + _SQ_ASS_ITEM)
-            or word(id(sequence_delitem) + wrapped_of) != word(id(sequence_setitem) + wrapped_of)
-            or ctypes.string_at(word(word(id(sequence_setitem) + base_of))) != b"__setitem__" or not sequence_store
-            or ctypes.string_at(word(word(id(sequence_delitem) + base_of))) != b"__delitem__"):
+    sequence_store = _word(_word(id(cls) + _TP_AS_SEQUENCE) + _SQ_ASS_ITEM)
+    if (_word(id(own["__setitem__"]) + _DESCR_WRAPPED) != _word(_word(id(cls) + _TP_AS_MAPPING) + _MP_ASS_SUBSCRIPT)
+            or _word(id(sequence_setitem) + _DESCR_WRAPPED) != _word(_word(id(_collections.deque) + _TP_AS_SEQUENCE)
+                                                                     + _SQ_ASS_ITEM)
+            or _word(id(sequence_delitem) + _DESCR_WRAPPED) != _word(id(sequence_setitem) + _DESCR_WRAPPED)
+            or ctypes.string_at(_word(_word(id(sequence_setitem) + _DESCR_BASE))) != b"__setitem__"
+            or not sequence_store
+            or ctypes.string_at(_word(_word(id(sequence_delitem) + _DESCR_BASE))) != b"__delitem__"):
         return "bytearray is not the C type this bootstrap knows"
     make = ctypes.pythonapi.PyDescr_NewWrapper
     make.argtypes, make.restype = (ctypes.py_object, ctypes.c_void_p, ctypes.c_void_p), ctypes.py_object
-    store = make(cls, word(id(sequence_setitem) + base_of), sequence_store)
-    drop_first = make(cls, word(id(sequence_delitem) + base_of), sequence_store)
+    store = make(cls, _word(id(sequence_setitem) + _DESCR_BASE), sequence_store)
+    drop_first = make(cls, _word(id(sequence_delitem) + _DESCR_BASE), sequence_store)
     probe = bytearray(b"abc")
     drop_first(probe, 0)
     if probe != b"bc":

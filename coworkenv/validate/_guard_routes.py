@@ -117,7 +117,7 @@ def _drafted(rule: ForbiddenRule, spec: EnvSpec) -> Iterator[list[tuple[str, dic
     the declared bindings: a comma-list `to`, a renamed draft id); the guard's own tool may be a declared send."""
     catalog = spec_catalog(spec)
     guarded = catalog.get(rule.call.tool)
-    route = _DRAFT_ROUTES.get(guarded.op if isinstance(guarded, DeclaredTool) else rule.call.tool)
+    route = _DRAFT_ROUTES.get(guarded.op if guarded is not None else rule.call.tool)
     if route is None:
         return
     # the mail the guard forbids: its arguments and what its conditions want (a body containing a phrase)
@@ -130,16 +130,11 @@ def _drafted(rule: ForbiddenRule, spec: EnvSpec) -> Iterator[list[tuple[str, dic
     if mail is None:
         return
     exposed = exposed_tools(spec)
-    saves, sends = ([made_through(spec, catalog, op, args, name) for name in exposed if _op(catalog, name) == op]
+    saves, sends = ([made_through(spec, catalog, op, args, name) for name in exposed if name in catalog and catalog[name].op == op]
                     for op, args in zip(route, (mail, {"draft_id": _SAVED_DRAFT}), strict=True))
     for save in (c for c in saves if c is not None):
         for send in (c for c in sends if c is not None):
             yield [(save.name, dict(save.arguments)), (send.name, dict(send.arguments))]
-
-
-def _op(catalog: dict[str, Any], name: str) -> str:
-    tool = catalog.get(name)
-    return tool.op if isinstance(tool, DeclaredTool) else name
 
 
 def _batched(rule: ForbiddenRule, spec: EnvSpec, world: World) -> Iterator[tuple[str, dict[str, Any]]]:
