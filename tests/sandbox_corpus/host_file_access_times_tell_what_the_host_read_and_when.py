@@ -43,11 +43,10 @@ def check(**p):
             if st.st_atime_ns != st.st_mtime_ns:
                 seen.setdefault("entry", f"{entry.path} read {st.st_atime - st.st_mtime:.0f} s after its change")
     for path in files:
-        ways = (("stat", lambda: os.stat(path)), ("lstat", lambda: os.lstat(path)),
-                ("pathlib", lambda: pathlib.Path(path).stat()))
+        ways = (("stat", os.stat), ("lstat", os.lstat), ("pathlib", lambda name: pathlib.Path(name).stat()))
         for how, ask in ways:
             try:
-                st = ask()
+                st = ask(path)
             except OSError:
                 continue
             if st.st_atime_ns != st.st_mtime_ns:
