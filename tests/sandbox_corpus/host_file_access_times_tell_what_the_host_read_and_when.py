@@ -1,6 +1,6 @@
 # expect: ok
 # value: 1
-# needs: mountns
+# needs: mountns,scratch-tmpfs
 # ruff: noqa: SIM105, SIM115
 # The host's files that the run may read (the standard library, its byte code, zoneinfo, the libraries) keep their
 # access times, which the kernel moves on a read at most once a day (`relatime`): os.stat, os.lstat, os.fstat, a
