@@ -431,6 +431,8 @@ def test_the_handler_shows_access_times_of_files_on_other_devices_as_their_chang
     table = _confine.shown_devices([40, 41], [41, 254 << 8])  # a kept device that is a mount already shows fixed
     assert [struct.unpack_from("<QQ", table, 16 * i) for i in range(4)] == [
         (40, os.makedev(0, 0xFFFF0)), (41, os.makedev(0, 0xFFFF1)), (254 << 8, 254 << 8), (0, 0)]
+    full = _confine.shown_devices(range(1, 17), [254 << 8])  # a kept device only where the mounts leave a slot
+    assert struct.unpack_from("<QQ", full, 16 * 15) == (16, os.makedev(0, 0xFFFF0 + 15))
 
 
 def test_the_shown_device_table_keeps_mounts_apart_in_the_order_they_were_made() -> None:

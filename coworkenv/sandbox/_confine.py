@@ -278,14 +278,14 @@ def shown_devices(devices: Sequence[int], kept: Sequence[int] = ()) -> bytes:
     """The handler's table of (real, shown) device numbers: the distinct numbers of `devices`, each shown as
     0:SHOWN_DEVICE_MINOR + its index, then those of `kept` that are not among them, shown as they are (the scratch
     where it is no mount of the run's: its files keep their access times, which the handler shows as modification
-    times on every device the table does not name); the unused slots all zeros (no file system is 0:0). Raises
-    ValueError for more than DEVICE_SLOTS (a mount past the table would show its real number: the run must not
-    start)."""
+    times on every device the table does not name; in the slots `devices` leave free); the unused slots all zeros
+    (no file system is 0:0). Raises ValueError for more than DEVICE_SLOTS of `devices` (a mount past the table would
+    show its real number: the run must not start)."""
     real = list(dict.fromkeys(int(d) for d in devices if int(d)))
-    same = [d for d in dict.fromkeys(int(d) for d in kept if int(d)) if d not in real]
-    if len(real) + len(same) > DEVICE_SLOTS:
-        raise ValueError(f"the run made {len(real)} file systems, more than the {DEVICE_SLOTS - len(same)} the SIGSYS "
-                         "handler's table of device numbers holds: raise DEVICE_SLOTS (and the handler's loop bound)")
+    if len(real) > DEVICE_SLOTS:
+        raise ValueError(f"the run made {len(real)} file systems, more than the {DEVICE_SLOTS} the SIGSYS handler's "
+                         "table of device numbers holds: raise DEVICE_SLOTS (and the handler's loop bound)")
+    same = [d for d in dict.fromkeys(int(d) for d in kept if int(d)) if d not in real][:DEVICE_SLOTS - len(real)]
     pairs = [(d, os.makedev(0, SHOWN_DEVICE_MINOR + i)) for i, d in enumerate(real)] + [(d, d) for d in same]
     return b"".join(struct.pack("<QQ", *pair) for pair in pairs).ljust(16 * DEVICE_SLOTS, b"\0")
 
