@@ -382,6 +382,59 @@ def test_stat_calls_are_trapped_for_the_handler_but_from_its_own_syscall(machine
     assert [run_filter(answered, arch, nr, 3, 0x2000, ip=ip) for nr in (fstat, newfstatat) for ip in (0, at)] == [EPERM] * 4
 
 
+def _answered_stat(path: str, devices: list[int], kept: list[int]) -> tuple[int, int, int, int]:
+    """Run the SIGSYS handler's own machine code on a stat(2) trap of `path` (a signal frame made here: si_code
+    SYS_SECCOMP, si_syscall 4, the path and buffer in RDI and RSI) and return what the code would read: (RAX,
+    st_dev, st_atime_ns, st_mtime_ns)."""
+    import ctypes
+    import mmap
+
+    page = _confine._CALL_ANSWERS["x86_64"] + _confine.sysinfo_template(2**20) + _confine.shown_devices(devices, kept)
+    try:
+        memory = mmap.mmap(-1, 4096, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
+    except OSError as exc:  # a host with memory-deny-write-execute
+        pytest.skip(f"no writable and executable page here: {exc}")
+    memory.write(page)
+    address = ctypes.addressof(ctypes.c_char.from_buffer(memory))
+    handler = ctypes.CFUNCTYPE(None, ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p)(address)
+    info, context, buffer = (ctypes.create_string_buffer(128), ctypes.create_string_buffer(1024),
+                             ctypes.create_string_buffer(256))
+    name = ctypes.create_string_buffer(os.fsencode(path))
+    struct.pack_into("<i", info, 8, 1)  # SYS_SECCOMP
+    struct.pack_into("<i", info, 24, 4)  # stat
+    struct.pack_into("<QQ", context, 104, ctypes.addressof(name), ctypes.addressof(buffer))  # RDI, RSI
+    handler(31, ctypes.addressof(info), ctypes.addressof(context))
+    result = struct.unpack_from("<q", context, 144)[0]
+    dev, atime, atime_ns, mtime, mtime_ns = (struct.unpack_from("<Q", buffer, 0)[0],
+                                             *struct.unpack_from("<qqqq", buffer, 72))
+    del handler, name
+    memory.close()
+    return result, dev, atime * 10**9 + atime_ns, mtime * 10**9 + mtime_ns
+
+
+@pytest.mark.skipif(os.uname().machine != "x86_64", reason="the handler is x86_64 machine code")
+def test_the_handler_shows_access_times_of_files_on_other_devices_as_their_changes(tmp_path: object) -> None:
+    """A trapped stat of a file on a device the table does not name (the host's: the stdlib, its byte code) shows
+    its modification time as its access time, which told when the host last read it; a file on one of the run's
+    mounts (shown at a fixed number) or on a kept device (the scratch where it is none of them) keeps its own."""
+    path = os.path.join(str(tmp_path), "file")
+    with open(path, "w") as fh:
+        fh.write("x")
+    os.utime(path, ns=(1_000_000_123, 2_000_000_456))
+    real = os.stat(path).st_dev
+    assert _answered_stat(path, [], []) == (0, real, 2_000_000_456, 2_000_000_456)
+    assert _answered_stat(path, [], [real]) == (0, real, 1_000_000_123, 2_000_000_456)
+    assert _answered_stat(path, [real], []) == (0, os.makedev(0, _confine.SHOWN_DEVICE_MINOR), 1_000_000_123,
+                                                2_000_000_456)
+    assert _answered_stat(path, [real + 1], [real]) == (0, real, 1_000_000_123, 2_000_000_456)
+    assert _answered_stat(path + "-missing", [], [])[0] == -errno.ENOENT
+    table = _confine.shown_devices([40, 41], [41, 254 << 8])  # a kept device that is a mount already shows fixed
+    assert [struct.unpack_from("<QQ", table, 16 * i) for i in range(4)] == [
+        (40, os.makedev(0, 0xFFFF0)), (41, os.makedev(0, 0xFFFF1)), (254 << 8, 254 << 8), (0, 0)]
+    full = _confine.shown_devices(range(1, 17), [254 << 8])  # a kept device only where the mounts leave a slot
+    assert struct.unpack_from("<QQ", full, 16 * 15) == (16, os.makedev(0, 0xFFFF0 + 15))
+
+
 def test_the_shown_device_table_keeps_mounts_apart_in_the_order_they_were_made() -> None:
     """Each distinct real number of the run's mounts is shown as 0:SHOWN_DEVICE_MINOR + its index (the order they
     were made), the rest of the table zeros; more than DEVICE_SLOTS of them is refused."""

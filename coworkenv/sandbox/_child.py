@@ -640,7 +640,8 @@ def isolate(
         # Without a uid of its own the code owns the host's files: their modes and times stay out of reach too.
         why = confine["install_seccomp"](libc, "uid-drop" not in layers, threads=threads,
                                          last_channel=last_channel, host_paths=host_paths,
-                                         memory_bytes=limits["memory_bytes"], devices=kernel["FRESH_DEVICES"])
+                                         memory_bytes=limits["memory_bytes"], devices=kernel["FRESH_DEVICES"],
+                                         kept_devices=(os.stat(scratch).st_dev,))
         note(layers, missing, "seccomp", why)
         note(layers, missing, "libc-paths", why_paths if why is None else f"it is a seccomp rule: {why}")
     # Raw memory would let the code rewrite the hook; without the hook, native code is the kernel layers' business.

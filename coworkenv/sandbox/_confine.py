@@ -242,16 +242,20 @@ _HOST_STATISTICS = {"x86_64": ((137, 138), 100), "aarch64": ((43, 44), 153)}
 # (`_kernel.FRESH_DEVICES`, in the order they were made) shown as 0:SHOWN_DEVICE_MINOR + its index (the top of the
 # anonymous range, which no machine reaches: distinct mounts stay apart, os.path.ismount still works). Native code
 # may jump to that instruction itself, but the rewrite follows it before control returns; only a signal handler of
-# its own landing between the two sees a real number (a known limit, with the hook off). Per architecture: the stat
-# calls by path and by descriptor (the latter are the channels' rule first).
+# its own landing between the two sees a real number (a known limit, with the hook off). A file on any device the
+# table does not name (the host's, bound read-only: the stdlib, its byte code, zoneinfo, the libraries) shows its
+# modification time as its access time: the kernel moves an access time on a read at most once a day (`relatime`),
+# so os.stat of a stdlib .pyc told when the host, or another run, last imported it (fifty-fifth round); the run's
+# own files (its mounts, and the scratch where it is none: `kept`, shown as it is) keep theirs. Per architecture: the
+# stat calls by path and by descriptor (the latter are the channels' rule first).
 _STAT_CALLS = {"x86_64": ((4, 6), (5, 262))}
 DEVICE_SLOTS, SHOWN_DEVICE_MINOR = 16, 0xFFFF0
 _CALL_ANSWERS = {"x86_64": bytes.fromhex(
     "837e08010f858a0000008b46184c8b426883f864742783f863744483f804747583f805747083f806746b3d06010000746448c78290000000"
-    "daffffffc34d85c0741131c949890849894808498948104989481848c7829000000000000000c34d85c074254c8d0d8500000031c9498b04"
+    "daffffffc34d85c0741131c949890849894808498948104989481848c7829000000000000000c34d85c074254c8d0d9500000031c9498b04"
     "094989040883c10883f97072f048c78290000000daffffffc348c78290000000f2ffffffc34989d14189c0498b7968498b7170498b918800"
-    "00004d8b51380f05498981900000004885c075d84181f806010000480f44f2488b06488d3d8f00000031c9483b040f740c83c11081f90001"
-    "000072efc3488b440f08488906c36690")}
+    "00004d8b51380f05498981900000004885c075d84181f806010000480f44f2488b06488d3d9f00000031c9483b040f741c83c11081f90001"
+    "000072ef488b465848894648488b466048894650c3488b440f08488906c36690")}
 _RT_SIGACTION = {"x86_64": 13, "aarch64": 134}
 SIGSYS, SA_SIGINFO, SECCOMP_RET_TRAP = 31, 4, 0x00030000
 SYSCALL_INSTRUCTION = b"\x0f\x05"  # the handler's one (a test checks it occurs once in the code)
@@ -270,27 +274,33 @@ def sysinfo_template(memory_bytes: int) -> bytes:
     return struct.pack("<qQQQQQQQQQH6xQQI4x", 0, 0, 0, 0, memory, memory, 0, 0, 0, 0, 1, 0, 0, 1)
 
 
-def shown_devices(devices: Sequence[int]) -> bytes:
+def shown_devices(devices: Sequence[int], kept: Sequence[int] = ()) -> bytes:
     """The handler's table of (real, shown) device numbers: the distinct numbers of `devices`, each shown as
-    0:SHOWN_DEVICE_MINOR + its index; the unused slots all zeros (no file system is 0:0). Raises ValueError for more
-    than DEVICE_SLOTS (a mount past the table would show its real number: the run must not start)."""
+    0:SHOWN_DEVICE_MINOR + its index, then those of `kept` that are not among them, shown as they are (the scratch
+    where it is no mount of the run's: its files keep their access times, which the handler shows as modification
+    times on every device the table does not name; in the slots `devices` leave free); the unused slots all zeros
+    (no file system is 0:0). Raises ValueError for more than DEVICE_SLOTS of `devices` (a mount past the table would
+    show its real number: the run must not start)."""
     real = list(dict.fromkeys(int(d) for d in devices if int(d)))
     if len(real) > DEVICE_SLOTS:
         raise ValueError(f"the run made {len(real)} file systems, more than the {DEVICE_SLOTS} the SIGSYS handler's "
                          "table of device numbers holds: raise DEVICE_SLOTS (and the handler's loop bound)")
-    pairs = [(d, os.makedev(0, SHOWN_DEVICE_MINOR + i)) for i, d in enumerate(real)]
+    same = [d for d in dict.fromkeys(int(d) for d in kept if int(d)) if d not in real][:DEVICE_SLOTS - len(real)]
+    pairs = [(d, os.makedev(0, SHOWN_DEVICE_MINOR + i)) for i, d in enumerate(real)] + [(d, d) for d in same]
     return b"".join(struct.pack("<QQ", *pair) for pair in pairs).ljust(16 * DEVICE_SLOTS, b"\0")
 
 
-def install_call_answers(libc: ctypes.CDLL, machine: str, memory_bytes: int, devices: Sequence[int] = ()) -> int:
+def install_call_answers(libc: ctypes.CDLL, machine: str, memory_bytes: int, devices: Sequence[int] = (),
+                         kept: Sequence[int] = ()) -> int:
     """Install the SIGSYS handler that answers the trapped times() and sysinfo() and makes the trapped stat calls
-    with `devices` shown at fixed numbers (`_CALL_ANSWERS`, `shown_devices`); returns the address right after its
+    with `devices` shown at fixed numbers, the access times of files on any device but those and `kept` shown as
+    their modification times (`_CALL_ANSWERS`, `shown_devices`); returns the address right after its
     `syscall` instruction (where the filter lets the stat calls run), or 0 where this architecture has no handler.
     Raises OSError where it cannot be installed (the run must not go on without it)."""
     code = _CALL_ANSWERS.get(machine)
     if code is None:
         return 0
-    page = code + sysinfo_template(memory_bytes) + shown_devices(devices)
+    page = code + sysinfo_template(memory_bytes) + shown_devices(devices, kept)
     size = 4096
     mmap, mprotect, munmap = libc["mmap"], libc["mprotect"], libc["munmap"]  # function objects of their own
     mmap.restype, mmap.argtypes = ctypes.c_void_p, (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int,
@@ -2423,7 +2433,8 @@ class _SockFprog(ctypes.Structure):
 
 
 def install_seccomp(libc: ctypes.CDLL, deny_metadata: bool, threads: bool = True, last_channel: int = 3,
-                    host_paths: tuple[int, ...] = (), memory_bytes: int = 0, devices: Sequence[int] = ()) -> str | None:
+                    host_paths: tuple[int, ...] = (), memory_bytes: int = 0, devices: Sequence[int] = (),
+                    kept_devices: Sequence[int] = ()) -> str | None:
     """Deny sockets (and socket ioctls), fork/exec, signals to other processes (also through SIGIO owners and
     prlimit), ptrace, mounts, namespaces, cwd changes, links, handle-based opens, extended attribute reads by
     path, file-system ioctls (inode flags, fs-verity, btrfs subvolumes) and the random device's (the machine's entropy
@@ -2447,11 +2458,12 @@ def install_seccomp(libc: ctypes.CDLL, deny_metadata: bool, threads: bool = True
     not opened (ENOENT), where `host_paths` (`c_library_host_paths`) names their addresses; times() and sysinfo()
     are answered with fixed values (`install_call_answers`; sysinfo's memory `memory_bytes`) where the architecture
     has the answer's code, and there the stat calls show the run's own file systems (`devices`: their real st_dev)
-    at fixed device numbers."""
+    at fixed device numbers, and the access time of a file on any other device (but `kept_devices`: the scratch's,
+    where it is none of the run's mounts) as its modification time."""
     machine = os.uname().machine
     if machine not in _ARCHES:
         return f"no seccomp syscall table for the {machine} architecture"
-    answers = install_call_answers(libc, machine, memory_bytes, devices)
+    answers = install_call_answers(libc, machine, memory_bytes, devices, kept_devices)
     # A run that mounted nothing (no mount namespace) has no device number to show otherwise: its stat calls run
     # untrapped (a trapped one costs a signal delivery, some microseconds).
     program = _seccomp_program(machine, os.getpid(), deny_metadata, threads, last_channel, host_paths,

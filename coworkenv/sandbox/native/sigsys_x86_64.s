@@ -7,6 +7,9 @@
 # the interrupted registers (its `syscall` instruction is the one place the filter lets them run from) and, where it
 # succeeds, rewrites st_dev (offset 0 of the buffer) by the table of 16 (real, shown) pairs that follows the sysinfo
 # template: the run's own tmpfs mounts, whose real numbers count the machine's anonymous devices, read as fixed ones.
+# A file on any other device (the host's, bound read-only: the stdlib, its byte code, the libraries) shows its
+# modification time as its access time (st_atim at 72 and 80 takes st_mtim's 88 and 96): the kernel moves a file's
+# access time on a read at most once a day, so it told when the host, or another run, last read each file.
 # A SIGSYS that is no seccomp trap (si_code other than SYS_SECCOMP, 1: sent by kill, tgkill, sigqueue) is left alone:
 # the interrupted registers are not touched.
 # info->si_code at 8, info->si_syscall at 24; uc->uc_mcontext.gregs at 40: RDI is gregs[8] (104), RAX gregs[13] (144),
@@ -75,6 +78,10 @@ handler:
         add     ecx, 16
         cmp     ecx, 256
         jb      8b
+        mov     rax, qword ptr [rsi + 88]
+        mov     qword ptr [rsi + 72], rax
+        mov     rax, qword ptr [rsi + 96]
+        mov     qword ptr [rsi + 80], rax
         ret
 9:      mov     rax, qword ptr [rdi + rcx + 8]
         mov     qword ptr [rsi], rax
