@@ -152,7 +152,34 @@ def test_a_service_that_fails_mid_episode_is_an_errored_episode_not_a_score(
     said = str(InfrastructureFailure("-", lost, 1))
     assert said.startswith("the env's tool backend failed all 1 episodes (env_error") and "LLM" not in said
     calls.clear()
-    # main: the command crashed (RuntimeError's traceback, exit 1, no result)
+    # main (import45): the command crashed (RuntimeError's traceback, exit 1, no result)
     result = CliRunner().invoke(cli_app, ["env", "run", str(spec_file), "--json"])
-    assert result.exit_code == 3 and "error: the env's tool backend failed 1 of 1 episodes (env_error)" in \
-        result.output, result.output
+    # the same words as every stage's (import47; main: "failed 1 of 1 episodes (env_error); ...", its own wording)
+    assert result.exit_code == 3 and f"error: {said}" in result.output, result.output
+
+
+def test_an_errored_episode_run_by_the_command_reports_no_score(
+        imported: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    """`coworkenv env run` of an episode its env's backend cut short (import47): Claw-Eval records an errored task
+    with no trials, no score; main printed the cut episode's partial score (JSON `score` 0.x beside
+    `infrastructure_failure: true`, and the text breakdown's score line) as if it were the model's."""
+    run = DeclaredTool.run
+    calls = []
+
+    def dies(self: DeclaredTool, kits: Any, kwargs: dict[str, Any]) -> Any:
+        calls.append(self.name)
+        if len(calls) > 1:
+            raise ConnectionResetError("the calendar backend went away")
+        return run(self, kits, kwargs)
+
+    monkeypatch.setattr(DeclaredTool, "run", dies)
+    spec_file = str(imported["out"] / f"{TASK}.json")
+    result = CliRunner().invoke(cli_app, ["env", "run", spec_file, "--json"])
+    assert result.exit_code == 3, result.output
+    printed = json.loads(result.stdout)
+    assert printed["stop_reason"] == "env_error" and printed["infrastructure_failure"] is True, printed
+    assert (printed["score"], printed["passed"], printed["completion"], printed["checks"]) == (None, None, None, []), \
+        printed  # main: a float score, passed false and the cut episode's checks
+    calls.clear()
+    text = CliRunner().invoke(cli_app, ["env", "run", spec_file])
+    assert text.exit_code == 3 and "no score" in text.output and "\nscore " not in text.output, text.output
