@@ -25,6 +25,7 @@ from coworkenv import Env
 from coworkenv.agents import OraclePolicy
 from coworkenv.bindings import DeclaredTool
 from coworkenv.cli import app as cli_app
+from coworkenv.env import Action, ToolCallRequest
 from coworkenv.loading import load_spec
 from coworkenv.rollout import InfrastructureFailure, run_agent, split_outcomes
 from tests.test_import_claw_eval_grader import _CALENDAR_SOURCE, _USER_EVENTS_ROUTE
@@ -62,6 +63,41 @@ def _other_service(doc: dict[str, Any], task: Path) -> None:  # every declared s
     doc["services"].append({"name": "web_real", "command": "python mock_services/web_real/server.py", "port": 9120})
 
 
+# What Claw-Eval's runner decides from task.yaml's service settings (import47; main imported each as if it ran):
+def _ready_zero(doc: dict[str, Any], task: Path) -> None:  # the runner polls the health check for 0 s
+    doc["services"][0]["ready_timeout"] = 0
+
+
+def _health_elsewhere(doc: dict[str, Any], task: Path) -> None:  # probed where nothing listens: never ready
+    doc["services"][0]["health_check"] = "http://localhost:9199/calendar/events"
+
+
+def _port_held(doc: dict[str, Any], task: Path) -> None:  # a second process at a port the first one holds
+    doc["services"].append({"name": "contacts", "command": _SERVER, "port": 9101,
+                            "health_check": "http://localhost:9102/contacts/search"})
+
+
+def _shared_port(doc: dict[str, Any], task: Path) -> None:
+    """A second service on the first one's port, probed there: the first answers its health check (a 404 is under
+    500), so the runner takes it as running and never starts it (its command and fixture would both fail); its tool
+    at that port reaches the calendar service, which has no such route: a 404 for every call."""
+    doc["services"].append({"name": "contacts", "command": "python mock_services/contacts/server.py", "port": 9101,
+                            "health_check": "http://localhost:9101/contacts/search",
+                            "env": {"CONTACTS_FIXTURES": f"tasks/{task.name}/fixtures/contacts/gone.json"}})
+    doc["tools"].append({"name": "contacts_search", "description": "Search contacts",
+                         "input_schema": {"type": "object", "properties": {"query": {"type": "string"}}}})
+    doc["tool_endpoints"].append({"tool_name": "contacts_search", "url": "http://localhost:9101/contacts/search"})
+
+
+def _own_port(doc: dict[str, Any], task: Path) -> None:
+    """A guard, not an error: the service listens on its env's PORT (9150, where its health check is), not on
+    task.yaml's `port`, unless the runner shifts ports (`--port-offset` sets PORT to `port`): a plain run starts it."""
+    doc["services"][0]["env"]["PORT"] = "9150"
+    doc["services"][0]["health_check"] = "http://localhost:9150/calendar/events"
+
+
+SOUND = (_shared_port, _own_port)  # imported: a spec each
+
 # case -> (the service named, what the note says)
 CASES = {_typo: ("calendar", "runs mock_services/calender/server.py, which the checkout does not hold"),
          _module: ("calendar", "the module mock_services.agenda.server, which the checkout does not hold"),
@@ -69,7 +105,10 @@ CASES = {_typo: ("calendar", "runs mock_services/calender/server.py, which the c
          _no_command: ("calendar", "no command to run"),
          _no_fixture: ("calendar", "gone.json, is not in the checkout"),
          _bad_fixture: ("calendar", "events.json, is no JSON it reads"),
-         _other_service: ("web_real", "runs mock_services/web_real/server.py, which the checkout does not hold")}
+         _other_service: ("web_real", "runs mock_services/web_real/server.py, which the checkout does not hold"),
+         _ready_zero: ("calendar", "its ready_timeout is 0"),
+         _health_elsewhere: ("calendar", "is at port 9199, where nothing listens"),
+         _port_held: ("contacts", "its port 9101 is held by service 'calendar'")}
 
 
 @pytest.fixture(scope="module")
@@ -84,7 +123,7 @@ def imported(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
                                                                    encoding="utf-8")
     (root / "mock_services" / "broken").mkdir()
     (root / "mock_services" / "broken" / "server.py").write_text("def serve(:\n    pass\n", encoding="utf-8")
-    for case in (None, *CASES):
+    for case in (None, *CASES, *SOUND):
         task = root / "tasks" / (TASK if case is None else f"{TASK}{case.__name__}")
         shutil.copytree(CHECKOUT / "tasks" / TASK, task)
         doc = yaml.safe_load((task / "task.yaml").read_text(encoding="utf-8"))
@@ -111,14 +150,30 @@ def test_a_service_that_would_not_start_is_an_error_naming_the_task_and_service(
         assert note.startswith(f"{task['task_id']}: service '{service}' would not start: ") and says in note, note
     # no spec of an errored task: no episode of it is run or scored, so none is a 0 in a mean
     specs = sorted(p.name for p in imported["out"].glob("*.json") if p.name != "import_report.json")
-    assert specs == [f"{TASK}.json"]
+    assert specs == sorted([f"{TASK}.json", *(f"{TASK}{case.__name__}.json" for case in SOUND)])
+
+
+def test_a_service_the_runner_takes_as_running_is_never_started_and_its_tool_reaches_the_other(
+        imported: dict[str, Any]) -> None:
+    """import47: main errored the task (the never-started service's command "would not start")."""
+    tasks = {t["task_id"]: t for t in imported["report"]["tasks"]}
+    task = tasks[f"{TASK}_shared_port"]
+    assert task["status"] == "full" and task["spec_file"], task
+    assert any(n.startswith("service 'contacts' is never started: its health check http://localhost:9101/contacts"
+                            "/search is answered by service 'calendar'") for n in task["notes"]), task["notes"]
+    spec = load_spec(imported["out"] / task["spec_file"])
+    env = Env(spec)
+    env.step(Action(tool_calls=(ToolCallRequest("contacts_search", {"query": "Mike"}),)))
+    (entry,) = env.audit
+    assert not entry.ok and "404 Not Found: the calendar service has no endpoint /contacts/search" in str(entry.error), entry
 
 
 def test_the_command_lists_them_as_errored_and_importing_again_tries_them_again(imported: dict[str, Any]) -> None:
     result = imported["result"]
     assert result.exit_code == 0, result.output
     assert f"{TASK}_typo\terror\t{TASK}_typo: service 'calendar' would not start" in result.output
-    assert f"{len(CASES) + 1} task(s): 1 full, 0 partial, 0 skipped, {len(CASES)} error" in result.output
+    assert f"{len(CASES) + 1 + len(SOUND)} task(s): {1 + len(SOUND)} full, 0 partial, 0 skipped, {len(CASES)} " \
+        "error" in result.output
     assert f"error: {len(CASES)} task(s) errored, a mock service would not start" in result.output
     # fixed (the script is there now), the same command imports it; the others stay errored
     root, out = imported["root"], imported["out"]

@@ -40,7 +40,7 @@ from coworkenv.importers.claw_eval_routes import (
     unserved_tools,
 )
 from coworkenv.importers.claw_eval_services import ServiceAdapter, adapter_for, by_endpoint, unsupported_reason
-from coworkenv.importers.claw_eval_start import ServiceStartProblem, fixture_problem, start_problems
+from coworkenv.importers.claw_eval_start import ServiceStartProblem, fixture_problem, not_started, start_problems
 from coworkenv.importers.claw_eval_task import ClawCheck, ClawTask, ClawTool, ImportProblem, load_task
 from coworkenv.importers.spec_file_names import (
     IMPORTED_BY,
@@ -132,6 +132,10 @@ def import_task(task_dir: Path, error_rate: float | None = None,
         return None, errored(task.task_id, failing)
     left: list[dict[str, Any]] = []
     notes: list[str] = []
+    unstarted = not_started(task_dir, task)  # taken as already running by the runner: never started, its fixtures never read
+    if unstarted:
+        notes.extend(unstarted.values())
+        task = task.model_copy(update={"services": [s for s in task.services if s.name not in unstarted]})
 
     def leave(what: str, why: str, affects_score: bool = True) -> None:
         left.append({"what": what, "why": why, "affects_score": affects_score})

@@ -70,6 +70,8 @@ class ClawService(_Lenient):
     env: dict[str, str] = {}
     command: str = ""  # how Claw-Eval runs it: `python mock_services/<name>/server.py`
     port: int | None = None
+    health_check: str = ""  # the URL the runner probes before starting it (answered: already running) and after
+    ready_timeout: int = 10  # seconds the runner polls the health check of the process it started
 
 
 class ClawEndpoint(_Lenient):
