@@ -130,6 +130,10 @@ def import_task(task_dir: Path, error_rate: float | None = None,
     failing = start_problems(task_dir, task)
     if failing:
         return None, errored(task.task_id, failing)
+    silent = _never_called(task)
+    if silent is not None:
+        return None, TaskImport(task.task_id, "skipped", left_out=[{"what": silent[0], "why": silent[1],
+                                                                    "affects_score": True}], notes=[silent[1]])
     left: list[dict[str, Any]] = []
     notes: list[str] = []
     unstarted = not_started(task_dir, task)  # taken as already running by the runner: never started, its fixtures never read
@@ -248,6 +252,23 @@ def import_task(task_dir: Path, error_rate: float | None = None,
     })
     status: Status = "partial" if any(x["affects_score"] for x in left) else FULL_JUDGE if judged else "full"
     return spec, TaskImport(task.task_id, status, left_out=left, notes=notes)
+
+
+def _never_called(task: ClawTask) -> tuple[str, str] | None:
+    """The setting under which Claw-Eval's loop never calls the model, and why: it calls it while the turn count is
+    under `max_turns` and, checked before each call, the loop's elapsed wall clock is not over `timeout_seconds`
+    (`runner/loop.py`); with 0 turns, or a wall clock of 0 s or less (already past), it stops before the first and
+    grades an episode without an assistant message, whatever the model. No env gives its agent no turn: the task is
+    skipped, saying so."""
+    env = task.environment
+    setting = "environment.max_turns" if env.max_turns < 1 else \
+        "environment.timeout_seconds" if env.timeout_seconds <= 0 else None
+    if setting is None:
+        return None
+    value = env.max_turns if env.max_turns < 1 else env.timeout_seconds
+    return setting, (f"{setting} is {value}: Claw-Eval's loop never calls the model (it stops before the first call "
+                     "and grades an episode without an assistant message, the same score whatever the model); an "
+                     "imported env would give the agent turns Claw-Eval never gives")
 
 
 def errored(task_id: str, problems: Sequence[ServiceStartProblem]) -> TaskImport:
