@@ -89,6 +89,25 @@ def _shared_port(doc: dict[str, Any], task: Path) -> None:
     doc["tool_endpoints"].append({"tool_name": "contacts_search", "url": "http://localhost:9101/contacts/search"})
 
 
+def _loader_crash(doc: dict[str, Any], task: Path) -> None:  # the loader's `e["start_time"]`: a KeyError
+    path = task / "fixtures" / "calendar" / "events.json"
+    events = json.loads(path.read_text(encoding="utf-8"))
+    del events[1]["start_time"]
+    path.write_text(json.dumps(events), encoding="utf-8")
+
+
+def _loader_object(doc: dict[str, Any], task: Path) -> None:  # the loader iterates an object's keys as records
+    path = task / "fixtures" / "calendar" / "events.json"
+    path.write_text(json.dumps({"events": json.loads(path.read_text(encoding="utf-8"))}), encoding="utf-8")
+
+
+def _loader_naive(doc: dict[str, Any], task: Path) -> None:  # moved from the service's aware clock: a TypeError
+    path = task / "fixtures" / "calendar" / "events.json"
+    events = json.loads(path.read_text(encoding="utf-8"))
+    events[2]["start_time"] = events[2]["start_time"].rstrip("Z")
+    path.write_text(json.dumps(events), encoding="utf-8")
+
+
 def _own_port(doc: dict[str, Any], task: Path) -> None:
     """A guard, not an error: the service listens on its env's PORT (9150, where its health check is), not on
     task.yaml's `port`, unless the runner shifts ports (`--port-offset` sets PORT to `port`): a plain run starts it."""
@@ -108,7 +127,10 @@ CASES = {_typo: ("calendar", "runs mock_services/calender/server.py, which the c
          _other_service: ("web_real", "runs mock_services/web_real/server.py, which the checkout does not hold"),
          _ready_zero: ("calendar", "its ready_timeout is 0"),
          _health_elsewhere: ("calendar", "is at port 9199, where nothing listens"),
-         _port_held: ("contacts", "its port 9101 is held by service 'calendar'")}
+         _port_held: ("contacts", "its port 9101 is held by service 'calendar'"),
+         _loader_crash: ("calendar", "events.json (record 1: no 'start_time'): the process exits"),
+         _loader_object: ("calendar", "events.json (the fixture (a JSON dict, no list of records): TypeError"),
+         _loader_naive: ("calendar", "can't compare offset-naive and offset-aware datetimes")}
 
 
 @pytest.fixture(scope="module")
@@ -238,3 +260,23 @@ def test_an_errored_episode_run_by_the_command_reports_no_score(
     calls.clear()
     text = CliRunner().invoke(cli_app, ["env", "run", spec_file])
     assert text.exit_code == 3 and "no score" in text.output and "\nscore " not in text.output, text.output
+
+
+@pytest.mark.parametrize(("mail", "says"), [
+    ([], None), ({}, None),  # the loader returns at once on an empty fixture
+    ([{"message_id": "m1", "date": "2026-03-02T08:00:00Z"}, {"message_id": "m2", "date": "2026-03-01T08:00:00+08:00"}],
+     None),
+    ([{"message_id": "m1", "date": "2026-03-02T08:00:00Z"}, {"message_id": "m2"}], "record 1: no 'date'"),
+    ([{"message_id": "m1", "date": "2026-03-02T08:00:00"}], "can't subtract offset-naive and offset-aware"),
+    ([{"message_id": "m1", "date": "2026-03-02T08:00:00Z"}, {"message_id": "m2", "date": "2026-03-02 8am"}],
+     "record 1: ValueError"),
+    ({"messages": [{"message_id": "m1", "date": "2026-03-02T08:00:00Z"}]}, "a JSON dict, no list of records"),
+])
+def test_the_mail_service_s_loader_fails_where_claw_eval_s_does(mail: Any, says: str | None) -> None:
+    """gmail's `_load_fixtures` moves every mail's `date` from the newest to a day before its aware UTC clock."""
+    from coworkenv.importers.claw_eval_services import ADAPTERS
+
+    check = ADAPTERS["gmail"].load_fails
+    assert check is not None
+    said = check(mail)
+    assert (said is None) if says is None else (said is not None and says in said), said

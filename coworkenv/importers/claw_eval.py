@@ -393,6 +393,10 @@ def _fixtures(task_dir: Path, task: ClawTask, adapter: ServiceAdapter) -> list[t
             found.append((path, orjson.loads(path.read_bytes())))
         except (OSError, orjson.JSONDecodeError) as exc:  # the service loads it as it starts: it would not start
             raise fixture_problem(adapter.name, path, _shown(path, task_dir), exc) from None
+        why = adapter.load_fails(found[-1][1]) if adapter.load_fails is not None else None
+        if why is not None:  # its loader raises as the module loads: the process exits before it serves
+            raise ServiceStartProblem(adapter.name, f"its loader fails on the fixture it loads as it starts, "
+                                                    f"{_shown(path, task_dir)} ({why}): the process exits")
     return found
 
 
