@@ -11,7 +11,10 @@ What exits at once: a command that is empty or does not parse, a script (or `-m`
 a script that does not compile (`start_problems`: read only where the checkout is Claw-Eval's own layout with its
 services' source, `mock_services/_base.py`, which every service imports; a lone task folder or a stand-in checkout
 says nothing of whether a command starts), and (`fixture_problem`) a JSON fixture the service loads that is absent
-or no JSON (every JSON-fixture service of Claw-Eval loads it as its module loads, with no fallback).
+or no JSON (every JSON-fixture service of Claw-Eval loads it as its module loads, with no fallback), or that its
+loader raises on (`ServiceAdapter.load_fails`). What the runner decides from task.yaml's settings (`runner_plan`):
+a service whose health check a service started before it answers is never started; one never ready (`ready_timeout`
+0 or less, a health check at a port it does not listen on) or whose port an earlier one holds is an error.
 """
 
 from __future__ import annotations
