@@ -275,7 +275,10 @@ def task_services(task_dir: Path, task: Any) -> dict[str, ServiceSource]:
 def tool_endpoints(task: Any) -> dict[str, tuple[str, str]]:
     """Tool name -> (the service its endpoint reaches, the endpoint's path): the service listening on the URL's port,
     else the one the path's first part names; tools whose endpoint reaches none of the task's services are left out."""
-    by_port = {s.port: s.name for s in task.services if s.port is not None}
+    by_port: dict[int | None, str] = {}
+    for s in task.services:  # the first service on a port is the one listening there (`claw_eval_start`)
+        if s.port is not None:
+            by_port.setdefault(s.port, s.name)
     names = {s.name for s in task.services}
     found = {}
     for endpoint in task.tool_endpoints:
