@@ -437,8 +437,9 @@ _ODD_ANSWERS: list[tuple[Any, list[str]]] = [
 @pytest.mark.parametrize(("answer", "said"), _ODD_ANSWERS)
 def test_every_phrasing_describes_a_tool_answer_in_any_shape(graded: dict[str, Any], answer: Any,
                                                              said: list[str]) -> None:
-    p = Phrasing(Env(graded["specs"][GRADED[0]]).state, random.Random(0))
-    for tool in sorted({*FINDINGS, *ACTIONS, "imported_tool"}):
+    tools = sorted({*FINDINGS, *ACTIONS, "imported_tool"})
+    p = Phrasing(Env(graded["specs"][GRADED[0]]).state, random.Random(0), frozenset(tools))  # each a spec's own tool
+    for tool in tools:
         assert all(s in finding(tool, {}, answer, p) for s in said), (tool, finding(tool, {}, answer, p))
         did = action(tool, {}, answer, p)
         if did != action(tool, {}, None, p):  # else a phrasing of the call's arguments alone (`posted in #x`)

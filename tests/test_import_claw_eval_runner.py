@@ -35,7 +35,8 @@ def imported(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[EnvSpe
     """CE02 as given (no `environment`), cut to 3 turns, and with the harness's tools on: each imported."""
     root = tmp_path_factory.mktemp("runner")
     shutil.copytree(CHECKOUT / "src", root / "src")
-    variants = {"given": None, "three": {"max_turns": 3}, "harness": {"enable_todo": True, "enable_compact": True}}
+    variants = {"given": None, "three": {"max_turns": 3}, "harness": {"enable_todo": True, "enable_compact": True},
+                **{name: environment for name, (environment, _) in NEVER_CALLED.items()}}
     for name, environment in variants.items():
         task = root / "tasks" / f"{TASK}_{name}"
         shutil.copytree(CHECKOUT / "tasks" / TASK, task)
@@ -48,10 +49,31 @@ def imported(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[EnvSpe
     reports = import_checkout(root, out, judge=False)
     found = {}
     for report in reports:
-        assert report.spec_file is not None, report.notes
-        found[report.task_id.rsplit("_", 1)[1]] = (load_spec(out / str(report.spec_file)), {
-            "left_out": report.left_out, "status": report.status})
+        name = report.task_id.rsplit("_", 1)[1]
+        assert (report.spec_file is None) == (name in NEVER_CALLED), (name, report.notes)
+        found[name] = (load_spec(out / str(report.spec_file)) if report.spec_file else None, {  # type: ignore[assignment]
+            "left_out": report.left_out, "status": report.status, "notes": report.notes})
     return found
+
+
+# Settings under which Claw-Eval's loop never calls the model (import47): `while turn_count < max_turns` with
+# max_turns 0, and `elapsed > timeout_seconds` checked before each model call with a wall clock of 0 or less (the
+# elapsed time is already above it). Every run is graded on an episode without an assistant message, whatever the
+# model; the import gave the agent 20 turns (timeout) or skipped the task with pydantic's words (max_turns 0).
+NEVER_CALLED = {"notime": ({"timeout_seconds": 0}, "environment.timeout_seconds"),
+                "pastdue": ({"timeout_seconds": -30, "max_turns": 5}, "environment.timeout_seconds"),
+                "noturns": ({"max_turns": 0}, "environment.max_turns")}
+
+
+@pytest.mark.parametrize("name", NEVER_CALLED)
+def test_a_task_whose_loop_never_calls_the_model_is_skipped_saying_why(imported: dict[str, tuple[EnvSpec, dict]],
+                                                                       name: str) -> None:
+    spec, report = imported[name]
+    setting = NEVER_CALLED[name][1]
+    assert spec is None and report["status"] == "skipped", report
+    (left,) = report["left_out"]
+    assert left["what"] == setting and left["affects_score"] and "never calls the model" in left["why"], left
+    assert any("never calls the model" in note for note in report["notes"]), report["notes"]
 
 
 def _reference_calls(spec: EnvSpec) -> list[ToolCallRequest]:

@@ -25,6 +25,9 @@ from coworkenv import Env
 from coworkenv.agents import OraclePolicy
 from coworkenv.bindings import DeclaredTool
 from coworkenv.cli import app as cli_app
+from coworkenv.env import Action, ToolCallRequest
+from coworkenv.importers.claw_eval_start import runner_plan
+from coworkenv.importers.claw_eval_task import ClawTask
 from coworkenv.loading import load_spec
 from coworkenv.rollout import InfrastructureFailure, run_agent, split_outcomes
 from tests.test_import_claw_eval_grader import _CALENDAR_SOURCE, _USER_EVENTS_ROUTE
@@ -62,6 +65,53 @@ def _other_service(doc: dict[str, Any], task: Path) -> None:  # every declared s
     doc["services"].append({"name": "web_real", "command": "python mock_services/web_real/server.py", "port": 9120})
 
 
+# What Claw-Eval's runner decides from task.yaml's service settings (import47; main imported each as if it ran):
+def _ready_zero(doc: dict[str, Any], task: Path) -> None:  # the runner polls the health check for 0 s
+    doc["services"][0]["ready_timeout"] = 0
+
+
+def _health_elsewhere(doc: dict[str, Any], task: Path) -> None:  # probed where nothing listens: never ready
+    doc["services"][0]["health_check"] = "http://localhost:9199/calendar/events"
+
+
+def _port_held(doc: dict[str, Any], task: Path) -> None:  # a second process at a port the first one holds
+    doc["services"].append({"name": "contacts", "command": _SERVER, "port": 9101,
+                            "health_check": "http://localhost:9102/contacts/search"})
+
+
+def _shared_port(doc: dict[str, Any], task: Path) -> None:
+    """A second service on the first one's port, probed there: the first answers its health check (a 404 is under
+    500), so the runner takes it as running and never starts it (its command and fixture would both fail); its tool
+    at that port reaches the calendar service, which has no such route: a 404 for every call."""
+    doc["services"].append({"name": "contacts", "command": "python mock_services/contacts/server.py", "port": 9101,
+                            "health_check": "http://localhost:9101/contacts/search",
+                            "env": {"CONTACTS_FIXTURES": f"tasks/{task.name}/fixtures/contacts/gone.json"}})
+    doc["tools"].append({"name": "contacts_search", "description": "Search contacts",
+                         "input_schema": {"type": "object", "properties": {"query": {"type": "string"}}}})
+    doc["tool_endpoints"].append({"tool_name": "contacts_search", "url": "http://localhost:9101/contacts/search"})
+
+
+def _loader_crash(doc: dict[str, Any], task: Path) -> None:  # the loader's `e["start_time"]`: a KeyError
+    path = task / "fixtures" / "calendar" / "events.json"
+    events = json.loads(path.read_text(encoding="utf-8"))
+    del events[1]["start_time"]
+    path.write_text(json.dumps(events), encoding="utf-8")
+
+
+def _loader_object(doc: dict[str, Any], task: Path) -> None:  # the loader iterates an object's keys as records
+    path = task / "fixtures" / "calendar" / "events.json"
+    path.write_text(json.dumps({"events": json.loads(path.read_text(encoding="utf-8"))}), encoding="utf-8")
+
+
+def _loader_naive(doc: dict[str, Any], task: Path) -> None:  # moved from the service's aware clock: a TypeError
+    path = task / "fixtures" / "calendar" / "events.json"
+    events = json.loads(path.read_text(encoding="utf-8"))
+    events[2]["start_time"] = events[2]["start_time"].rstrip("Z")
+    path.write_text(json.dumps(events), encoding="utf-8")
+
+
+SOUND = (_shared_port,)  # imported: a spec each
+
 # case -> (the service named, what the note says)
 CASES = {_typo: ("calendar", "runs mock_services/calender/server.py, which the checkout does not hold"),
          _module: ("calendar", "the module mock_services.agenda.server, which the checkout does not hold"),
@@ -69,7 +119,13 @@ CASES = {_typo: ("calendar", "runs mock_services/calender/server.py, which the c
          _no_command: ("calendar", "no command to run"),
          _no_fixture: ("calendar", "gone.json, is not in the checkout"),
          _bad_fixture: ("calendar", "events.json, is no JSON it reads"),
-         _other_service: ("web_real", "runs mock_services/web_real/server.py, which the checkout does not hold")}
+         _other_service: ("web_real", "runs mock_services/web_real/server.py, which the checkout does not hold"),
+         _ready_zero: ("calendar", "its ready_timeout is 0"),
+         _health_elsewhere: ("calendar", "is at port 9199, where nothing listens"),
+         _port_held: ("contacts", "its port 9101 is held by service 'calendar'"),
+         _loader_crash: ("calendar", "events.json (record 1: no 'start_time'): the process exits"),
+         _loader_object: ("calendar", "events.json (the fixture (a JSON dict, no list of records): TypeError"),
+         _loader_naive: ("calendar", "can't compare offset-naive and offset-aware datetimes")}
 
 
 @pytest.fixture(scope="module")
@@ -84,7 +140,7 @@ def imported(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
                                                                    encoding="utf-8")
     (root / "mock_services" / "broken").mkdir()
     (root / "mock_services" / "broken" / "server.py").write_text("def serve(:\n    pass\n", encoding="utf-8")
-    for case in (None, *CASES):
+    for case in (None, *CASES, *SOUND):
         task = root / "tasks" / (TASK if case is None else f"{TASK}{case.__name__}")
         shutil.copytree(CHECKOUT / "tasks" / TASK, task)
         doc = yaml.safe_load((task / "task.yaml").read_text(encoding="utf-8"))
@@ -111,14 +167,35 @@ def test_a_service_that_would_not_start_is_an_error_naming_the_task_and_service(
         assert note.startswith(f"{task['task_id']}: service '{service}' would not start: ") and says in note, note
     # no spec of an errored task: no episode of it is run or scored, so none is a 0 in a mean
     specs = sorted(p.name for p in imported["out"].glob("*.json") if p.name != "import_report.json")
-    assert specs == [f"{TASK}.json"]
+    assert specs == sorted([f"{TASK}.json", *(f"{TASK}{case.__name__}.json" for case in SOUND)])
+
+
+def test_a_service_the_runner_takes_as_running_is_never_started_and_its_tool_reaches_the_other(
+        imported: dict[str, Any]) -> None:
+    """import47: main errored the task (the never-started service's command "would not start")."""
+    tasks = {t["task_id"]: t for t in imported["report"]["tasks"]}
+    task = tasks[f"{TASK}_shared_port"]
+    assert task["status"] == "full" and task["spec_file"], task
+    assert any(n.startswith("service 'contacts' is never started: its health check http://localhost:9101/contacts"
+                            "/search is answered by service 'calendar'") for n in task["notes"]), task["notes"]
+    spec = load_spec(imported["out"] / task["spec_file"])
+    env = Env(spec)
+    env.step(Action(tool_calls=(ToolCallRequest("contacts_search", {"query": "Mike"}),)))
+    (entry,) = env.audit
+    assert not entry.ok and "404 Not Found: the calendar service has no endpoint /contacts/search" in str(entry.error), entry
+    # its grader reads the calendar's calls as the calendar's (main's endpoint map gave the port to the last service
+    # declared on it, whose audit the grader never reads: 0.76 for the sound twin's 1.0)
+    env = Env(spec)
+    run_agent(env, OraclePolicy(spec))
+    assert env.score().score == 1.0, env.score().checks
 
 
 def test_the_command_lists_them_as_errored_and_importing_again_tries_them_again(imported: dict[str, Any]) -> None:
     result = imported["result"]
     assert result.exit_code == 0, result.output
     assert f"{TASK}_typo\terror\t{TASK}_typo: service 'calendar' would not start" in result.output
-    assert f"{len(CASES) + 1} task(s): 1 full, 0 partial, 0 skipped, {len(CASES)} error" in result.output
+    assert f"{len(CASES) + 1 + len(SOUND)} task(s): {1 + len(SOUND)} full, 0 partial, 0 skipped, {len(CASES)} " \
+        "error" in result.output
     assert f"error: {len(CASES)} task(s) errored, a mock service would not start" in result.output
     # fixed (the script is there now), the same command imports it; the others stay errored
     root, out = imported["root"], imported["out"]
@@ -152,7 +229,63 @@ def test_a_service_that_fails_mid_episode_is_an_errored_episode_not_a_score(
     said = str(InfrastructureFailure("-", lost, 1))
     assert said.startswith("the env's tool backend failed all 1 episodes (env_error") and "LLM" not in said
     calls.clear()
-    # main: the command crashed (RuntimeError's traceback, exit 1, no result)
+    # main (import45): the command crashed (RuntimeError's traceback, exit 1, no result)
     result = CliRunner().invoke(cli_app, ["env", "run", str(spec_file), "--json"])
-    assert result.exit_code == 3 and "error: the env's tool backend failed 1 of 1 episodes (env_error)" in \
-        result.output, result.output
+    # the same words as every stage's (import47; main: "failed 1 of 1 episodes (env_error); ...", its own wording)
+    assert result.exit_code == 3 and f"error: {said}" in result.output, result.output
+
+
+def test_an_errored_episode_run_by_the_command_reports_no_score(
+        imported: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    """`coworkenv env run` of an episode its env's backend cut short (import47): Claw-Eval records an errored task
+    with no trials, no score; main printed the cut episode's partial score (JSON `score` 0.x beside
+    `infrastructure_failure: true`) as if it were the model's (the text's `no score`: test_cli_llm_failures)."""
+    run = DeclaredTool.run
+    calls = []
+
+    def dies(self: DeclaredTool, kits: Any, kwargs: dict[str, Any]) -> Any:
+        calls.append(self.name)
+        if len(calls) > 1:
+            raise ConnectionResetError("the calendar backend went away")
+        return run(self, kits, kwargs)
+
+    monkeypatch.setattr(DeclaredTool, "run", dies)
+    spec_file = str(imported["out"] / f"{TASK}.json")
+    result = CliRunner().invoke(cli_app, ["env", "run", spec_file, "--json"])
+    assert result.exit_code == 3, result.output
+    printed = json.loads(result.stdout)
+    assert printed["stop_reason"] == "env_error" and printed["infrastructure_failure"] is True, printed
+    assert (printed["score"], printed["passed"], printed["completion"], printed["checks"]) == (None, None, None, []), \
+        printed  # main: a float score, passed false and the cut episode's checks
+
+
+@pytest.mark.parametrize(("mail", "says"), [
+    ([], None), ({}, None),  # the loader returns at once on an empty fixture
+    ([{"message_id": "m1", "date": "2026-03-02T08:00:00Z"}, {"message_id": "m2", "date": "2026-03-01T08:00:00+08:00"}],
+     None),
+    ([{"message_id": "m1", "date": "2026-03-02T08:00:00Z"}, {"message_id": "m2"}], "record 1: no 'date'"),
+    ([{"message_id": "m1", "date": "2026-03-02T08:00:00"}], "can't subtract offset-naive and offset-aware"),
+    ([{"message_id": "m1", "date": "2026-03-02T08:00:00Z"}, {"message_id": "m2", "date": "2026-03-02 8am"}],
+     "record 1: ValueError"),
+    ({"messages": [{"message_id": "m1", "date": "2026-03-02T08:00:00Z"}]}, "a JSON dict, no list of records"),
+])
+def test_the_mail_service_s_loader_fails_where_claw_eval_s_does(mail: Any, says: str | None) -> None:
+    """gmail's `_load_fixtures` moves every mail's `date` from the newest to a day before its aware UTC clock."""
+    from coworkenv.importers.claw_eval_services import ADAPTERS
+
+    check = ADAPTERS["gmail"].load_fails
+    assert check is not None
+    said = check(mail)
+    assert (said is None) if says is None else (said is not None and says in said), said
+
+
+def test_a_service_moved_by_its_env_s_port_starts_in_a_plain_run(tmp_path: Path) -> None:
+    """A guard, not an error: the service listens on its env's PORT (9150, where its health check is), not on
+    task.yaml's `port`, unless the runner shifts ports (`--port-offset` sets PORT to `port`, and the health check
+    then finds nothing): only what both ways decide is reported, and a plain run starts it."""
+    task = ClawTask.model_validate({"task_id": "t", "prompt": {"text": "x"}, "services": [
+        {"name": "calendar", "command": _SERVER, "port": 9101, "env": {"PORT": "9150"},
+         "health_check": "http://localhost:9150/calendar/events"}]})
+    assert runner_plan(tmp_path / "tasks" / "t", task) == ({}, {})
+    shifted = task.model_copy(update={"services": [task.services[0].model_copy(update={"env": {}})]})
+    assert "is at port 9150, where nothing listens" in runner_plan(tmp_path / "tasks" / "t", shifted)[1]["calendar"]

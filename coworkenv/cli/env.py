@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from coworkenv.agents import Policy
     from coworkenv.checks import VerifierResult
     from coworkenv.llm import LLMBackend
+    from coworkenv.rollout import TrajectoryRecord
     from coworkenv.spec import EnvSpec
 
 # The commands import the Env, the examples and the LLM client when they run, not when `coworkenv` starts.
@@ -120,10 +121,12 @@ def run(
     specs = _specs(name_or_path, env_id)
     backend = connect(llm, model, timeout_s=llm_timeout, retries=llm_retries) if llm is not None else None
     sampling = {"temperature": temperature, "max_tokens": max_tokens} if backend is not None else None
-    results = []
+    results, lost = [], []
     for spec in specs:
-        result, verdict = _episode(spec, backend or _policy(agent, spec), max_steps, sampling)
+        result, verdict, record = _episode(spec, backend or _policy(agent, spec), max_steps, sampling)
         results.append(result)
+        if result["infrastructure_failure"]:
+            lost.append(record)
         if not as_json:
             typer.echo(f"{spec.metadata.title or spec.capability} ({spec.id})")
             stop = "" if result["stop_reason"] == "done" else f", stopped: {result['stop_reason']}"
@@ -131,28 +134,24 @@ def run(
                 stop += f" ({result['error']})"
             typer.echo(f"agent {agent.value}: {result['steps']} steps{', truncated' if result['truncated'] else ''}"
                        f"{stop}")
-            typer.echo(render_breakdown(verdict))
+            typer.echo(render_breakdown(verdict) if not result["infrastructure_failure"] else
+                       "no score: the episode did not run to an outcome of the model (see the error above)")
     if as_json:
         _print_json(results[0] if len(results) == 1 else results)
-    lost = [r for r in results if r.get("infrastructure_failure")]
-    from coworkenv.rollout import ENV_ERROR  # (loaded by the episodes already)
-
-    broken = [r for r in lost if r["stop_reason"] == ENV_ERROR]  # the env's tool backend failed: no score stands
-    if broken:
-        fail(f"the env's tool backend failed {len(broken)} of {len(results)} episodes (env_error); first error: "
-             f"{broken[0]['error']}. Not a model score: fix the env and run it again", INFRASTRUCTURE_ERROR)
-    if lost:
-        assert backend is not None
+    if lost:  # the LLM server or the env's tool backend failed: no score stands for those episodes
         from coworkenv.llm import server_label
+        from coworkenv.rollout import InfrastructureFailure
 
-        fail(f"the LLM server {server_label(backend)} failed {len(lost)} of {len(results)} episodes after its "
-             f"retries; first error: {lost[0]['error']}. Not a model score: check the server and run again",
+        fail(str(InfrastructureFailure(server_label(backend) if backend is not None else "-", lost, len(results))),
              INFRASTRUCTURE_ERROR)
 
 
 def _episode(spec: EnvSpec, agent: LLMBackend | Policy, max_steps: int,
-             sampling: dict[str, Any] | None) -> tuple[dict[str, Any], VerifierResult]:
-    """One episode through the episode loop (the same one the teachers and evaluation use), as the printed result."""
+             sampling: dict[str, Any] | None) -> tuple[dict[str, Any], VerifierResult, TrajectoryRecord]:
+    """One episode through the episode loop (the same one the teachers and evaluation use), as the printed result.
+    An episode the LLM server or the env's tool backend failed (`infrastructure_failure`) has no score: its score
+    fields are null and it lists no checks, as Claw-Eval records an errored task with no trials (the state it was
+    cut in is no outcome of the model; every mean leaves it out)."""
     from coworkenv.env import Env
     from coworkenv.rollout import is_infrastructure_failure, run_agent
     from coworkenv.rollout.agent_loop import is_backend
@@ -160,10 +159,12 @@ def _episode(spec: EnvSpec, agent: LLMBackend | Policy, max_steps: int,
     env = Env(spec, max_steps=max_steps)
     record = run_agent(env, agent, max_steps=max_steps, sampling=sampling)
     verdict = env.score()  # the whole result (completion, robustness, guards) of the episode's final state
+    lost = is_infrastructure_failure(record)
+    scored = dict.fromkeys(verdict.as_dict(), None) | {"guards_failed": [], "checks": []} if lost else verdict.as_dict()
     return {"env_id": spec.id, "agent": "llm" if is_backend(agent) else agent.name, "model": record.model,
             "steps": len(record.steps), "truncated": record.truncated, "stop_reason": record.stop_reason,
-            "error": record.error, "infrastructure_failure": is_infrastructure_failure(record),
-            "final_hash": record.final_hash, **verdict.as_dict()}, verdict
+            "error": record.error, "infrastructure_failure": lost, "final_hash": record.final_hash,
+            **scored}, verdict, record
 
 
 def render_breakdown(result: VerifierResult) -> str:

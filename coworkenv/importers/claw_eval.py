@@ -40,7 +40,7 @@ from coworkenv.importers.claw_eval_routes import (
     unserved_tools,
 )
 from coworkenv.importers.claw_eval_services import ServiceAdapter, adapter_for, by_endpoint, unsupported_reason
-from coworkenv.importers.claw_eval_start import ServiceStartProblem, fixture_problem, start_problems
+from coworkenv.importers.claw_eval_start import ServiceStartProblem, fixture_problem, not_started, start_problems
 from coworkenv.importers.claw_eval_task import ClawCheck, ClawTask, ClawTool, ImportProblem, load_task
 from coworkenv.importers.spec_file_names import (
     IMPORTED_BY,
@@ -130,8 +130,16 @@ def import_task(task_dir: Path, error_rate: float | None = None,
     failing = start_problems(task_dir, task)
     if failing:
         return None, errored(task.task_id, failing)
+    silent = _never_called(task)
+    if silent is not None:
+        return None, TaskImport(task.task_id, "skipped", left_out=[{"what": silent[0], "why": silent[1],
+                                                                    "affects_score": True}], notes=[silent[1]])
     left: list[dict[str, Any]] = []
     notes: list[str] = []
+    unstarted = not_started(task_dir, task)  # taken as already running by the runner: never started, its fixtures never read
+    if unstarted:
+        notes.extend(unstarted.values())
+        task = task.model_copy(update={"services": [s for s in task.services if s.name not in unstarted]})
 
     def leave(what: str, why: str, affects_score: bool = True) -> None:
         left.append({"what": what, "why": why, "affects_score": affects_score})
@@ -244,6 +252,23 @@ def import_task(task_dir: Path, error_rate: float | None = None,
     })
     status: Status = "partial" if any(x["affects_score"] for x in left) else FULL_JUDGE if judged else "full"
     return spec, TaskImport(task.task_id, status, left_out=left, notes=notes)
+
+
+def _never_called(task: ClawTask) -> tuple[str, str] | None:
+    """The setting under which Claw-Eval's loop never calls the model, and why: it calls it while the turn count is
+    under `max_turns` and, checked before each call, the loop's elapsed wall clock is not over `timeout_seconds`
+    (`runner/loop.py`); with 0 turns, or a wall clock of 0 s or less (already past), it stops before the first and
+    grades an episode without an assistant message, whatever the model. No env gives its agent no turn: the task is
+    skipped, saying so."""
+    env = task.environment
+    setting = "environment.max_turns" if env.max_turns < 1 else \
+        "environment.timeout_seconds" if env.timeout_seconds <= 0 else None
+    if setting is None:
+        return None
+    value = env.max_turns if env.max_turns < 1 else env.timeout_seconds
+    return setting, (f"{setting} is {value}: Claw-Eval's loop never calls the model (it stops before the first call "
+                     "and grades an episode without an assistant message, the same score whatever the model); an "
+                     "imported env would give the agent turns Claw-Eval never gives")
 
 
 def errored(task_id: str, problems: Sequence[ServiceStartProblem]) -> TaskImport:
@@ -368,6 +393,10 @@ def _fixtures(task_dir: Path, task: ClawTask, adapter: ServiceAdapter) -> list[t
             found.append((path, orjson.loads(path.read_bytes())))
         except (OSError, orjson.JSONDecodeError) as exc:  # the service loads it as it starts: it would not start
             raise fixture_problem(adapter.name, path, _shown(path, task_dir), exc) from None
+        why = adapter.load_fails(found[-1][1]) if adapter.load_fails is not None else None
+        if why is not None:  # its loader raises as the module loads: the process exits before it serves
+            raise ServiceStartProblem(adapter.name, f"its loader fails on the fixture it loads as it starts, "
+                                                    f"{_shown(path, task_dir)} ({why}): the process exits")
     return found
 
 

@@ -77,6 +77,10 @@ class ServiceAdapter:
     # How the service answers a call naming an id it holds no record of, `{name}` the request's field
     # (`{"error": "Ticket T-9 not found"}`): the tools taking every field it names answer so (`Binding.not_found`)
     not_found: str | None = None
+    # Why the service's own loader, run as its module loads, raises on a fixture's data (so the process exits
+    # before it serves: Claw-Eval's `ServiceStartError`); None where it loads. Only services whose loader reads the
+    # records (gmail, calendar: they move every record's time) have one.
+    load_fails: Callable[[Any], str | None] | None = None
 
     def held(self, data: Any) -> dict[str, Mapping[str, Any]]:
         """The service's records of a fixture by id, as it holds them once loaded (none without a `key`)."""

@@ -331,8 +331,10 @@ def _endpoints(task_dir: Path) -> dict[str, list[str]]:
     except (yaml.YAMLError, RecursionError):
         return {}
     services = data.get("services")
-    by_port = {str(s["port"]): str(s.get("name")) for s in (services if isinstance(services, list) else [])
-               if isinstance(s, dict) and s.get("port")}
+    by_port: dict[str, str] = {}  # the first service on a port: the one that listens there (a later one is never
+    for s in services if isinstance(services, list) else []:  # started, or cannot listen: `claw_eval_start`)
+        if isinstance(s, dict) and s.get("port"):
+            by_port.setdefault(str(s["port"]), str(s.get("name")))
     found: dict[str, list[str]] = {}
     for item in data.get("tool_endpoints") or []:
         if not isinstance(item, dict) or not isinstance(item.get("url"), str):

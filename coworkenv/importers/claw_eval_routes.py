@@ -88,6 +88,25 @@ def default_fixture(task_dir: Path, command: str, variable: str) -> Path | None:
     return None
 
 
+def default_port(task_dir: Path, command: str) -> int | None:
+    """The port the service run by `command` listens on when its environment sets no `PORT`: the default of its
+    `os.environ.get("PORT", "9101")`, read from its source. None when the source is not there or says otherwise."""
+    found = _server_file(task_dir, command)
+    if found is None:
+        return None
+    try:
+        tree = ast.parse(found[1].read_text(errors="replace"))
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get"
+                and len(node.args) == 2 and isinstance(node.args[0], ast.Constant) and node.args[0].value == "PORT"
+                and isinstance(node.args[1], ast.Constant)):
+            value = str(node.args[1].value)
+            return int(value) if value.isdigit() else None
+    return None
+
+
 def _path_of(node: ast.expr, script: Path) -> Path | None:
     """The path an expression of `str(...)`, `Path(__file__)`, `.resolve()`, `.parent` and `/ "name"` names."""
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "str" and len(node.args) == 1:
@@ -256,7 +275,10 @@ def task_services(task_dir: Path, task: Any) -> dict[str, ServiceSource]:
 def tool_endpoints(task: Any) -> dict[str, tuple[str, str]]:
     """Tool name -> (the service its endpoint reaches, the endpoint's path): the service listening on the URL's port,
     else the one the path's first part names; tools whose endpoint reaches none of the task's services are left out."""
-    by_port = {s.port: s.name for s in task.services if s.port is not None}
+    by_port: dict[int | None, str] = {}
+    for s in task.services:  # the first service on a port is the one listening there (`claw_eval_start`)
+        if s.port is not None:
+            by_port.setdefault(s.port, s.name)
     names = {s.name for s in task.services}
     found = {}
     for endpoint in task.tool_endpoints:

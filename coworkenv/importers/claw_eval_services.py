@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -100,6 +100,44 @@ def _ticket_records(data: Any) -> dict[str, list[dict[str, Any]]]:
     return {"tickets": out}
 
 
+def _moved_times(first: str, keys: tuple[str, ...], pick: Any, ahead: timedelta, *, calendar: bool) -> Any:
+    """Why the loader of a service that moves its records' times (`_load_fixtures` of Claw-Eval's calendar and
+    gmail) raises on a fixture's data, or None: the same steps on the same values. Each record's `first` time is read
+    (`datetime.fromisoformat(v.replace("Z", "+00:00"))`), the earliest or newest (`pick`) is moved to about now
+    (`ahead` of the service's UTC clock; the `calendar`'s at that time's own clock hour), and every record's `keys`
+    (the calendar's: those set) are moved by that. A record that is no object, lacks the time, or holds one that is
+    no text, no ISO time or none with an offset (it cannot be taken from the aware clock) fails it."""
+
+    def fails(data: Any) -> str | None:
+        if not data:  # the loader returns at once: nothing to move
+            return None
+        where = "the fixture"
+        listed = isinstance(data, list)  # else the loader reads an object's keys, or a text's characters, as records
+        try:
+            dates = []
+            for n, record in enumerate(data):
+                where = f"record {n}" if listed else f"the fixture (a JSON {type(data).__name__}, no list of records)"
+                dates.append(datetime.fromisoformat(record[first].replace("Z", "+00:00")))
+            where = f"the {first} times"
+            chosen = pick(dates)
+            target = datetime.now(UTC) + ahead
+            if calendar:
+                target = target.replace(hour=chosen.hour, minute=chosen.minute, second=0, microsecond=0)
+            delta = target - chosen
+            for n, record in enumerate(data):
+                where = f"record {n}"
+                for key in keys:
+                    if not calendar or (record.get(key)):
+                        (datetime.fromisoformat(record[key].replace("Z", "+00:00")) + delta).strftime(
+                            "%Y-%m-%dT%H:%M:%SZ")
+        except (KeyError, TypeError, AttributeError, ValueError, OverflowError) as exc:
+            what = f"no {exc}" if isinstance(exc, KeyError) else f"{type(exc).__name__}: {exc}"
+            return f"{where}: {what}"
+        return None
+
+    return fails
+
+
 def _mail_as_loaded(rows: list[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
     """The mail as the service holds it once loaded: its dates' clock times with `Z` (`_wall_time`)."""
     return [{**m, "date": _wall_time(m["date"])} if "date" in m else m for m in rows]
@@ -157,7 +195,8 @@ ADAPTERS: dict[str, ServiceAdapter] = {
         # the service records any `to` as given, no address or an empty one too
         "gmail_send_message": ToolMap("mail_send", _COMPOSE, defaults={"any_recipient": True}, result=recorded(
             "message", "sent", "to", "subject", "body")),
-    }, key="message_id", list_key="messages", held_as=_mail_as_loaded, not_found="Message {message_id} not found"),
+    }, key="message_id", list_key="messages", held_as=_mail_as_loaded, not_found="Message {message_id} not found",
+        load_fails=_moved_times("date", ("date",), max, timedelta(days=-1), calendar=False)),
     "helpdesk": ServiceAdapter("helpdesk", "tickets", "HELPDESK_FIXTURES", _ticket_records, {
         "helpdesk_list_tickets": ToolMap("tickets_search", {
             "status": _STATUS_FILTER, "query": _rename("query")}, result=_TICKET_SUMMARY, stored=True,
@@ -362,6 +401,7 @@ ADAPTERS["calendar"] = ServiceAdapter("calendar", "calendar", "CALENDAR_FIXTURES
                                         result=ResultShape(fields=_EVENT.fields, wrap="events", count="total",
                                                            echo={"user": "user"}, kept="added"), stored=True),
 }, key="event_id", not_found="Event {event_id} not found",
+    load_fails=_moved_times("start_time", ("start_time", "end_time"), min, timedelta(days=1), calendar=True),
     # an event time without offset: the service's lists fail comparing it with aware times (a TypeError, a 500)
     handler_fails=("has a time no listing can place",))
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 
 import yaml
 from jsonschema import Draft202012Validator, SchemaError
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from coworkenv.yaml_files import alias_problem, control_character_problem, too_deep
 
@@ -70,6 +70,8 @@ class ClawService(_Lenient):
     env: dict[str, str] = {}
     command: str = ""  # how Claw-Eval runs it: `python mock_services/<name>/server.py`
     port: int | None = None
+    health_check: str = ""  # the URL the runner probes before starting it (answered: already running) and after
+    ready_timeout: int = 10  # seconds the runner polls the health check of the process it started
 
 
 class ClawEndpoint(_Lenient):
@@ -87,8 +89,9 @@ class ClawPrompt(_Lenient):
 class ClawEnvironment(_Lenient):
     """The runner's settings of a task (Claw-Eval's `Environment`, its defaults)."""
 
-    max_turns: Annotated[int, Field(ge=1)] = 20  # model calls before the loop stops (`runner/loop.py`); then it grades
-    timeout_seconds: int = 300  # the loop's wall clock: also ends it, at no turn a replay could say
+    max_turns: int = 20  # model calls before the loop stops (`runner/loop.py`); then it grades (0: none at all)
+    timeout_seconds: int = 300  # the loop's wall clock, checked before each model call: past it the loop stops and
+    # grades, at no turn a replay could say (0 or less: before the first call)
     enable_todo: bool = False  # the harness's own `todo` tool, answered in the loop (`runner/agent_tools.py`)
     enable_compact: bool = False  # the harness's `compact` tool and its summaries of the conversation
 

@@ -14,8 +14,10 @@ from collections.abc import Callable
 from typing import Any
 
 import orjson
+from pydantic import ValidationError
 
 from coworkenv.apps import TOOLS
+from coworkenv.tools import ToolError
 from coworkenv.world import World
 
 Args = dict[str, Any]
@@ -23,11 +25,14 @@ _NUMBERS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight"
 
 
 class Phrasing:
-    """Shared helpers: names from the directory, counts, lists, times; `rng` picks among equivalent phrasings."""
+    """Shared helpers: names from the directory, counts, lists, times; `rng` picks among equivalent phrasings.
+    `declared`: the tools the env's spec declares (`tool_decls`), which may carry a built-in tool's name and answer
+    in any shape; every other tool with a phrasing is the built-in one, answered by its app."""
 
-    def __init__(self, world: World, rng: random.Random) -> None:
+    def __init__(self, world: World, rng: random.Random, declared: frozenset[str] = frozenset()) -> None:
         self.world = world
         self.rng = rng
+        self.declared = declared
 
     def person(self, ref: Any) -> str:
         if not isinstance(ref, str) or not ref:
@@ -144,12 +149,24 @@ INTENTS: dict[str, Callable[[Args, Phrasing], str]] = {
 
 
 def _phrased(table: dict[str, Callable[..., str]], tool: str, args: Any, *answer_and_phrasing: Any) -> str | None:
-    """The built-in tool's phrasing of a call, or None where it has none or the call is not the built-in's: a call
-    with an argument the built-in tool does not take (an imported tool of its name: `calendar_list_events` with a
-    `date`), or an answer the phrasing cannot read (`_SHAPE_ERRORS`). Such a call is described as any tool's is."""
+    """The built-in tool's phrasing of a call, or None where it has none or the call is not the built-in's: arguments
+    the built-in tool does not take (a reference call of a defective spec; an imported tool of its name:
+    `calendar_list_events` with a `date`), or, for a tool the spec declares under a built-in name (`Phrasing.declared`),
+    an answer the phrasing cannot read (`_SHAPE_ERRORS`). Such a call is described as any tool's is.
+
+    The built-in tool itself is answered by its app, in the shape its phrasing reads: a phrasing that fails on its
+    call raises (a bug of the phrasing, never hidden behind the generic wording)."""
     built_in, describe = TOOLS.get(tool), table.get(tool)
-    if describe is None or built_in is None or not isinstance(args, dict) or \
-            not set(args) <= set(built_in.params.model_fields):
+    if describe is None or built_in is None or not isinstance(args, dict):
+        return None
+    phrasing = answer_and_phrasing[-1]
+    if tool not in phrasing.declared:
+        try:
+            built_in.validate(args)
+        except (ValidationError, ToolError):
+            return None  # not a call the built-in tool runs: nothing its phrasing is written for
+        return describe(args, *answer_and_phrasing)
+    if not set(args) <= set(built_in.params.model_fields):
         return None
     try:
         return describe(args, *answer_and_phrasing)

@@ -99,6 +99,7 @@ class NarratedOracle:
     def __init__(self, spec: EnvSpec, seed: int = 0, *, terse: bool = False, grounded: bool = False) -> None:
         self.spec = spec
         self.seed = seed
+        self._declared = frozenset(d.name for d in spec.tool_decls)  # may answer in any shape
         self.terse = terse
         self.grounded = grounded
         self._looked = 0  # discovery calls made for the current reference call
@@ -135,7 +136,7 @@ class NarratedOracle:
             self._next -= 1  # repeat the call an injected fault made fail, as a careful agent would
         call = self._discovery(env)
         where = f"{self._next}:look{self._looked}" if call is not None else str(self._next)
-        p = Phrasing(env.state, random.Random(f"{self.seed}:{self.spec.id}:{env.turn}:{where}"))
+        p = Phrasing(env.state, random.Random(f"{self.seed}:{self.spec.id}:{env.turn}:{where}"), self._declared)
         if call is None:
             step, self._next = self._next, self._next + 1
             call = self._calls[step] if step < len(self._calls) else None
