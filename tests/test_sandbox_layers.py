@@ -554,6 +554,141 @@ def test_sealed_bytearray_converts_what_it_is_given_before_it_takes_a_pointer() 
     assert done.returncode == 0 and done.stdout.strip() == "16 True", (done.stdout, done.stderr)
 
 
+def test_sealed_memoryview_compares_and_hashes_copies_and_bytearray_join_reads_its_argument_first() -> None:
+    """After `seal_memoryview` a comparison of two memoryviews of different formats hands a `Struct` of the code's own
+    (set in the struct module) no view (C lent it a view of a block it freed after the comparison), and a read-only
+    view's `hash()` whose exporter's `__hash__` empties it is refused (C hashed the freed block: SIGSEGV for 1 MiB);
+    after `seal_bytearray` a `join` whose argument empties the separator joins with the separator it has then (C
+    copied the freed one). Answers and errors are C's: 2000 random comparisons (every native format, arrays, standard
+    formats, shapes, strides, released views, NaNs, other buffers and non-buffers, both ways and through the
+    descriptors), 600 hashes and 27 joins before and after the seals. In an interpreter of its own."""
+    code = """if True:
+        import array, importlib.util, operator, random, struct, sys
+        spec = importlib.util.spec_from_file_location("_confine", sys.argv[1])
+        confine = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(confine)
+
+        def view(rnd):
+            data = rnd.choice((bytes(rnd.choice((0, 1, 127, 255)) for _ in range(16)), struct.pack("d", float("nan")) * 2,
+                               struct.pack("dd", 0.0, -0.0), struct.pack("dd", -0.0, 0.0), bytes(16)))
+            kind = rnd.randrange(8)
+            if kind == 0:
+                return memoryview(data).cast(rnd.choice("cbB?hHiIlLqQnNfdP"))
+            if kind == 1:
+                return memoryview(bytearray(data)).cast(rnd.choice("Bhiq"))[::rnd.choice((1, 2, -1))]
+            if kind == 2:
+                return memoryview(array.array(rnd.choice("bBhHiIlLqQfdu"), data[:8] if rnd.random() < .5 else data))
+            if kind == 3:
+                return memoryview(data).cast(*rnd.choice((("B", (4, 4)), ("q", (2, 1)), ("d", (1, 2)), ("B", (16,)))))
+            if kind == 4:
+                released = memoryview(data)
+                released.release()
+                return released
+            if kind == 5:
+                return memoryview(data[:8]).cast(rnd.choice("dq"), ()) if rnd.random() < .5 else memoryview(data).cast("d")[:rnd.choice((0, 1))]
+            if kind == 6:
+                return rnd.choice((data, bytearray(data), array.array("d", data), 3, "x", None, data[:8]))
+            return memoryview(data)
+
+        def compared():
+            rnd, out = random.Random(7), []
+            for _ in range(2000):
+                a, b = view(rnd), view(rnd)
+                if not isinstance(a, memoryview):
+                    a, b = b, a
+                if not isinstance(a, memoryview):
+                    continue
+                for op in (lambda: a == b, lambda: b != a, lambda: a in [b], lambda: memoryview.__ne__(a, b)):
+                    try:
+                        out.append(op())
+                    except Exception as exc:
+                        out.append((type(exc).__name__, str(exc)))
+            return out
+
+        def hashed():
+            rnd, out = random.Random(3), []
+            for _ in range(600):
+                data = bytes(rnd.randrange(256) for _ in range(rnd.choice((0, 8, 16, 24))))
+                m = memoryview(rnd.choice((data, bytearray(data))))
+                kind = rnd.randrange(5)
+                if kind == 0:
+                    m = m.toreadonly()[::rnd.choice((1, 2, -1))]
+                elif kind == 1:
+                    m = m[::rnd.choice((2, -1, 3))]
+                elif kind == 2:
+                    m = m.cast(rnd.choice("cbBq"))
+                elif kind == 3:
+                    m.release()
+                try:
+                    out.append(hash(m))
+                except Exception as exc:
+                    out.append((type(exc).__name__, str(exc)))
+            return out
+
+        class Sub(bytearray):
+            pass
+
+        def joined():
+            out = []
+            for sep in (bytearray(), bytearray(b", "), Sub(b"-")):
+                for items in ([], [b"a"], (b"a", bytearray(b"b")), iter([b"x", memoryview(b"yz")]), [1], 3, "ab", sep,
+                              (x for x in [b"q"])):
+                    try:
+                        result = sep.join(items)
+                        out.append((type(result).__name__, bytes(result)))
+                    except Exception as exc:
+                        out.append((type(exc).__name__, str(exc)))
+            return out
+
+        before = compared(), hashed(), joined()
+        assert confine.seal_memoryview() is None and confine.seal_bytearray() is None
+        after = compared(), hashed(), joined()
+        assert [x is NotImplemented or x for x in after[0]] == [x is NotImplemented or x for x in before[0]]
+        assert after[1:] == before[1:]
+
+        kept = []
+
+        class Keeper:
+            def __init__(self, fmt):
+                self.fmt = fmt
+            def unpack_from(self, buf, offset=0):
+                kept.append(buf)
+                return (0,)
+
+        struct.Struct = Keeper
+        answers = [memoryview(bytes(8)).cast("q") == memoryview(bytes(8)).cast("d"),
+                   memoryview(bytes(8)).cast("q") != memoryview(struct.pack("d", 1.0)).cast("d"),
+                   operator.eq(memoryview(bytes(2)).cast("h"), array.array("H", [0]))]
+
+        class Freer(bytearray):
+            def __hash__(self):
+                held.release()
+                try:
+                    self.clear()  # C hashed the freed buffer after this
+                except BufferError:
+                    refused.append(1)
+                return 1
+
+        refused = []
+        held = memoryview(Freer(1 << 20)).toreadonly()
+        try:
+            hash(held)
+        except ValueError:
+            pass
+        sep = bytearray(b"--" * 40)
+
+        def items():
+            yield b"["
+            sep.clear()
+            yield b"]"
+
+        print(kept, answers, refused, bytes(sep.join(items())))
+    """
+    confine = Path(__file__).resolve().parents[1] / "coworkenv" / "sandbox" / "_confine.py"
+    done = subprocess.run([sys.executable, "-c", code, str(confine)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.strip() == "[] [True, True, True] [1] b'[]'", (done.stdout, done.stderr)
+
+
 def test_sealed_list_converts_a_slice_value_before_it_works_the_slice_out() -> None:
     """After `seal_list` and `seal_list_order` a list's extended-slice store whose value's iteration shrinks the list is worked out against
     the size the list has after it (ValueError, nothing written: C wrote past the shrunk table), through `a[s] = v`,

@@ -1168,9 +1168,28 @@ def _bytearray_setitem(self: Any, key: Any, value: Any = _ABSENT, /, *, _sealed_
     extend(self, kept)
 
 
+# `bytearray.join` took the separator's data pointer and size first, then turned its argument into a list (an
+# `__iter__` or generator of the code's own), then copied the separator from that pointer between the items (gh-112625,
+# fixed in 3.11.8): an argument that emptied the separator had join copy whatever took the freed block next into the
+# result (a bytearray's header: its buffer's address), or read an unmapped page (fifty-fifth round). Sealed with the
+# stores: `join` is a gate that reads the argument first (C's error where it is no iterable), then copies the
+# separator and joins with `bytes.join` (whose separator nothing can free) into a new bytearray, as C answers.
+def _bytearray_join(self: Any, iterable: Any, /, *, _sealed_tools: Any = ()) -> Any:
+    bytearray_t, bytes_t, list_t, tuple_t, isinstance_, type_, iter_, read, whole, join, type_error = _sealed_tools
+    if not isinstance_(self, bytearray_t):
+        raise type_error(f"descriptor 'join' for 'bytearray' objects doesn't apply to a '{type_(self).__name__}' object")
+    if type_(iterable) is not list_t and type_(iterable) is not tuple_t:
+        try:
+            items = iter_(iterable)
+        except type_error:
+            raise type_error("can only join an iterable") from None
+        iterable = list_t(items)  # the code's own code runs here, before the separator is read
+    return bytearray_t(join(bytes_t(read(self, whole)), iterable))
+
+
 def seal_bytearray() -> str | None:
-    """Make `bytearray`'s item and slice stores convert what they are given before they take a pointer (above).
-    Returns why it could not, or None."""
+    """Make `bytearray`'s item and slice stores convert what they are given before they take a pointer, and `join`
+    read its argument before its separator (above). Returns why it could not, or None."""
     import _collections
     import builtins
     import itertools
@@ -1221,7 +1240,143 @@ def seal_bytearray() -> str | None:
         gate = function_t(_bytearray_setitem.__code__, {}, name, (_ABSENT,), None)
         gate.__kwdefaults__ = {"_sealed_tools": tools}
         gates[name] = gate
+    if type(own.get("join")).__name__ != "method_descriptor" or type(bytes.__dict__.get("join")).__name__ != (
+            "method_descriptor"):
+        return "bytearray is not the C type this bootstrap knows"
+    gates["join"] = function_t(_bytearray_join.__code__, {}, "join", None, None)
+    gates["join"].__kwdefaults__ = {"_sealed_tools": (
+        cls, bytes, list, tuple, builtins.isinstance, type, builtins.iter, own["__getitem__"], slice(None),
+        bytes.__dict__["join"], TypeError)}
     _install_gates(cls, flags, gates)  # the item slots of the type (and any subclass) follow
+    return None
+
+
+# Two memoryviews whose formats are not the same native one (`'q'` against `'d'`, a standard-size or struct format)
+# are compared (`==`, `!=`, and so `in`, `list.index`, `dict` lookups) by the struct module: C looks `Struct` up in
+# `sys.modules["struct"]` at each comparison (a module attribute, or a module, the code may replace), makes one per
+# format, and calls its `unpack_from` on each item with a memoryview of a small block C allocated and frees as the
+# comparison ends: a writable view with no owner (`view.obj` is None; gh-142663 reports the comparison reading that
+# freed memory, the view is gh-60198's kind). An `unpack_from` of the code's own kept it, and after the comparison it
+# wrote a freed 16-byte block, which a two-item list's table took: an item then named a forged bytearray header, all
+# memory, no audit event (fifty-fifth round). Sealed here: `__eq__` and `__ne__` are gates that compare on copies,
+# with the real `_struct.Struct` taken at start where C would use the struct module, and with `tobytes` (integers,
+# characters, pointers) or `tolist` (floats and bools, compared as values) where both formats are the same native
+# one; shapes and errors as C's (an unknown format compares unequal, a buffer that cannot be had answers
+# NotImplemented, a released view equals itself only). They hold no C comparison (its struct route is the hole), set
+# through `type.__setattr__` so the comparison slot follows; `<` and the others stay C's (NotImplemented at once).
+_NATIVE_VIEW_FORMATS = "cbB?hHiIlLqQnNfdP"  # what C's get_native_fmtchar takes (CPython 3.11: no 'e')
+
+
+def _view_compare(self: Any, other: Any, /, *, _sealed_tools: Any = ()) -> Any:
+    (view_t, isinstance_, type_, struct_t, native, len_, range_, zip_, value_error, memory_error, import_error,
+     type_error, not_implemented, exception_t, equal, name) = _sealed_tools
+    if not isinstance_(self, view_t):
+        raise type_error(f"descriptor '{name}' requires a 'memoryview' object but received a '{type_(self).__name__}'")
+    try:
+        _ = self.format, (other.format if isinstance_(other, view_t) else None)
+    except value_error:  # released: a view equals itself only, as C's
+        return (self is other) is equal
+    own = None
+    if not isinstance_(other, view_t):
+        try:
+            own = other = view_t(other)
+        except exception_t:
+            return not_implemented
+    try:
+        same = self.ndim == other.ndim
+        if same:
+            for size, other_size in zip_(self.shape, other.shape):
+                if size != other_size:
+                    same = False
+                    break
+                if not size:
+                    break
+        mine, theirs = self.format, other.format
+        if not same:
+            pass
+        elif mine in native and theirs in native and mine[-1] == theirs[-1]:
+            # floats and bools compared as values (a NaN is unequal to itself), the rest byte for byte
+            same = self.tolist() == other.tolist() if mine[-1] in "fd?" else self.tobytes() == other.tobytes()
+        else:
+            try:
+                unpack_mine = struct_t(self.format).unpack_from
+                unpack_theirs = struct_t(other.format).unpack_from
+            except (import_error, memory_error):
+                raise
+            except exception_t:  # a format struct does not know: unequal, as C's
+                return not equal
+            count = 1
+            for size in self.shape:
+                count *= size
+            data_mine, data_theirs = self.tobytes(), other.tobytes()
+            step_mine, step_theirs = self.itemsize, other.itemsize
+            for at in range_(count):
+                item = unpack_mine(data_mine[at * step_mine:(at + 1) * step_mine])
+                other_item = unpack_theirs(data_theirs[at * step_theirs:(at + 1) * step_theirs])
+                if len_(item) == 1:
+                    item = item[0]
+                if len_(other_item) == 1:
+                    other_item = other_item[0]
+                if not (item is other_item or item == other_item):
+                    same = False
+                    break
+    finally:
+        if own is not None:
+            own.release()
+    return same is equal
+
+
+# `hash()` of a read-only memoryview asks the exporter's own `__hash__` first (Python code of the code's own, on a
+# subclass), then hashes the view's memory from the pointer it had: a `__hash__` that released the view and emptied
+# its bytearray had C hash a freed block, or read an unmapped page (gh-142664; SIGSEGV on 3.11.7). Sealed here:
+# `__hash__` is a gate that holds a second view of the same buffer while the exporter's `__hash__` runs (the exporter
+# cannot be resized or freed under it), then hashes a copy of the memory, the same hash as C's (bytes hash alike).
+# Changed for honest code: the hash is not kept (a view whose memory changed hashes anew; a released one raises).
+def _view_hash(self: Any, /, *, _sealed_tools: Any = ()) -> Any:
+    view_t, isinstance_, type_, hash_, byte_formats, value_error, type_error = _sealed_tools
+    if not isinstance_(self, view_t):
+        raise type_error(f"descriptor '__hash__' requires a 'memoryview' object but received a "
+                         f"'{type_(self).__name__}'")
+    with view_t(self) as held:  # ValueError where released, as C's; the buffer stays exported while it is held
+        if not held.readonly:
+            raise value_error("cannot hash writable memoryview object")
+        if held.format not in byte_formats:
+            raise value_error("memoryview: hashing is restricted to formats 'B', 'b' or 'c'")
+        exporter = held.obj
+        if exporter is not None:
+            hash_(exporter)  # the code's own code may run here
+        return hash_(held.tobytes())
+
+
+def seal_memoryview() -> str | None:
+    """Make a memoryview's comparisons hand no view of C's own memory to a `Struct` of the code's (above). Returns why
+    it could not, or None."""
+    import builtins
+
+    cls: Any = memoryview
+    flags = ctypes.c_ulong.from_address(id(cls) + _TP_FLAGS)
+    names = ("__eq__", "__ne__", "__hash__")
+    if (flags.value != cls.__flags__ or not cls.__flags__ & _TPFLAGS_IMMUTABLETYPE or cls.__flags__ & _TPFLAGS_BASETYPE
+            or any(type(cls.__dict__.get(name)).__name__ != "wrapper_descriptor" for name in names)
+            or type(struct.Struct) is not type or struct.Struct.__module__ != "_struct"):
+        return "memoryview is not the C type this bootstrap knows"
+    native = frozenset(_NATIVE_VIEW_FORMATS) | frozenset("@" + char for char in _NATIVE_VIEW_FORMATS)
+    probe: Any = memoryview(bytes(16))
+    if any(probe.cast(char).format != char for char in _NATIVE_VIEW_FORMATS):
+        return "memoryview's native formats are not the ones this bootstrap knows"
+    function_t: Any = type(_view_compare)
+    gates = {}
+    for name, equal in zip(names[:2], (True, False), strict=True):
+        gate = function_t(_view_compare.__code__, {}, name, None, None)
+        gate.__kwdefaults__ = {"_sealed_tools": (
+            memoryview, builtins.isinstance, type, struct.Struct, native, builtins.len, range, builtins.zip, ValueError,
+            MemoryError, ImportError, TypeError, NotImplemented, Exception, equal, name)}
+        gates[name] = gate
+    gates["__hash__"] = function_t(_view_hash.__code__, {}, "__hash__", None, None)
+    gates["__hash__"].__kwdefaults__ = {"_sealed_tools": (
+        memoryview, builtins.isinstance, type, builtins.hash, frozenset(("B", "b", "c", "@B", "@b", "@c")), ValueError,
+        TypeError)}
+    _install_gates(cls, flags, gates)  # the comparison and hash slots of the type follow
     return None
 
 
@@ -1924,15 +2079,15 @@ def _arg_parser(segments: list[tuple[int, int, bytes]], fname: bytes, keywords: 
 
 def sealed_codes() -> tuple[Any, ...]:
     """The code objects of the gates `seal_buffered_io`, `seal_array`, `seal_mmap`, `seal_list`, `seal_bytearray`,
-    `seal_list_order`, `seal_ordered_dict`, `seal_deque`, `seal_partial` and `seal_newline_decoder` install, which the
-    hook keeps from being changed."""
+    `seal_list_order`, `seal_memoryview`, `seal_ordered_dict`, `seal_deque`, `seal_partial` and
+    `seal_newline_decoder` install, which the hook keeps from being changed."""
     return (_own_method_get.__code__, _own_method_set.__code__, _buffered_new.__code__, _array_setitem.__code__,
             _array_append.__code__, _array_insert.__code__, _array_extend.__code__, _array_fromlist.__code__,
             _array_tofile.__code__, _mmap_setitem.__code__, _list_setitem.__code__, _bytearray_setitem.__code__,
-            _list_order.__code__, _odict_compare.__code__, _odict_repr.__code__, _odict_copy.__code__,
-            _odict_pop.__code__, _odict_popitem.__code__, _deque_index.__code__,
-            _partial_call.__code__, _partial_repr.__code__, _newline_new.__code__, _newline_decode.__code__,
-            _newline_setstate.__code__, _newline_plain.__code__)
+            _bytearray_join.__code__, _list_order.__code__, _view_compare.__code__, _view_hash.__code__,
+            _odict_compare.__code__, _odict_repr.__code__, _odict_copy.__code__, _odict_pop.__code__, _odict_popitem.__code__,
+            _deque_index.__code__, _partial_call.__code__, _partial_repr.__code__, _newline_new.__code__,
+            _newline_decode.__code__, _newline_setstate.__code__, _newline_plain.__code__)
 
 
 def seal_buffered_io() -> str | None:
