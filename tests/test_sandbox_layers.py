@@ -689,6 +689,81 @@ def test_sealed_memoryview_compares_and_hashes_copies_and_bytearray_join_reads_i
     assert done.returncode == 0 and done.stdout.strip() == "[] [True, True, True] [1] b'[]'", (done.stdout, done.stderr)
 
 
+def test_sealed_groupby_holds_the_keys_it_compares() -> None:
+    """After `seal_groupby` a key whose `__eq__` advances its own groupby (or its group) while the groupby compares
+    it hands the other key's `__eq__` a live key (C freed it first: the argument was a freed block, refilled here by
+    bytearray buffers as a forged header), `__setstate__` is gone, and no C groupby is made; 1500 random groupings
+    (keys, no key, keys that raise, NaNs, groups read late, partly or not at all) answer as C's. In an interpreter of
+    its own."""
+    code = """if True:
+        import importlib.util, itertools, random, sys
+        spec = importlib.util.spec_from_file_location("_confine", sys.argv[1])
+        confine = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(confine)
+        C = itertools.groupby
+
+        def battery():
+            rnd, out = random.Random(11), []
+            for _ in range(1500):
+                data = [rnd.choice((0, 1, 2, float("nan"), "a", None)) for _ in range(rnd.randrange(8))]
+                key = rnd.choice((None, lambda x: x == 0, str, lambda x: 1 // (x if isinstance(x, int) else 1)))
+                groups, res = [], []
+                try:
+                    g = itertools.groupby(data, key) if rnd.random() < .7 else itertools.groupby(iterable=data, key=key)
+                    for k, grp in g:
+                        groups.append(grp)
+                        mode = rnd.randrange(3)
+                        res.append((repr(k), list(grp)) if mode == 0 else (repr(k), next(grp, "end")) if mode == 1
+                                   else repr(k))
+                    res.append([list(x) for x in groups])
+                    res.append(next(g, "done"))
+                except Exception as exc:
+                    res.append((type(exc).__name__, str(exc)))
+                out.append(repr(res))
+            return out
+
+        before = battery()
+        assert confine.seal_groupby() is None
+        assert battery() == before
+        assert not hasattr(C, "__setstate__") and type(C([1])) is not C
+        steps, seen = [0], []
+        refill = b"\\\\xff" * 95
+
+        class Key:
+            __slots__ = tuple("abcdefg")
+            def __eq__(self, other):
+                steps[0] += 1
+                if steps[0] == 1:
+                    next(advance[0])
+                    return NotImplemented
+                if steps[0] == 2:
+                    return advance[1]  # True: the groupby steps on, and drops the key its group compares
+                if steps[0] == 3:
+                    held = [bytearray(refill) for _ in range(32)]
+                    seen.append(type(other) is Key and type(self) is Key)
+                return False
+            __hash__ = object.__hash__
+
+        def keys():
+            while True:
+                yield Key()
+
+        groups = itertools.groupby([None, 1, 2], keys().send)
+        advance = [groups, False]
+        next(groups)
+        next(groups)
+        steps[0] = 0
+        groups = itertools.groupby([None, None, 1, 2], keys().send)
+        _, group = next(groups)
+        advance[:] = [groups, True]  # the group's comparison advances the groupby, which replaces the current key
+        list(group)
+        print(seen)
+    """
+    confine = Path(__file__).resolve().parents[1] / "coworkenv" / "sandbox" / "_confine.py"
+    done = subprocess.run([sys.executable, "-c", code, str(confine)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.strip() == "[True, True]", (done.stdout, done.stderr)
+
+
 def test_sealed_list_converts_a_slice_value_before_it_works_the_slice_out() -> None:
     """After `seal_list` and `seal_list_order` a list's extended-slice store whose value's iteration shrinks the list is worked out against
     the size the list has after it (ValueError, nothing written: C wrote past the shrunk table), through `a[s] = v`,

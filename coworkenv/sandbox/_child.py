@@ -666,6 +666,9 @@ def isolate(
             ("seal_struct", "struct.Struct writes where a second initialisation moved its codes"),
             # itertools.tee's iterators take no state (an index set past what was read handed out unwritten slots).
             ("seal_tee", "itertools.tee hands out slots it never wrote"),
+            # itertools.groupby answers iterators whose frames hold the keys they compare (a key's `__eq__` that
+            # advanced the groupby freed the other key C compared).
+            ("seal_groupby", "itertools.groupby hands the code a key it freed"),
             # The C OrderedDict's comparisons, repr, copy and pops keep no node across the code's own Python code.
             ("seal_ordered_dict", "OrderedDict walks nodes the code's own code freed"),
             # deque.index compares items it holds itself (a value's reflected `__eq__` freed the item C compared).

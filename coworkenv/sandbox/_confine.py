@@ -1468,6 +1468,107 @@ def seal_tee() -> str | None:
     return None
 
 
+# `itertools.groupby` (CPython 3.11; gh-143543 and gh-146613, fixed in later releases only) compares its target key
+# with the current one by borrowed references, in `groupby.__next__` and in its groups' `__next__`: a key's `__eq__`
+# (Python code of the code's own) that advanced the same groupby (or set its state, `__setstate__`) replaced both keys,
+# freeing the one C still held, and answered NotImplemented, so the other key's `__eq__` was asked next with the freed
+# key as its argument; refilled as a bytearray buffer of the code's own, a forged bytearray header over all memory (no
+# audit event; fifty-fifth round). Sealed here: the C type makes no instance any more (its `__new__`, set through
+# `type.__setattr__` so the type's slot follows, answers an iterator of the same behaviour written in Python, whose
+# frames hold every key they compare: C's order, C's identity shortcut, C's errors) and has no `__setstate__`; an
+# instance made by `object.__new__` has no iterator (a NULL one: a crash of the code's own at most). Changed for honest
+# code: the iterator and its groups are not instances of the C types (their reprs are the same), and do not pickle.
+def _groupby_new(cls: Any, iterable: Any, key: Any = None, *, _sealed_tools: Any = ()) -> Any:
+    groupby_t, new, iter_, absent = _sealed_tools
+    group = new(groupby_t)
+    group.it, group.keyfunc = iter_(iterable), key
+    group.tgtkey = group.currkey = group.currvalue = absent
+    group.currgrouper = None
+    return group
+
+
+def _groupby_step(group: Any) -> None:
+    value = next(group.it)  # StopIteration ends the iteration, as C's
+    key = value if group.keyfunc is None else group.keyfunc(value)
+    group.currvalue = value
+    group.currkey = key
+
+
+def _groupby_next(self: Any, /, *, _sealed_tools: Any = ()) -> Any:
+    grouper_t, new, step, absent = _sealed_tools
+    self.currgrouper = None
+    while True:
+        current = self.currkey
+        if current is not absent:
+            target = self.tgtkey
+            if target is absent or not (target is current or target == current):  # both held by this frame
+                break
+        step(self)
+    self.tgtkey = self.currkey
+    grouper = new(grouper_t)
+    grouper.parent, grouper.tgtkey = self, self.tgtkey
+    self.currgrouper = grouper
+    return self.currkey, grouper
+
+
+def _grouper_next(self: Any, /, *, _sealed_tools: Any = ()) -> Any:
+    step, absent, stop = _sealed_tools
+    parent = self.parent
+    if parent.currgrouper is not self:
+        raise stop
+    if parent.currvalue is absent:
+        step(parent)
+    target, current = self.tgtkey, parent.currkey
+    if not (target is current or target == current):  # both held by this frame
+        raise stop
+    value = parent.currvalue
+    parent.currvalue = absent
+    return value
+
+
+def _own_iter(self: Any) -> Any:
+    return self
+
+
+def seal_groupby() -> str | None:
+    """Make `itertools.groupby` answer iterators whose frames hold the keys they compare (above). Returns why it
+    could not, or None."""
+    import itertools
+
+    modified = ctypes.pythonapi.PyType_Modified
+    modified.argtypes, modified.restype = (ctypes.py_object,), None
+    cls: Any = itertools.groupby
+    flags = ctypes.c_ulong.from_address(id(cls) + _TP_FLAGS)
+    held = gc.get_referents(cls.__dict__)
+    if (flags.value != cls.__flags__ or not cls.__flags__ & _TPFLAGS_IMMUTABLETYPE or type.__subclasses__(cls)
+            or len(held) != 1 or type(held[0]) is not dict
+            or type(held[0].get("__setstate__")).__name__ != "method_descriptor"
+            or type(held[0].get("__new__")).__name__ != "builtin_function_or_method"):
+        return "itertools.groupby is not the C type this bootstrap knows"
+    function_t: Any = type(_own_iter)
+    absent, new = object(), object.__new__
+    step = function_t(_groupby_step.__code__, {"next": next}, "_groupby_step")  # `next` its one name
+    made: list[Any] = []
+    for name, attributes, method, tools in (
+            ("_grouper", ("parent", "tgtkey"), _grouper_next, (step, absent, StopIteration)),
+            ("groupby", ("it", "keyfunc", "tgtkey", "currkey", "currvalue", "currgrouper"), _groupby_next, None)):
+        gate = function_t(method.__code__, {}, "__next__", None, None)
+        gate.__kwdefaults__ = {"_sealed_tools": tools if tools is not None else (made[0], new, step, absent)}
+        kind: Any = type(name, (), {"__slots__": attributes, "__module__": "itertools", "__iter__": function_t(
+            _own_iter.__code__, {}, "__iter__"), "__next__": gate})
+        kind_flags = ctypes.c_ulong.from_address(id(kind) + _TP_FLAGS)
+        if kind_flags.value != kind.__flags__:
+            return "a class does not have the type layout this bootstrap knows"
+        kind_flags.value = (kind.__flags__ | _TPFLAGS_IMMUTABLETYPE) & ~_TPFLAGS_BASETYPE  # methods stay as made
+        made.append(kind)
+    gate = function_t(_groupby_new.__code__, {}, "__new__", (None,), None)
+    gate.__kwdefaults__ = {"_sealed_tools": (made[1], new, iter, absent)}
+    del held[0]["__setstate__"]
+    modified(cls)
+    _install_gates(cls, flags, {"__new__": gate})  # the type's `tp_new` follows: no C groupby is made
+    return None
+
+
 # The C `OrderedDict` (`_collections`, CPython 3.11) walks its linked list of nodes while it runs the code's own Python
 # code (a key's `__eq__` or `__hash__`, a `__repr__`, a finalizer the collector runs at an allocation) and goes on from
 # a node that code may have freed: `==` of two OrderedDicts (gh-119004, fixed in 3.12 and later only) read the freed
@@ -2084,7 +2185,8 @@ def sealed_codes() -> tuple[Any, ...]:
     return (_own_method_get.__code__, _own_method_set.__code__, _buffered_new.__code__, _array_setitem.__code__,
             _array_append.__code__, _array_insert.__code__, _array_extend.__code__, _array_fromlist.__code__,
             _array_tofile.__code__, _mmap_setitem.__code__, _list_setitem.__code__, _bytearray_setitem.__code__,
-            _bytearray_join.__code__, _list_order.__code__, _view_compare.__code__, _view_hash.__code__,
+            _bytearray_join.__code__, _groupby_new.__code__, _groupby_step.__code__, _groupby_next.__code__,
+            _grouper_next.__code__, _own_iter.__code__, _list_order.__code__, _view_compare.__code__, _view_hash.__code__,
             _odict_compare.__code__, _odict_repr.__code__, _odict_copy.__code__, _odict_pop.__code__, _odict_popitem.__code__,
             _deque_index.__code__, _partial_call.__code__, _partial_repr.__code__, _newline_new.__code__,
             _newline_decode.__code__, _newline_setstate.__code__, _newline_plain.__code__)

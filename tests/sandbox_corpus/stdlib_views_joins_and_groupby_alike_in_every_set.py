@@ -1,11 +1,13 @@
 # expect: ok
 # expect-kernel: ok
-# value: 20
-# Honest twin of the fifty-fifth round's seals (a memoryview's comparisons and hash, `bytearray.join`): what a check
-# does with them answers the same in every set, with the hook's gates and with C's own code: views of one format and
-# of two (struct's way), shapes, strides, NaNs and signed zeros, other buffers, a standard-size format, released
-# views, hashes of read-only views as keys, and joins of bytes, bytearrays, views and generators, errors by message.
+# value: 26
+# Honest twin of the fifty-fifth round's seals (a memoryview's comparisons and hash, `bytearray.join`,
+# `itertools.groupby`): what a check does with them answers the same in every set, with the hook's gates and with C's
+# own code: views of one format and of two (struct's way), shapes, strides, NaNs and signed zeros, other buffers, a
+# standard-size format, released views, hashes of read-only views as keys, joins of bytes, bytearrays, views and
+# generators, and groupby with and without a key, groups read late or not at all, keys that raise, errors by message.
 import array
+import itertools
 import operator
 import struct
 
@@ -40,4 +42,17 @@ def check(**p):
         sep.join(3)
     except TypeError as exc:
         results.append(str(exc) == "can only join an iterable")
+    rows = [("a", 1), ("a", 2), ("b", 3), ("a", 4)]
+    grouped = itertools.groupby(rows, key=lambda row: row[0])
+    results.append([(k, [v for _, v in g]) for k, g in grouped] == [("a", [1, 2]), ("b", [3]), ("a", [4])])
+    results.append([k for k, _ in itertools.groupby("aabccc")] == ["a", "b", "c"])
+    groups = list(itertools.groupby("aabb"))
+    results.append([list(g) for _, g in groups] == [[], []] and list(itertools.groupby([])) == [])
+    first_key, first_group = next(itertools.groupby([1, 1, 2]))
+    results.append(first_key == 1 and list(first_group) == [1, 1] and repr(first_group).startswith("<itertools._grouper"))
+    try:
+        list(itertools.groupby([1, 0], key=lambda x: 1 // x))
+    except ZeroDivisionError:
+        results.append(True)
+    results.append(repr(itertools.groupby("")).startswith("<itertools.groupby object at "))
     return sum(1 for r in results if r is True)
