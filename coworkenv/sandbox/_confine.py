@@ -1361,9 +1361,6 @@ def seal_memoryview() -> str | None:
             or type(struct.Struct) is not type or struct.Struct.__module__ != "_struct"):
         return "memoryview is not the C type this bootstrap knows"
     native = frozenset(_NATIVE_VIEW_FORMATS) | frozenset("@" + char for char in _NATIVE_VIEW_FORMATS)
-    probe: Any = memoryview(bytes(16))
-    if any(probe.cast(char).format != char for char in _NATIVE_VIEW_FORMATS):
-        return "memoryview's native formats are not the ones this bootstrap knows"
     function_t: Any = type(_view_compare)
     gates = {}
     for name, equal in zip(names[:2], (True, False), strict=True):
@@ -1475,27 +1472,40 @@ def seal_tee() -> str | None:
 # key as its argument; refilled as a bytearray buffer of the code's own, a forged bytearray header over all memory (no
 # audit event; fifty-fifth round). Sealed here: the C type makes no instance any more (its `__new__`, set through
 # `type.__setattr__` so the type's slot follows, answers an iterator of the same behaviour written in Python, whose
-# frames hold every key they compare: C's order, C's identity shortcut, C's errors) and has no `__setstate__`; an
-# instance made by `object.__new__` has no iterator (a NULL one: a crash of the code's own at most). Changed for honest
-# code: the iterator and its groups are not instances of the C types (their reprs are the same), and do not pickle.
+# frames hold every key they compare: C's order, C's identity shortcut, C's errors; its classes are made at the first
+# call) and has no `__setstate__`; an instance made by `object.__new__` has no iterator (a NULL one: a crash of the
+# code's own at most). Changed for honest code: the iterator and its groups are not instances of the C types (their
+# reprs are the same), and do not pickle.
 def _groupby_new(cls: Any, iterable: Any, key: Any = None, *, _sealed_tools: Any = ()) -> Any:
-    groupby_t, new, iter_, absent = _sealed_tools
-    group = new(groupby_t)
+    made, build, new, iter_, absent = _sealed_tools
+    if not made:  # the classes are made at the first call (a run that groups nothing pays nothing)
+        made.extend(build())
+    group = new(made[1])
     group.it, group.keyfunc = iter_(iterable), key
     group.tgtkey = group.currkey = group.currvalue = absent
     group.currgrouper = None
     return group
 
 
-def _groupby_step(group: Any) -> None:
-    value = next(group.it)  # StopIteration ends the iteration, as C's
+def _groupby_classes(type_: Any = type, methods: Any = ()) -> Any:
+    grouper_next, groupby_next, own_iter = methods
+    grouper_t = type_("_grouper", (), {"__slots__": ("parent", "tgtkey"), "__module__": "itertools",
+                                       "__iter__": own_iter, "__next__": grouper_next})
+    groupby_t = type_("groupby", (), {
+        "__slots__": ("it", "keyfunc", "tgtkey", "currkey", "currvalue", "currgrouper"), "__module__": "itertools",
+        "__iter__": own_iter, "__next__": groupby_next})
+    return grouper_t, groupby_t
+
+
+def _groupby_step(group: Any, next_: Any = None) -> None:
+    value = next_(group.it)  # StopIteration ends the iteration, as C's
     key = value if group.keyfunc is None else group.keyfunc(value)
     group.currvalue = value
     group.currkey = key
 
 
 def _groupby_next(self: Any, /, *, _sealed_tools: Any = ()) -> Any:
-    grouper_t, new, step, absent = _sealed_tools
+    made, new, step, absent = _sealed_tools
     self.currgrouper = None
     while True:
         current = self.currkey
@@ -1505,7 +1515,7 @@ def _groupby_next(self: Any, /, *, _sealed_tools: Any = ()) -> Any:
                 break
         step(self)
     self.tgtkey = self.currkey
-    grouper = new(grouper_t)
+    grouper = new(made[0])
     grouper.parent, grouper.tgtkey = self, self.tgtkey
     self.currgrouper = grouper
     return self.currkey, grouper
@@ -1535,37 +1545,29 @@ def seal_groupby() -> str | None:
     could not, or None."""
     import itertools
 
-    modified = ctypes.pythonapi.PyType_Modified
-    modified.argtypes, modified.restype = (ctypes.py_object,), None
     cls: Any = itertools.groupby
     flags = ctypes.c_ulong.from_address(id(cls) + _TP_FLAGS)
-    held = gc.get_referents(cls.__dict__)
     if (flags.value != cls.__flags__ or not cls.__flags__ & _TPFLAGS_IMMUTABLETYPE or type.__subclasses__(cls)
-            or len(held) != 1 or type(held[0]) is not dict
-            or type(held[0].get("__setstate__")).__name__ != "method_descriptor"
-            or type(held[0].get("__new__")).__name__ != "builtin_function_or_method"):
+            or type(cls.__dict__.get("__setstate__")).__name__ != "method_descriptor"
+            or type(cls.__dict__.get("__new__")).__name__ != "builtin_function_or_method"):
         return "itertools.groupby is not the C type this bootstrap knows"
     function_t: Any = type(_own_iter)
-    absent, new = object(), object.__new__
-    step = function_t(_groupby_step.__code__, {"next": next}, "_groupby_step")  # `next` its one name
-    made: list[Any] = []
-    for name, attributes, method, tools in (
-            ("_grouper", ("parent", "tgtkey"), _grouper_next, (step, absent, StopIteration)),
-            ("groupby", ("it", "keyfunc", "tgtkey", "currkey", "currvalue", "currgrouper"), _groupby_next, None)):
-        gate = function_t(method.__code__, {}, "__next__", None, None)
-        gate.__kwdefaults__ = {"_sealed_tools": tools if tools is not None else (made[0], new, step, absent)}
-        kind: Any = type(name, (), {"__slots__": attributes, "__module__": "itertools", "__iter__": function_t(
-            _own_iter.__code__, {}, "__iter__"), "__next__": gate})
-        kind_flags = ctypes.c_ulong.from_address(id(kind) + _TP_FLAGS)
-        if kind_flags.value != kind.__flags__:
-            return "a class does not have the type layout this bootstrap knows"
-        kind_flags.value = (kind.__flags__ | _TPFLAGS_IMMUTABLETYPE) & ~_TPFLAGS_BASETYPE  # methods stay as made
-        made.append(kind)
+    absent, new, made = object(), object.__new__, []  # type: ignore[var-annotated]
+    step = function_t(_groupby_step.__code__, {}, "_groupby_step", (next,))
+    grouper_next = function_t(_grouper_next.__code__, {}, "__next__", None, None)
+    grouper_next.__kwdefaults__ = {"_sealed_tools": (step, absent, StopIteration)}
+    groupby_next = function_t(_groupby_next.__code__, {}, "__next__", None, None)
+    groupby_next.__kwdefaults__ = {"_sealed_tools": (made, new, step, absent)}
+    build = function_t(_groupby_classes.__code__, {}, "_groupby_classes", (
+        type, (grouper_next, groupby_next, function_t(_own_iter.__code__, {}, "__iter__"))))
     gate = function_t(_groupby_new.__code__, {}, "__new__", (None,), None)
-    gate.__kwdefaults__ = {"_sealed_tools": (made[1], new, iter, absent)}
-    del held[0]["__setstate__"]
-    modified(cls)
-    _install_gates(cls, flags, {"__new__": gate})  # the type's `tp_new` follows: no C groupby is made
+    gate.__kwdefaults__ = {"_sealed_tools": (made, build, new, iter, absent)}
+    flags.value = cls.__flags__ & ~_TPFLAGS_IMMUTABLETYPE
+    try:
+        type.__setattr__(cls, "__new__", gate)  # the type's `tp_new` follows: no C groupby is made
+        type.__delattr__(cls, "__setstate__")
+    finally:
+        flags.value = cls.__flags__ | _TPFLAGS_IMMUTABLETYPE
     return None
 
 
@@ -2180,16 +2182,17 @@ def _arg_parser(segments: list[tuple[int, int, bytes]], fname: bytes, keywords: 
 
 def sealed_codes() -> tuple[Any, ...]:
     """The code objects of the gates `seal_buffered_io`, `seal_array`, `seal_mmap`, `seal_list`, `seal_bytearray`,
-    `seal_list_order`, `seal_memoryview`, `seal_ordered_dict`, `seal_deque`, `seal_partial` and
+    `seal_groupby`, `seal_list_order`, `seal_memoryview`, `seal_ordered_dict`, `seal_deque`, `seal_partial` and
     `seal_newline_decoder` install, which the hook keeps from being changed."""
     return (_own_method_get.__code__, _own_method_set.__code__, _buffered_new.__code__, _array_setitem.__code__,
             _array_append.__code__, _array_insert.__code__, _array_extend.__code__, _array_fromlist.__code__,
             _array_tofile.__code__, _mmap_setitem.__code__, _list_setitem.__code__, _bytearray_setitem.__code__,
-            _bytearray_join.__code__, _groupby_new.__code__, _groupby_step.__code__, _groupby_next.__code__,
-            _grouper_next.__code__, _own_iter.__code__, _list_order.__code__, _view_compare.__code__, _view_hash.__code__,
-            _odict_compare.__code__, _odict_repr.__code__, _odict_copy.__code__, _odict_pop.__code__, _odict_popitem.__code__,
-            _deque_index.__code__, _partial_call.__code__, _partial_repr.__code__, _newline_new.__code__,
-            _newline_decode.__code__, _newline_setstate.__code__, _newline_plain.__code__)
+            _bytearray_join.__code__, _groupby_new.__code__, _groupby_classes.__code__, _groupby_step.__code__,
+            _groupby_next.__code__, _grouper_next.__code__, _own_iter.__code__, _list_order.__code__,
+            _view_compare.__code__, _view_hash.__code__, _odict_compare.__code__, _odict_repr.__code__,
+            _odict_copy.__code__, _odict_pop.__code__, _odict_popitem.__code__, _deque_index.__code__,
+            _partial_call.__code__, _partial_repr.__code__, _newline_new.__code__, _newline_decode.__code__,
+            _newline_setstate.__code__, _newline_plain.__code__)
 
 
 def seal_buffered_io() -> str | None:
