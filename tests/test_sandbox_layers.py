@@ -764,6 +764,83 @@ def test_sealed_groupby_holds_the_keys_it_compares() -> None:
     assert done.returncode == 0 and done.stdout.strip() == "[True, True]", (done.stdout, done.stderr)
 
 
+def test_sealed_atexit_unregister_compares_functions_it_holds() -> None:
+    """After `seal_atexit` an `unregister` argument whose `__eq__` clears the registry hands the registered function's
+    `__eq__` a live function (C freed it first: `self` was a freed block); registrations, unregistrations (by identity
+    and by equality, of functions registered twice), clears and runs answer and call as C's, errors included. In an
+    interpreter of its own."""
+    code = """if True:
+        import atexit, importlib.util, sys
+        spec = importlib.util.spec_from_file_location("_confine", sys.argv[1])
+        confine = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(confine)
+
+        def battery():
+            calls = []
+
+            class Same:
+                def __init__(self, tag):
+                    self.tag = tag
+                def __call__(self, *args, **named):
+                    calls.append((self.tag, args, sorted(named.items())))
+                def __eq__(self, other):
+                    return isinstance(other, Same) and other.tag == self.tag
+                __hash__ = None
+
+            def f(*args, **named):
+                calls.append(("f", args, sorted(named.items())))
+
+            out = [atexit.register(f, 1, k=2) is f, atexit.register(Same("a"), 3).tag, atexit._ncallbacks()]
+            atexit.register(Same("b"))
+            atexit.register(f)
+            atexit.unregister(Same("a"))
+            atexit.unregister(print)
+            for bad in ((), (3,)):
+                try:
+                    atexit.register(*bad)
+                except TypeError as exc:
+                    out.append(str(exc))
+            atexit._run_exitfuncs()
+            out.append(calls[:])
+            atexit.register(f, "x")
+            atexit.unregister(f)
+            atexit.register(Same("c"))
+            atexit._clear()
+            out.append(atexit._ncallbacks())
+            atexit.register(Same("d"), "y")
+            atexit._run_exitfuncs()
+            return out + [calls]
+
+        before = battery()
+        assert confine.seal_atexit() is None
+        assert battery() == before, (battery(), before)
+        seen = []
+
+        class Callback:
+            __slots__ = tuple("abcdefg")
+            def __call__(self):
+                pass
+            def __eq__(self, other):
+                held = [bytearray(b"\\\\xff" * 95) for _ in range(32)]
+                seen.append(type(self) is Callback)
+                return False
+            __hash__ = object.__hash__
+
+        class Argument(Callback):
+            __slots__ = ()
+            def __eq__(self, other):
+                atexit._clear()
+                return NotImplemented
+
+        atexit.register(Callback())
+        atexit.unregister(Argument())
+        print(seen, atexit._ncallbacks())
+    """
+    confine = Path(__file__).resolve().parents[1] / "coworkenv" / "sandbox" / "_confine.py"
+    done = subprocess.run([sys.executable, "-c", code, str(confine)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.strip() == "[True] 0", (done.stdout, done.stderr)
+
+
 def test_sealed_list_converts_a_slice_value_before_it_works_the_slice_out() -> None:
     """After `seal_list` and `seal_list_order` a list's extended-slice store whose value's iteration shrinks the list is worked out against
     the size the list has after it (ValueError, nothing written: C wrote past the shrunk table), through `a[s] = v`,

@@ -1571,6 +1571,69 @@ def seal_groupby() -> str | None:
     return None
 
 
+# `atexit.unregister` (CPython 3.11; gh-112127, fixed in 3.12 and later only) compares each registered function with
+# its argument by a borrowed reference: an argument whose type subclasses the function's has its own `__eq__` asked
+# first, which clears the registry (`atexit._clear()`, or unregisters again) and answers NotImplemented, so the function
+# is freed and its own `__eq__` asked next with the freed function as `self`: refilled by bytearray buffers of the
+# code's own, a forged bytearray header over all memory (no audit event; fifty-fifth round). Sealed here: the module's
+# `unregister` is a gate that compares in Python, on a record of the registrations the gates keep (`register`, `_clear`
+# and `_run_exitfuncs` are gates that keep it), and where a function matched clears C's registry and registers the
+# others again in their order; C's unregister is dropped (the module is served once: `serve_builtins_once`), and C
+# compares nothing any more. The interpreter's exit runs C's registry as before. Changed for honest code: the private
+# `_ncallbacks()` counts no holes after an unregister (C's left them, skipped when run).
+def _atexit_register(*args: Any, _sealed_tools: Any = (), **named: Any) -> Any:
+    kept, register = _sealed_tools
+    func = register(*args, **named)  # C's checks and errors
+    kept.append((func, args[1:], named))
+    return func
+
+
+def _atexit_unregister(func: Any, /, *, _sealed_tools: Any = ()) -> None:
+    kept, clear, register, list_ = _sealed_tools
+    survivors, found = [], False
+    for entry in list_(kept):  # held by this frame: no `__eq__` frees what is compared
+        registered = entry[0]
+        if registered is func or registered == func:  # C's order: the registered function's comparison first
+            found = True
+        else:
+            survivors.append(entry)
+    if found:
+        clear()
+        kept.clear()
+        for registered, args, named in survivors:
+            register(registered, *args, **named)
+            kept.append((registered, args, named))
+
+
+def _atexit_clear(*, _sealed_tools: Any = ()) -> None:
+    kept, clear = _sealed_tools
+    clear()
+    kept.clear()
+
+
+def seal_atexit() -> str | None:
+    """Make `atexit.unregister` compare functions it holds itself (above). Returns why it could not, or None."""
+    import atexit
+
+    names = ("register", "unregister", "_clear", "_run_exitfuncs")
+    own = vars(atexit)
+    if any(type(own.get(name)).__name__ != "builtin_function_or_method" for name in names):
+        return "atexit is not the built-in module this bootstrap knows"
+    function_t: Any = type(_atexit_clear)
+    kept: list[Any] = []
+    gates = {}
+    for name, code, tools in (("register", _atexit_register.__code__, (kept, own["register"])),
+                              ("unregister", _atexit_unregister.__code__, (kept, own["_clear"], own["register"], list)),
+                              ("_clear", _atexit_clear.__code__, (kept, own["_clear"])),
+                              ("_run_exitfuncs", _atexit_clear.__code__, (kept, own["_run_exitfuncs"]))):
+        gate = function_t(code, {}, name, None, None)
+        gate.__kwdefaults__ = {"_sealed_tools": tools}
+        gate.__doc__ = own[name].__doc__
+        gates[name] = gate
+    own.update(gates)
+    return None
+
+
 # The C `OrderedDict` (`_collections`, CPython 3.11) walks its linked list of nodes while it runs the code's own Python
 # code (a key's `__eq__` or `__hash__`, a `__repr__`, a finalizer the collector runs at an allocation) and goes on from
 # a node that code may have freed: `==` of two OrderedDicts (gh-119004, fixed in 3.12 and later only) read the freed
@@ -2182,13 +2245,14 @@ def _arg_parser(segments: list[tuple[int, int, bytes]], fname: bytes, keywords: 
 
 def sealed_codes() -> tuple[Any, ...]:
     """The code objects of the gates `seal_buffered_io`, `seal_array`, `seal_mmap`, `seal_list`, `seal_bytearray`,
-    `seal_groupby`, `seal_list_order`, `seal_memoryview`, `seal_ordered_dict`, `seal_deque`, `seal_partial` and
-    `seal_newline_decoder` install, which the hook keeps from being changed."""
+    `seal_groupby`, `seal_atexit`, `seal_list_order`, `seal_memoryview`, `seal_ordered_dict`, `seal_deque`,
+    `seal_partial` and `seal_newline_decoder` install, which the hook keeps from being changed."""
     return (_own_method_get.__code__, _own_method_set.__code__, _buffered_new.__code__, _array_setitem.__code__,
             _array_append.__code__, _array_insert.__code__, _array_extend.__code__, _array_fromlist.__code__,
             _array_tofile.__code__, _mmap_setitem.__code__, _list_setitem.__code__, _bytearray_setitem.__code__,
             _bytearray_join.__code__, _groupby_new.__code__, _groupby_classes.__code__, _groupby_step.__code__,
-            _groupby_next.__code__, _grouper_next.__code__, _own_iter.__code__, _list_order.__code__,
+            _groupby_next.__code__, _grouper_next.__code__, _own_iter.__code__, _atexit_register.__code__,
+            _atexit_unregister.__code__, _atexit_clear.__code__, _list_order.__code__,
             _view_compare.__code__, _view_hash.__code__, _odict_compare.__code__, _odict_repr.__code__,
             _odict_copy.__code__, _odict_pop.__code__, _odict_popitem.__code__, _deque_index.__code__,
             _partial_call.__code__, _partial_repr.__code__, _newline_new.__code__, _newline_decode.__code__,

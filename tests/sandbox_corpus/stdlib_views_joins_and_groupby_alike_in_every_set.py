@@ -1,12 +1,14 @@
 # expect: ok
 # expect-kernel: ok
-# value: 26
+# value: 28
 # Honest twin of the fifty-fifth round's seals (a memoryview's comparisons and hash, `bytearray.join`,
-# `itertools.groupby`): what a check does with them answers the same in every set, with the hook's gates and with C's
-# own code: views of one format and of two (struct's way), shapes, strides, NaNs and signed zeros, other buffers, a
-# standard-size format, released views, hashes of read-only views as keys, joins of bytes, bytearrays, views and
-# generators, and groupby with and without a key, groups read late or not at all, keys that raise, errors by message.
+# `itertools.groupby`, `atexit.unregister`): what a check does with them answers the same in every set, with the
+# hook's gates and with C's own code: views of one format and of two (struct's way), shapes, strides, NaNs and signed
+# zeros, other buffers, a standard-size format, released views, hashes of read-only views as keys, joins of bytes,
+# bytearrays, views and generators, groupby with and without a key, groups read late or not at all, keys that raise,
+# atexit's registrations dropped by equality, errors by message.
 import array
+import atexit
 import itertools
 import operator
 import struct
@@ -55,4 +57,9 @@ def check(**p):
     except ZeroDivisionError:
         results.append(True)
     results.append(repr(itertools.groupby("")).startswith("<itertools.groupby object at "))
+    calls = []
+    kept = atexit.register(calls.append, "kept")
+    dropped = atexit.register(calls.append, "dropped")  # bound methods of one list: equal, not the same
+    results.append(kept == dropped and kept is not dropped)
+    results.append(atexit.unregister(calls.append) is None and atexit.unregister(len) is None and calls == [])
     return sum(1 for r in results if r is True)
