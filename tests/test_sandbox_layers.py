@@ -841,6 +841,66 @@ def test_sealed_atexit_unregister_compares_functions_it_holds() -> None:
     assert done.returncode == 0 and done.stdout.strip() == "[True] 0", (done.stdout, done.stderr)
 
 
+def test_sealed_context_compares_copies_of_its_mappings() -> None:
+    """After `seal_context` a value's `__eq__` that sets the compared (current) context's variables leaves the
+    comparison walking what it copied (C walked the freed mapping: SIGSEGV with the blocks refilled); 800 random
+    comparisons of contexts (shared and fresh values, NaNs, other lengths, other variables, non-contexts, both
+    operators and the descriptors) answer as C's. In an interpreter of its own."""
+    code = """if True:
+        import contextvars, importlib.util, random, sys
+        spec = importlib.util.spec_from_file_location("_confine", sys.argv[1])
+        confine = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(confine)
+        names = [contextvars.ContextVar(f"v{i}") for i in range(4)]
+        nan, shared = float("nan"), object()
+
+        def context(rnd):
+            made = contextvars.Context()
+            def fill():
+                for var in rnd.sample(names, rnd.randrange(len(names) + 1)):
+                    var.set(rnd.choice((1, 2, nan, float("nan"), shared, object(), "x")))
+            made.run(fill)
+            return made
+
+        def battery():
+            rnd, out = random.Random(5), []
+            for _ in range(800):
+                a, b = context(rnd), rnd.choice((context(rnd), 3, None))
+                for op in (lambda: a == b, lambda: a != b, lambda: b == a, lambda: a == a,
+                           lambda: contextvars.Context.__eq__(a, b), lambda: contextvars.Context.__ne__(a, b)):
+                    out.append(repr(op()))
+            return out
+
+        before = battery()
+        assert confine.seal_context() is None
+        assert battery() == before
+        seen, held = [], []
+
+        class Value:
+            def __eq__(self, other):
+                if not seen:
+                    for var in names:
+                        var.set(None)
+                    held.extend(bytearray(b"\\\\xff" * 200) for _ in range(256))
+                seen.append(1)
+                return True
+            __hash__ = object.__hash__
+
+        current = contextvars.Context()
+        def compare():
+            for var in names:
+                var.set(Value())
+            snapshot = contextvars.copy_context()
+            for var in names:
+                var.set(Value())
+            return current == snapshot
+        print(current.run(compare), len(seen))
+    """
+    confine = Path(__file__).resolve().parents[1] / "coworkenv" / "sandbox" / "_confine.py"
+    done = subprocess.run([sys.executable, "-c", code, str(confine)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.strip() == "True 4", (done.stdout, done.stderr)
+
+
 def test_sealed_list_converts_a_slice_value_before_it_works_the_slice_out() -> None:
     """After `seal_list` and `seal_list_order` a list's extended-slice store whose value's iteration shrinks the list is worked out against
     the size the list has after it (ValueError, nothing written: C wrote past the shrunk table), through `a[s] = v`,

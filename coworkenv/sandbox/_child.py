@@ -671,6 +671,9 @@ def isolate(
             ("seal_groupby", "itertools.groupby hands the code a key it freed"),
             # atexit.unregister compares in Python, on functions it holds (a function freed while C compared it).
             ("seal_atexit", "atexit.unregister hands the code a function it freed"),
+            # contextvars.Context compares copies of its mapping (a value's `__eq__` that set a variable freed the
+            # nodes C walked).
+            ("seal_context", "a context comparison walks nodes the code's own code freed"),
             # The C OrderedDict's comparisons, repr, copy and pops keep no node across the code's own Python code.
             ("seal_ordered_dict", "OrderedDict walks nodes the code's own code freed"),
             # deque.index compares items it holds itself (a value's reflected `__eq__` freed the item C compared).

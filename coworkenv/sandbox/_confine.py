@@ -1634,6 +1634,55 @@ def seal_atexit() -> str | None:
     return None
 
 
+# `contextvars.Context.__eq__` (CPython 3.11; gh-142829, fixed in later releases only) walks both contexts' immutable
+# mappings by borrowed references and compares the values with their own `__eq__` (Python code of the code's own): a
+# value's `__eq__` that sets a variable in the context being compared (the current one) replaced that context's
+# mapping, freeing the nodes C was walking, whose key and value pointers C went on reading and handing to the next
+# comparison (SIGSEGV with the block refilled; a forged object where the refill is the code's; fifty-fifth round).
+# Sealed here: `__eq__` and `__ne__` are gates that compare copies of both mappings (the items, taken by the C
+# iterator, which holds its mapping; ContextVar keys hash and compare by identity, with no code of the code's), in C's
+# order (each item of the left one looked up in the right one, the values compared by identity then `==`); they hold
+# no C comparison.
+def _context_compare(self: Any, other: Any, /, *, _sealed_tools: Any = ()) -> Any:
+    context_t, type_, list_, dict_, len_, type_error, not_implemented, equal, name = _sealed_tools
+    if type_(self) is not context_t:
+        raise type_error(f"descriptor '{name}' requires a '_contextvars.Context' object but received a "
+                         f"'{type_(self).__name__}'")
+    if type_(other) is not context_t:
+        return not_implemented
+    mine, theirs = list_(self.items()), dict_(other.items())  # copies: every key and value held by this frame
+    if len_(mine) != len_(theirs):
+        return not equal
+    for key, value in mine:
+        if key not in theirs:
+            return not equal
+        found = theirs[key]
+        if not (value is found or value == found):
+            return not equal
+    return equal
+
+
+def seal_context() -> str | None:
+    """Make `contextvars.Context`'s comparisons walk copies of the mappings (above). Returns why it could not, or
+    None."""
+    import _contextvars
+
+    cls: Any = _contextvars.Context
+    flags = ctypes.c_ulong.from_address(id(cls) + _TP_FLAGS)
+    names = ("__eq__", "__ne__")
+    if (flags.value != cls.__flags__ or not cls.__flags__ & _TPFLAGS_IMMUTABLETYPE or cls.__flags__ & _TPFLAGS_BASETYPE
+            or any(type(cls.__dict__.get(name)).__name__ != "wrapper_descriptor" for name in names)):
+        return "contextvars.Context is not the C type this bootstrap knows"
+    function_t: Any = type(_context_compare)
+    gates = {}
+    for name, equal in zip(names, (True, False), strict=True):
+        gate = function_t(_context_compare.__code__, {}, name, None, None)
+        gate.__kwdefaults__ = {"_sealed_tools": (cls, type, list, dict, len, TypeError, NotImplemented, equal, name)}
+        gates[name] = gate
+    _install_gates(cls, flags, gates)  # the comparison slot of the type follows
+    return None
+
+
 # The C `OrderedDict` (`_collections`, CPython 3.11) walks its linked list of nodes while it runs the code's own Python
 # code (a key's `__eq__` or `__hash__`, a `__repr__`, a finalizer the collector runs at an allocation) and goes on from
 # a node that code may have freed: `==` of two OrderedDicts (gh-119004, fixed in 3.12 and later only) read the freed
@@ -2245,14 +2294,14 @@ def _arg_parser(segments: list[tuple[int, int, bytes]], fname: bytes, keywords: 
 
 def sealed_codes() -> tuple[Any, ...]:
     """The code objects of the gates `seal_buffered_io`, `seal_array`, `seal_mmap`, `seal_list`, `seal_bytearray`,
-    `seal_groupby`, `seal_atexit`, `seal_list_order`, `seal_memoryview`, `seal_ordered_dict`, `seal_deque`,
+    `seal_groupby`, `seal_atexit`, `seal_context`, `seal_list_order`, `seal_memoryview`, `seal_ordered_dict`, `seal_deque`,
     `seal_partial` and `seal_newline_decoder` install, which the hook keeps from being changed."""
     return (_own_method_get.__code__, _own_method_set.__code__, _buffered_new.__code__, _array_setitem.__code__,
             _array_append.__code__, _array_insert.__code__, _array_extend.__code__, _array_fromlist.__code__,
             _array_tofile.__code__, _mmap_setitem.__code__, _list_setitem.__code__, _bytearray_setitem.__code__,
             _bytearray_join.__code__, _groupby_new.__code__, _groupby_classes.__code__, _groupby_step.__code__,
             _groupby_next.__code__, _grouper_next.__code__, _own_iter.__code__, _atexit_register.__code__,
-            _atexit_unregister.__code__, _atexit_clear.__code__, _list_order.__code__,
+            _atexit_unregister.__code__, _atexit_clear.__code__, _context_compare.__code__, _list_order.__code__,
             _view_compare.__code__, _view_hash.__code__, _odict_compare.__code__, _odict_repr.__code__,
             _odict_copy.__code__, _odict_pop.__code__, _odict_popitem.__code__, _deque_index.__code__,
             _partial_call.__code__, _partial_repr.__code__, _newline_new.__code__, _newline_decode.__code__,
