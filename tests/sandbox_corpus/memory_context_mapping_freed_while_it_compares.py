@@ -37,27 +37,27 @@ class Value:
         if not SEEN:
             for var in VARS:
                 var.set(None)  # the current context's mapping replaced: the one C walks is freed
-            HOLDERS.extend(bytearray(b"\xff" * 200) for _ in range(256))  # its blocks refilled
+            HOLDERS.extend(bytearray(b"\xff" * 63) for _ in range(256))
         SEEN.append(1)
         return True
 
     __hash__ = object.__hash__
 
 
-CONTEXT = contextvars.Context()
-
-
-def compare():
+def compare(current):
     for var in VARS:
         var.set(Value())
     snapshot = contextvars.copy_context()
     for var in VARS:
         var.set(Value())  # a mapping the current context alone holds
-    return operator.eq(CONTEXT, snapshot)  # the current context on the left
+    return operator.eq(current, snapshot)  # the current context on the left
 
 
 def check(**p):
     if not hooked():  # native code is assumed anyway
         return 1
-    CONTEXT.run(compare)
+    for _ in range(16):
+        SEEN.clear()
+        current = contextvars.Context()
+        current.run(compare, current)
     return 1
