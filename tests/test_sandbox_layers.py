@@ -559,7 +559,7 @@ def test_sealed_memoryview_compares_and_hashes_copies_and_bytearray_join_reads_i
     (set in the struct module) no view (C lent it a view of a block it freed after the comparison), and a read-only
     view's `hash()` whose exporter's `__hash__` empties it is refused (C hashed the freed block: SIGSEGV for 1 MiB);
     after `seal_bytearray` a `join` whose argument empties the separator joins with the separator it has then (C
-    copied the freed one). Answers and errors are C's: 2000 random comparisons (every native format, arrays, standard
+    copied the freed one). Answers and errors are C's: 1000 random comparisons (every native format, arrays, standard
     formats, shapes, strides, released views, NaNs, other buffers and non-buffers, both ways and through the
     descriptors), 600 hashes and 27 joins before and after the seals. In an interpreter of its own."""
     code = """if True:
@@ -592,7 +592,7 @@ def test_sealed_memoryview_compares_and_hashes_copies_and_bytearray_join_reads_i
 
         def compared():
             rnd, out = random.Random(7), []
-            for _ in range(2000):
+            for _ in range(1000):
                 a, b = view(rnd), view(rnd)
                 if not isinstance(a, memoryview):
                     a, b = b, a
@@ -692,7 +692,7 @@ def test_sealed_memoryview_compares_and_hashes_copies_and_bytearray_join_reads_i
 def test_sealed_groupby_holds_the_keys_it_compares() -> None:
     """After `seal_groupby` a key whose `__eq__` advances its own groupby (or its group) while the groupby compares
     it hands the other key's `__eq__` a live key (C freed it first: the argument was a freed block, refilled here by
-    bytearray buffers as a forged header), `__setstate__` is gone, and no C groupby is made; 1500 random groupings
+    bytearray buffers as a forged header), `__setstate__` is gone, and no C groupby is made; 600 random groupings
     (keys, no key, keys that raise, NaNs, groups read late, partly or not at all) answer as C's. In an interpreter of
     its own."""
     code = """if True:
@@ -704,7 +704,7 @@ def test_sealed_groupby_holds_the_keys_it_compares() -> None:
 
         def battery():
             rnd, out = random.Random(11), []
-            for _ in range(1500):
+            for _ in range(600):
                 data = [rnd.choice((0, 1, 2, float("nan"), "a", None)) for _ in range(rnd.randrange(8))]
                 key = rnd.choice((None, lambda x: x == 0, str, lambda x: 1 // (x if isinstance(x, int) else 1)))
                 groups, res = [], []
@@ -843,7 +843,7 @@ def test_sealed_atexit_unregister_compares_functions_it_holds() -> None:
 
 def test_sealed_context_compares_copies_of_its_mappings() -> None:
     """After `seal_context` a value's `__eq__` that sets the compared (current) context's variables leaves the
-    comparison walking what it copied (C walked the freed mapping: SIGSEGV with the blocks refilled); 800 random
+    comparison walking what it copied (C walked the freed mapping: SIGSEGV with the blocks refilled); 400 random
     comparisons of contexts (shared and fresh values, NaNs, other lengths, other variables, non-contexts, both
     operators and the descriptors) answer as C's. In an interpreter of its own."""
     code = """if True:
@@ -864,7 +864,7 @@ def test_sealed_context_compares_copies_of_its_mappings() -> None:
 
         def battery():
             rnd, out = random.Random(5), []
-            for _ in range(800):
+            for _ in range(400):
                 a, b = context(rnd), rnd.choice((context(rnd), 3, None))
                 for op in (lambda: a == b, lambda: a != b, lambda: b == a, lambda: a == a,
                            lambda: contextvars.Context.__eq__(a, b), lambda: contextvars.Context.__ne__(a, b)):

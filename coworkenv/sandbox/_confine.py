@@ -1665,12 +1665,13 @@ def _context_compare(self: Any, other: Any, /, *, _sealed_tools: Any = ()) -> An
 def seal_context() -> str | None:
     """Make `contextvars.Context`'s comparisons walk copies of the mappings (above). Returns why it could not, or
     None."""
-    import _contextvars
-
-    cls: Any = _contextvars.Context
+    current = ctypes.pythonapi.PyContext_CopyCurrent  # the type without loading `_contextvars` (0.2 ms)
+    current.argtypes, current.restype = (), ctypes.py_object
+    cls: Any = type(current())
     flags = ctypes.c_ulong.from_address(id(cls) + _TP_FLAGS)
     names = ("__eq__", "__ne__")
     if (flags.value != cls.__flags__ or not cls.__flags__ & _TPFLAGS_IMMUTABLETYPE or cls.__flags__ & _TPFLAGS_BASETYPE
+            or cls.__module__ != "_contextvars" or cls.__name__ != "Context"
             or any(type(cls.__dict__.get(name)).__name__ != "wrapper_descriptor" for name in names)):
         return "contextvars.Context is not the C type this bootstrap knows"
     function_t: Any = type(_context_compare)
