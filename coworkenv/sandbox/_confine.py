@@ -1611,12 +1611,16 @@ def _atexit_clear(*, _sealed_tools: Any = ()) -> None:
     kept.clear()
 
 
-def seal_atexit() -> str | None:
-    """Make `atexit.unregister` compare functions it holds itself (above). Returns why it could not, or None."""
-    import atexit
-
+def seal_atexit(module: Any = None) -> str | None:
+    """Make `atexit.unregister` compare functions it holds itself (above), in `module` (the one instance of `atexit`
+    the bootstrap serves: made with the other built-in modules, so the seal imports nothing) or the imported one.
+    Returns why it could not, or None."""
+    if module is None:
+        import atexit as module
+    if type(module) is not type(sys) or module.__name__ != "atexit":
+        return "atexit is not the built-in module this bootstrap knows"
     names = ("register", "unregister", "_clear", "_run_exitfuncs")
-    own = vars(atexit)
+    own = vars(module)
     if any(type(own.get(name)).__name__ != "builtin_function_or_method" for name in names):
         return "atexit is not the built-in module this bootstrap knows"
     function_t: Any = type(_atexit_clear)
