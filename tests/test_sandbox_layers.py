@@ -554,6 +554,353 @@ def test_sealed_bytearray_converts_what_it_is_given_before_it_takes_a_pointer() 
     assert done.returncode == 0 and done.stdout.strip() == "16 True", (done.stdout, done.stderr)
 
 
+def test_sealed_memoryview_compares_and_hashes_copies_and_bytearray_join_reads_its_argument_first() -> None:
+    """After `seal_memoryview` a comparison of two memoryviews of different formats hands a `Struct` of the code's own
+    (set in the struct module) no view (C lent it a view of a block it freed after the comparison), and a read-only
+    view's `hash()` whose exporter's `__hash__` empties it is refused (C hashed the freed block: SIGSEGV for 1 MiB);
+    after `seal_bytearray` a `join` whose argument empties the separator joins with the separator it has then (C
+    copied the freed one). Answers and errors are C's: 1000 random comparisons (every native format, arrays, standard
+    formats, shapes, strides, released views, NaNs, other buffers and non-buffers, both ways and through the
+    descriptors), 600 hashes and 27 joins before and after the seals. In an interpreter of its own."""
+    code = """if True:
+        import array, importlib.util, operator, random, struct, sys
+        spec = importlib.util.spec_from_file_location("_confine", sys.argv[1])
+        confine = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(confine)
+
+        def view(rnd):
+            data = rnd.choice((bytes(rnd.choice((0, 1, 127, 255)) for _ in range(16)), struct.pack("d", float("nan")) * 2,
+                               struct.pack("dd", 0.0, -0.0), struct.pack("dd", -0.0, 0.0), bytes(16)))
+            kind = rnd.randrange(8)
+            if kind == 0:
+                return memoryview(data).cast(rnd.choice("cbB?hHiIlLqQnNfdP"))
+            if kind == 1:
+                return memoryview(bytearray(data)).cast(rnd.choice("Bhiq"))[::rnd.choice((1, 2, -1))]
+            if kind == 2:
+                return memoryview(array.array(rnd.choice("bBhHiIlLqQfdu"), data[:8] if rnd.random() < .5 else data))
+            if kind == 3:
+                return memoryview(data).cast(*rnd.choice((("B", (4, 4)), ("q", (2, 1)), ("d", (1, 2)), ("B", (16,)))))
+            if kind == 4:
+                released = memoryview(data)
+                released.release()
+                return released
+            if kind == 5:
+                return memoryview(data[:8]).cast(rnd.choice("dq"), ()) if rnd.random() < .5 else memoryview(data).cast("d")[:rnd.choice((0, 1))]
+            if kind == 6:
+                return rnd.choice((data, bytearray(data), array.array("d", data), 3, "x", None, data[:8]))
+            return memoryview(data)
+
+        def compared():
+            rnd, out = random.Random(7), []
+            for _ in range(1000):
+                a, b = view(rnd), view(rnd)
+                if not isinstance(a, memoryview):
+                    a, b = b, a
+                if not isinstance(a, memoryview):
+                    continue
+                for op in (lambda: a == b, lambda: b != a, lambda: a in [b], lambda: memoryview.__ne__(a, b)):
+                    try:
+                        out.append(op())
+                    except Exception as exc:
+                        out.append((type(exc).__name__, str(exc)))
+            return out
+
+        def hashed():
+            rnd, out = random.Random(3), []
+            for _ in range(600):
+                data = bytes(rnd.randrange(256) for _ in range(rnd.choice((0, 8, 16, 24))))
+                m = memoryview(rnd.choice((data, bytearray(data))))
+                kind = rnd.randrange(5)
+                if kind == 0:
+                    m = m.toreadonly()[::rnd.choice((1, 2, -1))]
+                elif kind == 1:
+                    m = m[::rnd.choice((2, -1, 3))]
+                elif kind == 2:
+                    m = m.cast(rnd.choice("cbBq"))
+                elif kind == 3:
+                    m.release()
+                try:
+                    out.append(hash(m))
+                except Exception as exc:
+                    out.append((type(exc).__name__, str(exc)))
+            return out
+
+        class Sub(bytearray):
+            pass
+
+        def joined():
+            out = []
+            for sep in (bytearray(), bytearray(b", "), Sub(b"-")):
+                for items in ([], [b"a"], (b"a", bytearray(b"b")), iter([b"x", memoryview(b"yz")]), [1], 3, "ab", sep,
+                              (x for x in [b"q"])):
+                    try:
+                        result = sep.join(items)
+                        out.append((type(result).__name__, bytes(result)))
+                    except Exception as exc:
+                        out.append((type(exc).__name__, str(exc)))
+            return out
+
+        before = compared(), hashed(), joined()
+        assert confine.seal_memoryview() is None and confine.seal_bytearray() is None
+        after = compared(), hashed(), joined()
+        assert [x is NotImplemented or x for x in after[0]] == [x is NotImplemented or x for x in before[0]]
+        assert after[1:] == before[1:]
+
+        kept = []
+
+        class Keeper:
+            def __init__(self, fmt):
+                self.fmt = fmt
+            def unpack_from(self, buf, offset=0):
+                kept.append(buf)
+                return (0,)
+
+        struct.Struct = Keeper
+        answers = [memoryview(bytes(8)).cast("q") == memoryview(bytes(8)).cast("d"),
+                   memoryview(bytes(8)).cast("q") != memoryview(struct.pack("d", 1.0)).cast("d"),
+                   operator.eq(memoryview(bytes(2)).cast("h"), array.array("H", [0]))]
+
+        class Freer(bytearray):
+            def __hash__(self):
+                held.release()
+                try:
+                    self.clear()  # C hashed the freed buffer after this
+                except BufferError:
+                    refused.append(1)
+                return 1
+
+        refused = []
+        held = memoryview(Freer(1 << 20)).toreadonly()
+        try:
+            hash(held)
+        except ValueError:
+            pass
+        sep = bytearray(b"--" * 40)
+
+        def items():
+            yield b"["
+            sep.clear()
+            yield b"]"
+
+        print(kept, answers, refused, bytes(sep.join(items())))
+    """
+    confine = Path(__file__).resolve().parents[1] / "coworkenv" / "sandbox" / "_confine.py"
+    done = subprocess.run([sys.executable, "-c", code, str(confine)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.strip() == "[] [True, True, True] [1] b'[]'", (done.stdout, done.stderr)
+
+
+def test_sealed_groupby_holds_the_keys_it_compares() -> None:
+    """After `seal_groupby` a key whose `__eq__` advances its own groupby (or its group) while the groupby compares
+    it hands the other key's `__eq__` a live key (C freed it first: the argument was a freed block, refilled here by
+    bytearray buffers as a forged header), `__setstate__` is gone, and no C groupby is made; 600 random groupings
+    (keys, no key, keys that raise, NaNs, groups read late, partly or not at all) answer as C's. In an interpreter of
+    its own."""
+    code = """if True:
+        import importlib.util, itertools, random, sys
+        spec = importlib.util.spec_from_file_location("_confine", sys.argv[1])
+        confine = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(confine)
+        C = itertools.groupby
+
+        def battery():
+            rnd, out = random.Random(11), []
+            for _ in range(600):
+                data = [rnd.choice((0, 1, 2, float("nan"), "a", None)) for _ in range(rnd.randrange(8))]
+                key = rnd.choice((None, lambda x: x == 0, str, lambda x: 1 // (x if isinstance(x, int) else 1)))
+                groups, res = [], []
+                try:
+                    g = itertools.groupby(data, key) if rnd.random() < .7 else itertools.groupby(iterable=data, key=key)
+                    for k, grp in g:
+                        groups.append(grp)
+                        mode = rnd.randrange(3)
+                        res.append((repr(k), list(grp)) if mode == 0 else (repr(k), next(grp, "end")) if mode == 1
+                                   else repr(k))
+                    res.append([list(x) for x in groups])
+                    res.append(next(g, "done"))
+                except Exception as exc:
+                    res.append((type(exc).__name__, str(exc)))
+                out.append(repr(res))
+            return out
+
+        before = battery()
+        assert confine.seal_groupby() is None
+        assert battery() == before
+        assert not hasattr(C, "__setstate__") and type(C([1])) is not C
+        steps, seen = [0], []
+        refill = b"\\\\xff" * 95
+
+        class Key:
+            __slots__ = tuple("abcdefg")
+            def __eq__(self, other):
+                steps[0] += 1
+                if steps[0] == 1:
+                    next(advance[0])
+                    return NotImplemented
+                if steps[0] == 2:
+                    return advance[1]  # True: the groupby steps on, and drops the key its group compares
+                if steps[0] == 3:
+                    held = [bytearray(refill) for _ in range(32)]
+                    seen.append(type(other) is Key and type(self) is Key)
+                return False
+            __hash__ = object.__hash__
+
+        def keys():
+            while True:
+                yield Key()
+
+        groups = itertools.groupby([None, 1, 2], keys().send)
+        advance = [groups, False]
+        next(groups)
+        next(groups)
+        steps[0] = 0
+        groups = itertools.groupby([None, None, 1, 2], keys().send)
+        _, group = next(groups)
+        advance[:] = [groups, True]  # the group's comparison advances the groupby, which replaces the current key
+        list(group)
+        print(seen)
+    """
+    confine = Path(__file__).resolve().parents[1] / "coworkenv" / "sandbox" / "_confine.py"
+    done = subprocess.run([sys.executable, "-c", code, str(confine)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.strip() == "[True, True]", (done.stdout, done.stderr)
+
+
+def test_sealed_atexit_unregister_compares_functions_it_holds() -> None:
+    """After `seal_atexit` an `unregister` argument whose `__eq__` clears the registry hands the registered function's
+    `__eq__` a live function (C freed it first: `self` was a freed block); registrations, unregistrations (by identity
+    and by equality, of functions registered twice), clears and runs answer and call as C's, errors included. In an
+    interpreter of its own."""
+    code = """if True:
+        import atexit, importlib.util, sys
+        spec = importlib.util.spec_from_file_location("_confine", sys.argv[1])
+        confine = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(confine)
+
+        def battery():
+            calls = []
+
+            class Same:
+                def __init__(self, tag):
+                    self.tag = tag
+                def __call__(self, *args, **named):
+                    calls.append((self.tag, args, sorted(named.items())))
+                def __eq__(self, other):
+                    return isinstance(other, Same) and other.tag == self.tag
+                __hash__ = None
+
+            def f(*args, **named):
+                calls.append(("f", args, sorted(named.items())))
+
+            out = [atexit.register(f, 1, k=2) is f, atexit.register(Same("a"), 3).tag, atexit._ncallbacks()]
+            atexit.register(Same("b"))
+            atexit.register(f)
+            atexit.unregister(Same("a"))
+            atexit.unregister(print)
+            for bad in ((), (3,)):
+                try:
+                    atexit.register(*bad)
+                except TypeError as exc:
+                    out.append(str(exc))
+            atexit._run_exitfuncs()
+            out.append(calls[:])
+            atexit.register(f, "x")
+            atexit.unregister(f)
+            atexit.register(Same("c"))
+            atexit._clear()
+            out.append(atexit._ncallbacks())
+            atexit.register(Same("d"), "y")
+            atexit._run_exitfuncs()
+            return out + [calls]
+
+        before = battery()
+        assert confine.seal_atexit() is None
+        assert battery() == before, (battery(), before)
+        seen = []
+
+        class Callback:
+            __slots__ = tuple("abcdefg")
+            def __call__(self):
+                pass
+            def __eq__(self, other):
+                held = [bytearray(b"\\\\xff" * 95) for _ in range(32)]
+                seen.append(type(self) is Callback)
+                return False
+            __hash__ = object.__hash__
+
+        class Argument(Callback):
+            __slots__ = ()
+            def __eq__(self, other):
+                atexit._clear()
+                return NotImplemented
+
+        atexit.register(Callback())
+        atexit.unregister(Argument())
+        print(seen, atexit._ncallbacks())
+    """
+    confine = Path(__file__).resolve().parents[1] / "coworkenv" / "sandbox" / "_confine.py"
+    done = subprocess.run([sys.executable, "-c", code, str(confine)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.strip() == "[True] 0", (done.stdout, done.stderr)
+
+
+def test_sealed_context_compares_copies_of_its_mappings() -> None:
+    """After `seal_context` a value's `__eq__` that sets the compared (current) context's variables leaves the
+    comparison walking what it copied (C walked the freed mapping: SIGSEGV with the blocks refilled); 400 random
+    comparisons of contexts (shared and fresh values, NaNs, other lengths, other variables, non-contexts, both
+    operators and the descriptors) answer as C's. In an interpreter of its own."""
+    code = """if True:
+        import contextvars, importlib.util, random, sys
+        spec = importlib.util.spec_from_file_location("_confine", sys.argv[1])
+        confine = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(confine)
+        names = [contextvars.ContextVar(f"v{i}") for i in range(4)]
+        nan, shared = float("nan"), object()
+
+        def context(rnd):
+            made = contextvars.Context()
+            def fill():
+                for var in rnd.sample(names, rnd.randrange(len(names) + 1)):
+                    var.set(rnd.choice((1, 2, nan, float("nan"), shared, object(), "x")))
+            made.run(fill)
+            return made
+
+        def battery():
+            rnd, out = random.Random(5), []
+            for _ in range(400):
+                a, b = context(rnd), rnd.choice((context(rnd), 3, None))
+                for op in (lambda: a == b, lambda: a != b, lambda: b == a, lambda: a == a,
+                           lambda: contextvars.Context.__eq__(a, b), lambda: contextvars.Context.__ne__(a, b)):
+                    out.append(repr(op()))
+            return out
+
+        before = battery()
+        assert confine.seal_context() is None
+        assert battery() == before
+        seen, held = [], []
+
+        class Value:
+            def __eq__(self, other):
+                if not seen:
+                    for var in names:
+                        var.set(None)
+                    held.extend(bytearray(b"\\\\xff" * 200) for _ in range(256))
+                seen.append(1)
+                return True
+            __hash__ = object.__hash__
+
+        current = contextvars.Context()
+        def compare():
+            for var in names:
+                var.set(Value())
+            snapshot = contextvars.copy_context()
+            for var in names:
+                var.set(Value())
+            return current == snapshot
+        print(current.run(compare), len(seen))
+    """
+    confine = Path(__file__).resolve().parents[1] / "coworkenv" / "sandbox" / "_confine.py"
+    done = subprocess.run([sys.executable, "-c", code, str(confine)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.strip() == "True 4", (done.stdout, done.stderr)
+
+
 def test_sealed_list_converts_a_slice_value_before_it_works_the_slice_out() -> None:
     """After `seal_list` and `seal_list_order` a list's extended-slice store whose value's iteration shrinks the list is worked out against
     the size the list has after it (ValueError, nothing written: C wrote past the shrunk table), through `a[s] = v`,

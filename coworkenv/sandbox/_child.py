@@ -658,12 +658,21 @@ def isolate(
             ("seal_list", "a list's extended-slice store writes past the table the code's value shrank"),
             # A bytearray's stores convert key, bounds and value before C takes its pointer (an `__index__` could free it).
             ("seal_bytearray", "a bytearray's store writes where the code's values freed its buffer"),
+            # A memoryview's comparisons run on copies with the real struct.Struct (C lent the struct module's, the
+            # code's own, a view of a block it freed after).
+            ("seal_memoryview", "a memoryview comparison lends the code's Struct memory it frees"),
             # A list's ordering comparisons hold the items they compare again (an item's reflected method freed one).
             ("seal_list_order", "a list's comparison hands the code an item it freed"),
             # A struct.Struct is initialised once (a second `__init__` freed the codes a pack still walked).
             ("seal_struct", "struct.Struct writes where a second initialisation moved its codes"),
             # itertools.tee's iterators take no state (an index set past what was read handed out unwritten slots).
             ("seal_tee", "itertools.tee hands out slots it never wrote"),
+            # itertools.groupby answers iterators whose frames hold the keys they compare (a key's `__eq__` that
+            # advanced the groupby freed the other key C compared).
+            ("seal_groupby", "itertools.groupby hands the code a key it freed"),
+            # contextvars.Context compares copies of its mapping (a value's `__eq__` that set a variable freed the
+            # nodes C walked).
+            ("seal_context", "a context comparison walks nodes the code's own code freed"),
             # The C OrderedDict's comparisons, repr, copy and pops keep no node across the code's own Python code.
             ("seal_ordered_dict", "OrderedDict walks nodes the code's own code freed"),
             # deque.index compares items it holds itself (a value's reflected `__eq__` freed the item C compared).
@@ -749,9 +758,9 @@ def served_builtin_modules(table: dict[str, Any]) -> Callable[[Any], Any]:
     return create_builtin
 
 
-def serve_builtins_once(imp: Any, spec_type: Any, importer: Any, modules: dict[str, Any]) -> None:
+def serve_builtins_once(imp: Any, spec_type: Any, importer: Any, modules: dict[str, Any]) -> dict[str, Any]:
     """Make every built-in module now (the loaded ones as they are, the others unexecuted, which their first import
-    executes) and replace `imp.create_builtin` by `served_builtin_modules` of them."""
+    executes) and replace `imp.create_builtin` by `served_builtin_modules` of them; returns them by name."""
     table = {}
     for name in sys.builtin_module_names:
         listed, module = name in modules, modules.get(name)
@@ -764,6 +773,7 @@ def serve_builtins_once(imp: Any, spec_type: Any, importer: Any, modules: dict[s
                 modules.pop(name, None)
         table[name] = module
     imp.create_builtin = served_builtin_modules(table)
+    return table
 
 
 def neutral_uname(sysname: str, machine: str) -> Callable[[], Any]:
@@ -1308,7 +1318,13 @@ def prepare(run_dir: str) -> tuple[Any, dict[str, Any]]:
             if hasattr(time, "pthread_getcpuclockid"):
                 time.pthread_getcpuclockid = thread_clock_id()
             bootstrap = sys.modules["_frozen_importlib"]
-            serve_builtins_once(sys.modules["_imp"], bootstrap.ModuleSpec, bootstrap.BuiltinImporter, sys.modules)
+            served = serve_builtins_once(sys.modules["_imp"], bootstrap.ModuleSpec, bootstrap.BuiltinImporter,
+                                         sys.modules)
+            # atexit.unregister compares in Python, on functions it holds (a function freed while C compared it): the
+            # one atexit module there is, made just now with the other built-in modules (an import cost 0.02 ms).
+            failed = modules["_confine"]["seal_atexit"](served.get("atexit"))
+            if failed is not None:
+                missing["audit-hook"] = f"atexit.unregister hands the code a function it freed ({failed})"
         sys.meta_path.insert(0, ModuleSettings(settings, provided))
         # Entries of the import path that are no folder (python3XX.zip, absent in most installations): whatever lists
         # the path (importlib.metadata's distributions, version, entry_points; pkgutil) tried to list and read them,

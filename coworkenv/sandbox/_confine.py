@@ -1178,9 +1178,28 @@ def _bytearray_setitem(self: Any, key: Any, value: Any = _ABSENT, /, *, _sealed_
     extend(self, kept)
 
 
+# `bytearray.join` took the separator's data pointer and size first, then turned its argument into a list (an
+# `__iter__` or generator of the code's own), then copied the separator from that pointer between the items (gh-112625,
+# fixed in 3.11.8): an argument that emptied the separator had join copy whatever took the freed block next into the
+# result (a bytearray's header: its buffer's address), or read an unmapped page (fifty-fifth round). Sealed with the
+# stores: `join` is a gate that reads the argument first (C's error where it is no iterable), then copies the
+# separator and joins with `bytes.join` (whose separator nothing can free) into a new bytearray, as C answers.
+def _bytearray_join(self: Any, iterable: Any, /, *, _sealed_tools: Any = ()) -> Any:
+    bytearray_t, bytes_t, list_t, tuple_t, isinstance_, type_, iter_, read, whole, join, type_error = _sealed_tools
+    if not isinstance_(self, bytearray_t):
+        raise type_error(f"descriptor 'join' for 'bytearray' objects doesn't apply to a '{type_(self).__name__}' object")
+    if type_(iterable) is not list_t and type_(iterable) is not tuple_t:
+        try:
+            items = iter_(iterable)
+        except type_error:
+            raise type_error("can only join an iterable") from None
+        iterable = list_t(items)  # the code's own code runs here, before the separator is read
+    return bytearray_t(join(bytes_t(read(self, whole)), iterable))
+
+
 def seal_bytearray() -> str | None:
-    """Make `bytearray`'s item and slice stores convert what they are given before they take a pointer (above).
-    Returns why it could not, or None."""
+    """Make `bytearray`'s item and slice stores convert what they are given before they take a pointer, and `join`
+    read its argument before its separator (above). Returns why it could not, or None."""
     import _collections
     import builtins
     import itertools
@@ -1231,7 +1250,140 @@ def seal_bytearray() -> str | None:
         gate = function_t(_bytearray_setitem.__code__, {}, name, (_ABSENT,), None)
         gate.__kwdefaults__ = {"_sealed_tools": tools}
         gates[name] = gate
+    if type(own.get("join")).__name__ != "method_descriptor" or type(bytes.__dict__.get("join")).__name__ != (
+            "method_descriptor"):
+        return "bytearray is not the C type this bootstrap knows"
+    gates["join"] = function_t(_bytearray_join.__code__, {}, "join", None, None)
+    gates["join"].__kwdefaults__ = {"_sealed_tools": (
+        cls, bytes, list, tuple, builtins.isinstance, type, builtins.iter, own["__getitem__"], slice(None),
+        bytes.__dict__["join"], TypeError)}
     _install_gates(cls, flags, gates)  # the item slots of the type (and any subclass) follow
+    return None
+
+
+# Two memoryviews whose formats are not the same native one (`'q'` against `'d'`, a standard-size or struct format)
+# are compared (`==`, `!=`, and so `in`, `list.index`, `dict` lookups) by the struct module: C looks `Struct` up in
+# `sys.modules["struct"]` at each comparison (a module attribute, or a module, the code may replace), makes one per
+# format, and calls its `unpack_from` on each item with a memoryview of a small block C allocated and frees as the
+# comparison ends: a writable view with no owner (`view.obj` is None; gh-142663 reports the comparison reading that
+# freed memory, the view is gh-60198's kind). An `unpack_from` of the code's own kept it, and after the comparison it
+# wrote a freed 16-byte block, which a two-item list's table took: an item then named a forged bytearray header, all
+# memory, no audit event (fifty-fifth round). Sealed here: `__eq__` and `__ne__` are gates that compare on copies,
+# with the real `_struct.Struct` taken at start where C would use the struct module, and with `tobytes` (integers,
+# characters, pointers) or `tolist` (floats and bools, compared as values) where both formats are the same native
+# one; shapes and errors as C's (an unknown format compares unequal, a buffer that cannot be had answers
+# NotImplemented, a released view equals itself only). They hold no C comparison (its struct route is the hole), set
+# through `type.__setattr__` so the comparison slot follows; `<` and the others stay C's (NotImplemented at once).
+_NATIVE_VIEW_FORMATS = "cbB?hHiIlLqQnNfdP"  # what C's get_native_fmtchar takes (CPython 3.11: no 'e')
+
+
+def _view_compare(self: Any, other: Any, /, *, _sealed_tools: Any = ()) -> Any:
+    (view_t, isinstance_, type_, struct_t, native, len_, range_, zip_, value_error, memory_error, import_error,
+     type_error, not_implemented, exception_t, equal, name) = _sealed_tools
+    if not isinstance_(self, view_t):
+        raise type_error(f"descriptor '{name}' requires a 'memoryview' object but received a '{type_(self).__name__}'")
+    try:
+        _ = self.format, (other.format if isinstance_(other, view_t) else None)
+    except value_error:  # released: a view equals itself only, as C's
+        return (self is other) is equal
+    own = None
+    if not isinstance_(other, view_t):
+        try:
+            own = other = view_t(other)
+        except exception_t:
+            return not_implemented
+    try:
+        same = self.ndim == other.ndim
+        if same:
+            for size, other_size in zip_(self.shape, other.shape):
+                if size != other_size:
+                    same = False
+                    break
+                if not size:
+                    break
+        mine, theirs = self.format, other.format
+        if not same:
+            pass
+        elif mine in native and theirs in native and mine[-1] == theirs[-1]:
+            # floats and bools compared as values (a NaN is unequal to itself), the rest byte for byte
+            same = self.tolist() == other.tolist() if mine[-1] in "fd?" else self.tobytes() == other.tobytes()
+        else:
+            try:
+                unpack_mine = struct_t(self.format).unpack_from
+                unpack_theirs = struct_t(other.format).unpack_from
+            except (import_error, memory_error):
+                raise
+            except exception_t:  # a format struct does not know: unequal, as C's
+                return not equal
+            count = 1
+            for size in self.shape:
+                count *= size
+            data_mine, data_theirs = self.tobytes(), other.tobytes()
+            step_mine, step_theirs = self.itemsize, other.itemsize
+            for at in range_(count):
+                item = unpack_mine(data_mine[at * step_mine:(at + 1) * step_mine])
+                other_item = unpack_theirs(data_theirs[at * step_theirs:(at + 1) * step_theirs])
+                if len_(item) == 1:
+                    item = item[0]
+                if len_(other_item) == 1:
+                    other_item = other_item[0]
+                if not (item is other_item or item == other_item):
+                    same = False
+                    break
+    finally:
+        if own is not None:
+            own.release()
+    return same is equal
+
+
+# `hash()` of a read-only memoryview asks the exporter's own `__hash__` first (Python code of the code's own, on a
+# subclass), then hashes the view's memory from the pointer it had: a `__hash__` that released the view and emptied
+# its bytearray had C hash a freed block, or read an unmapped page (gh-142664; SIGSEGV on 3.11.7). Sealed here:
+# `__hash__` is a gate that holds a second view of the same buffer while the exporter's `__hash__` runs (the exporter
+# cannot be resized or freed under it), then hashes a copy of the memory, the same hash as C's (bytes hash alike).
+# Changed for honest code: the hash is not kept (a view whose memory changed hashes anew; a released one raises).
+def _view_hash(self: Any, /, *, _sealed_tools: Any = ()) -> Any:
+    view_t, isinstance_, type_, hash_, byte_formats, value_error, type_error = _sealed_tools
+    if not isinstance_(self, view_t):
+        raise type_error(f"descriptor '__hash__' requires a 'memoryview' object but received a "
+                         f"'{type_(self).__name__}'")
+    with view_t(self) as held:  # ValueError where released, as C's; the buffer stays exported while it is held
+        if not held.readonly:
+            raise value_error("cannot hash writable memoryview object")
+        if held.format not in byte_formats:
+            raise value_error("memoryview: hashing is restricted to formats 'B', 'b' or 'c'")
+        exporter = held.obj
+        if exporter is not None:
+            hash_(exporter)  # the code's own code may run here
+        return hash_(held.tobytes())
+
+
+def seal_memoryview() -> str | None:
+    """Make a memoryview's comparisons hand no view of C's own memory to a `Struct` of the code's (above). Returns why
+    it could not, or None."""
+    import builtins
+
+    cls: Any = memoryview
+    flags = ctypes.c_ulong.from_address(id(cls) + _TP_FLAGS)
+    names = ("__eq__", "__ne__", "__hash__")
+    if (flags.value != cls.__flags__ or not cls.__flags__ & _TPFLAGS_IMMUTABLETYPE or cls.__flags__ & _TPFLAGS_BASETYPE
+            or any(type(cls.__dict__.get(name)).__name__ != "wrapper_descriptor" for name in names)
+            or type(struct.Struct) is not type or struct.Struct.__module__ != "_struct"):
+        return "memoryview is not the C type this bootstrap knows"
+    native = frozenset(_NATIVE_VIEW_FORMATS) | frozenset("@" + char for char in _NATIVE_VIEW_FORMATS)
+    function_t: Any = type(_view_compare)
+    gates = {}
+    for name, equal in zip(names[:2], (True, False), strict=True):
+        gate = function_t(_view_compare.__code__, {}, name, None, None)
+        gate.__kwdefaults__ = {"_sealed_tools": (
+            memoryview, builtins.isinstance, type, struct.Struct, native, builtins.len, range, builtins.zip, ValueError,
+            MemoryError, ImportError, TypeError, NotImplemented, Exception, equal, name)}
+        gates[name] = gate
+    gates["__hash__"] = function_t(_view_hash.__code__, {}, "__hash__", None, None)
+    gates["__hash__"].__kwdefaults__ = {"_sealed_tools": (
+        memoryview, builtins.isinstance, type, builtins.hash, frozenset(("B", "b", "c", "@B", "@b", "@c")), ValueError,
+        TypeError)}
+    _install_gates(cls, flags, gates)  # the comparison and hash slots of the type follow
     return None
 
 
@@ -1320,6 +1472,229 @@ def seal_tee() -> str | None:
         return "itertools.tee's iterator is not the C type this bootstrap knows"
     del held[0]["__setstate__"]
     modified(cls)
+    return None
+
+
+# `itertools.groupby` (CPython 3.11; gh-143543 and gh-146613, fixed in later releases only) compares its target key
+# with the current one by borrowed references, in `groupby.__next__` and in its groups' `__next__`: a key's `__eq__`
+# (Python code of the code's own) that advanced the same groupby (or set its state, `__setstate__`) replaced both keys,
+# freeing the one C still held, and answered NotImplemented, so the other key's `__eq__` was asked next with the freed
+# key as its argument; refilled as a bytearray buffer of the code's own, a forged bytearray header over all memory (no
+# audit event; fifty-fifth round). Sealed here: the C type makes no instance any more (its `__new__`, set through
+# `type.__setattr__` so the type's slot follows, answers an iterator of the same behaviour written in Python, whose
+# frames hold every key they compare: C's order, C's identity shortcut, C's errors; its classes are made at the first
+# call) and has no `__setstate__`; an instance made by `object.__new__` has no iterator (a NULL one: a crash of the
+# code's own at most). Changed for honest code: the iterator and its groups are not instances of the C types (their
+# reprs are the same), and do not pickle.
+def _groupby_new(cls: Any, iterable: Any, key: Any = None, *, _sealed_tools: Any = ()) -> Any:
+    made, build, new, iter_, absent = _sealed_tools
+    if not made:  # the classes are made at the first call (a run that groups nothing pays nothing)
+        made.extend(build())
+    group = new(made[1])
+    group.it, group.keyfunc = iter_(iterable), key
+    group.tgtkey = group.currkey = group.currvalue = absent
+    group.currgrouper = None
+    return group
+
+
+def _groupby_classes(type_: Any = type, methods: Any = ()) -> Any:
+    grouper_next, groupby_next, own_iter = methods
+    grouper_t = type_("_grouper", (), {"__slots__": ("parent", "tgtkey"), "__module__": "itertools",
+                                       "__iter__": own_iter, "__next__": grouper_next})
+    groupby_t = type_("groupby", (), {
+        "__slots__": ("it", "keyfunc", "tgtkey", "currkey", "currvalue", "currgrouper"), "__module__": "itertools",
+        "__iter__": own_iter, "__next__": groupby_next})
+    return grouper_t, groupby_t
+
+
+def _groupby_step(group: Any, next_: Any = None) -> None:
+    value = next_(group.it)  # StopIteration ends the iteration, as C's
+    key = value if group.keyfunc is None else group.keyfunc(value)
+    group.currvalue = value
+    group.currkey = key
+
+
+def _groupby_next(self: Any, /, *, _sealed_tools: Any = ()) -> Any:
+    made, new, step, absent = _sealed_tools
+    self.currgrouper = None
+    while True:
+        current = self.currkey
+        if current is not absent:
+            target = self.tgtkey
+            if target is absent or not (target is current or target == current):  # both held by this frame
+                break
+        step(self)
+    self.tgtkey = self.currkey
+    grouper = new(made[0])
+    grouper.parent, grouper.tgtkey = self, self.tgtkey
+    self.currgrouper = grouper
+    return self.currkey, grouper
+
+
+def _grouper_next(self: Any, /, *, _sealed_tools: Any = ()) -> Any:
+    step, absent, stop = _sealed_tools
+    parent = self.parent
+    if parent.currgrouper is not self:
+        raise stop
+    if parent.currvalue is absent:
+        step(parent)
+    target, current = self.tgtkey, parent.currkey
+    if not (target is current or target == current):  # both held by this frame
+        raise stop
+    value = parent.currvalue
+    parent.currvalue = absent
+    return value
+
+
+def _own_iter(self: Any) -> Any:
+    return self
+
+
+def seal_groupby() -> str | None:
+    """Make `itertools.groupby` answer iterators whose frames hold the keys they compare (above). Returns why it
+    could not, or None."""
+    import itertools
+
+    cls: Any = itertools.groupby
+    flags = ctypes.c_ulong.from_address(id(cls) + _TP_FLAGS)
+    if (flags.value != cls.__flags__ or not cls.__flags__ & _TPFLAGS_IMMUTABLETYPE or type.__subclasses__(cls)
+            or type(cls.__dict__.get("__setstate__")).__name__ != "method_descriptor"
+            or type(cls.__dict__.get("__new__")).__name__ != "builtin_function_or_method"):
+        return "itertools.groupby is not the C type this bootstrap knows"
+    function_t: Any = type(_own_iter)
+    absent, new, made = object(), object.__new__, []  # type: ignore[var-annotated]
+    step = function_t(_groupby_step.__code__, {}, "_groupby_step", (next,))
+    grouper_next = function_t(_grouper_next.__code__, {}, "__next__", None, None)
+    grouper_next.__kwdefaults__ = {"_sealed_tools": (step, absent, StopIteration)}
+    groupby_next = function_t(_groupby_next.__code__, {}, "__next__", None, None)
+    groupby_next.__kwdefaults__ = {"_sealed_tools": (made, new, step, absent)}
+    build = function_t(_groupby_classes.__code__, {}, "_groupby_classes", (
+        type, (grouper_next, groupby_next, function_t(_own_iter.__code__, {}, "__iter__"))))
+    gate = function_t(_groupby_new.__code__, {}, "__new__", (None,), None)
+    gate.__kwdefaults__ = {"_sealed_tools": (made, build, new, iter, absent)}
+    flags.value = cls.__flags__ & ~_TPFLAGS_IMMUTABLETYPE
+    try:
+        type.__setattr__(cls, "__new__", gate)  # the type's `tp_new` follows: no C groupby is made
+        type.__delattr__(cls, "__setstate__")
+    finally:
+        flags.value = cls.__flags__ | _TPFLAGS_IMMUTABLETYPE
+    return None
+
+
+# `atexit.unregister` (CPython 3.11; gh-112127, fixed in 3.12 and later only) compares each registered function with
+# its argument by a borrowed reference: an argument whose type subclasses the function's has its own `__eq__` asked
+# first, which clears the registry (`atexit._clear()`, or unregisters again) and answers NotImplemented, so the function
+# is freed and its own `__eq__` asked next with the freed function as `self`: refilled by bytearray buffers of the
+# code's own, a forged bytearray header over all memory (no audit event; fifty-fifth round). Sealed here: the module's
+# `unregister` is a gate that compares in Python, on a record of the registrations the gates keep (`register`, `_clear`
+# and `_run_exitfuncs` are gates that keep it), and where a function matched clears C's registry and registers the
+# others again in their order; C's unregister is dropped (the module is served once: `serve_builtins_once`), and C
+# compares nothing any more. The interpreter's exit runs C's registry as before. Changed for honest code: the private
+# `_ncallbacks()` counts no holes after an unregister (C's left them, skipped when run).
+def _atexit_register(*args: Any, _sealed_tools: Any = (), **named: Any) -> Any:
+    kept, register = _sealed_tools
+    func = register(*args, **named)  # C's checks and errors
+    kept.append((func, args[1:], named))
+    return func
+
+
+def _atexit_unregister(func: Any, /, *, _sealed_tools: Any = ()) -> None:
+    kept, clear, register, list_ = _sealed_tools
+    survivors, found = [], False
+    for entry in list_(kept):  # held by this frame: no `__eq__` frees what is compared
+        registered = entry[0]
+        if registered is func or registered == func:  # C's order: the registered function's comparison first
+            found = True
+        else:
+            survivors.append(entry)
+    if found:
+        clear()
+        kept.clear()
+        for registered, args, named in survivors:
+            register(registered, *args, **named)
+            kept.append((registered, args, named))
+
+
+def _atexit_clear(*, _sealed_tools: Any = ()) -> None:
+    kept, clear = _sealed_tools
+    clear()
+    kept.clear()
+
+
+def seal_atexit(module: Any = None) -> str | None:
+    """Make `atexit.unregister` compare functions it holds itself (above), in `module` (the one instance of `atexit`
+    the bootstrap serves: made with the other built-in modules, so the seal imports nothing) or the imported one.
+    Returns why it could not, or None."""
+    if module is None:
+        import atexit as module
+    if type(module) is not type(sys) or module.__name__ != "atexit":
+        return "atexit is not the built-in module this bootstrap knows"
+    names = ("register", "unregister", "_clear", "_run_exitfuncs")
+    own = vars(module)
+    if any(type(own.get(name)).__name__ != "builtin_function_or_method" for name in names):
+        return "atexit is not the built-in module this bootstrap knows"
+    function_t: Any = type(_atexit_clear)
+    kept: list[Any] = []
+    gates = {}
+    for name, code, tools in (("register", _atexit_register.__code__, (kept, own["register"])),
+                              ("unregister", _atexit_unregister.__code__, (kept, own["_clear"], own["register"], list)),
+                              ("_clear", _atexit_clear.__code__, (kept, own["_clear"])),
+                              ("_run_exitfuncs", _atexit_clear.__code__, (kept, own["_run_exitfuncs"]))):
+        gate = function_t(code, {}, name, None, None)
+        gate.__kwdefaults__ = {"_sealed_tools": tools}
+        gate.__doc__ = own[name].__doc__
+        gates[name] = gate
+    own.update(gates)
+    return None
+
+
+# `contextvars.Context.__eq__` (CPython 3.11; gh-142829, fixed in later releases only) walks both contexts' immutable
+# mappings by borrowed references and compares the values with their own `__eq__` (Python code of the code's own): a
+# value's `__eq__` that sets a variable in the context being compared (the current one) replaced that context's
+# mapping, freeing the nodes C was walking, whose key and value pointers C went on reading and handing to the next
+# comparison (SIGSEGV with the block refilled; a forged object where the refill is the code's; fifty-fifth round).
+# Sealed here: `__eq__` and `__ne__` are gates that compare copies of both mappings (the items, taken by the C
+# iterator, which holds its mapping; ContextVar keys hash and compare by identity, with no code of the code's), in C's
+# order (each item of the left one looked up in the right one, the values compared by identity then `==`); they hold
+# no C comparison.
+def _context_compare(self: Any, other: Any, /, *, _sealed_tools: Any = ()) -> Any:
+    context_t, type_, list_, dict_, len_, type_error, not_implemented, equal, name = _sealed_tools
+    if type_(self) is not context_t:
+        raise type_error(f"descriptor '{name}' requires a '_contextvars.Context' object but received a "
+                         f"'{type_(self).__name__}'")
+    if type_(other) is not context_t:
+        return not_implemented
+    mine, theirs = list_(self.items()), dict_(other.items())  # copies: every key and value held by this frame
+    if len_(mine) != len_(theirs):
+        return not equal
+    for key, value in mine:
+        if key not in theirs:
+            return not equal
+        found = theirs[key]
+        if not (value is found or value == found):
+            return not equal
+    return equal
+
+
+def seal_context() -> str | None:
+    """Make `contextvars.Context`'s comparisons walk copies of the mappings (above). Returns why it could not, or
+    None."""
+    current = ctypes.pythonapi.PyContext_CopyCurrent  # the type without loading `_contextvars` (0.2 ms)
+    current.argtypes, current.restype = (), ctypes.py_object
+    cls: Any = type(current())
+    flags = ctypes.c_ulong.from_address(id(cls) + _TP_FLAGS)
+    names = ("__eq__", "__ne__")
+    if (flags.value != cls.__flags__ or not cls.__flags__ & _TPFLAGS_IMMUTABLETYPE or cls.__flags__ & _TPFLAGS_BASETYPE
+            or cls.__module__ != "_contextvars" or cls.__name__ != "Context"
+            or any(type(cls.__dict__.get(name)).__name__ != "wrapper_descriptor" for name in names)):
+        return "contextvars.Context is not the C type this bootstrap knows"
+    function_t: Any = type(_context_compare)
+    gates = {}
+    for name, equal in zip(names, (True, False), strict=True):
+        gate = function_t(_context_compare.__code__, {}, name, None, None)
+        gate.__kwdefaults__ = {"_sealed_tools": (cls, type, list, dict, len, TypeError, NotImplemented, equal, name)}
+        gates[name] = gate
+    _install_gates(cls, flags, gates)  # the comparison slot of the type follows
     return None
 
 
@@ -1934,13 +2309,16 @@ def _arg_parser(segments: list[tuple[int, int, bytes]], fname: bytes, keywords: 
 
 def sealed_codes() -> tuple[Any, ...]:
     """The code objects of the gates `seal_buffered_io`, `seal_array`, `seal_mmap`, `seal_list`, `seal_bytearray`,
-    `seal_list_order`, `seal_ordered_dict`, `seal_deque`, `seal_partial` and `seal_newline_decoder` install, which the
-    hook keeps from being changed."""
+    `seal_groupby`, `seal_atexit`, `seal_context`, `seal_list_order`, `seal_memoryview`, `seal_ordered_dict`, `seal_deque`,
+    `seal_partial` and `seal_newline_decoder` install, which the hook keeps from being changed."""
     return (_own_method_get.__code__, _own_method_set.__code__, _buffered_new.__code__, _array_setitem.__code__,
             _array_append.__code__, _array_insert.__code__, _array_extend.__code__, _array_fromlist.__code__,
             _array_tofile.__code__, _mmap_setitem.__code__, _list_setitem.__code__, _bytearray_setitem.__code__,
-            _list_order.__code__, _odict_compare.__code__, _odict_repr.__code__, _odict_copy.__code__,
-            _odict_pop.__code__, _odict_popitem.__code__, _deque_index.__code__,
+            _bytearray_join.__code__, _groupby_new.__code__, _groupby_classes.__code__, _groupby_step.__code__,
+            _groupby_next.__code__, _grouper_next.__code__, _own_iter.__code__, _atexit_register.__code__,
+            _atexit_unregister.__code__, _atexit_clear.__code__, _context_compare.__code__, _list_order.__code__,
+            _view_compare.__code__, _view_hash.__code__, _odict_compare.__code__, _odict_repr.__code__,
+            _odict_copy.__code__, _odict_pop.__code__, _odict_popitem.__code__, _deque_index.__code__,
             _partial_call.__code__, _partial_repr.__code__, _newline_new.__code__, _newline_decode.__code__,
             _newline_setstate.__code__, _newline_plain.__code__)
 

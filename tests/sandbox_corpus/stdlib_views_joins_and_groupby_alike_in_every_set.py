@@ -1,0 +1,65 @@
+# expect: ok
+# expect-kernel: ok
+# value: 28
+# Honest twin of the fifty-fifth round's seals (a memoryview's comparisons and hash, `bytearray.join`,
+# `itertools.groupby`, `atexit.unregister`): what a check does with them answers the same in every set, with the
+# hook's gates and with C's own code: views of one format and of two (struct's way), shapes, strides, NaNs and signed
+# zeros, other buffers, a standard-size format, released views, hashes of read-only views as keys, joins of bytes,
+# bytearrays, views and generators, groupby with and without a key, groups read late or not at all, keys that raise,
+# atexit's registrations dropped by equality, errors by message.
+import array
+import atexit
+import itertools
+import operator
+import struct
+
+
+def check(**p):
+    q, d = memoryview(struct.pack("<2q", 1, -2)).cast("q"), memoryview(struct.pack("<2d", 1.0, -2.0)).cast("d")
+    nan = memoryview(struct.pack("d", float("nan"))).cast("d")
+    released = memoryview(b"x")
+    released.release()
+    ro = memoryview(b"abc")
+    results = [
+        q == d, q != memoryview(struct.pack("<2d", 1.0, 2.0)).cast("d"), q == array.array("q", [1, -2]),
+        memoryview(b"abc") == b"abc", operator.ne(b"abd", memoryview(bytearray(b"abc"))), nan != nan,
+        memoryview(struct.pack("dd", 0.0, -0.0)).cast("d") == array.array("d", [-0.0, 0.0]),
+        memoryview(bytes(6)).cast("B", (2, 3)) == memoryview(bytes(6)).cast("B", (2, 3)),
+        memoryview(bytes(6)).cast("B", (2, 3)) != memoryview(bytes(6)).cast("B", (3, 2)),
+        memoryview(b"abcdef")[::2] == b"ace", memoryview(array.array("u", "ab")) != memoryview(array.array("u", "ab")),
+        released == released and released != memoryview(b"x"), (memoryview(b"ab") == 3) is False,
+        memoryview(b"abc") in [b"x", b"abc"], hash(ro) == hash(b"abc") and hash(ro[::2]) == hash(b"ac"),
+        {memoryview(b"k"): 1}[b"k"] == 1,
+    ]
+    for view, error in ((memoryview(bytearray(b"a")), "cannot hash writable memoryview object"),
+                        (memoryview(bytes(8)).cast("q"), "memoryview: hashing is restricted to formats 'B', 'b' or 'c'")):
+        try:
+            hash(view)
+        except ValueError as exc:
+            results.append(str(exc) == error)
+    sep = bytearray(b", ")
+    results.append(sep.join([b"a", bytearray(b"b"), memoryview(b"c")]) == bytearray(b"a, b, c")
+                   and type(sep.join(x for x in (b"q",))) is bytearray and bytearray().join([]) == b"")
+    try:
+        sep.join(3)
+    except TypeError as exc:
+        results.append(str(exc) == "can only join an iterable")
+    rows = [("a", 1), ("a", 2), ("b", 3), ("a", 4)]
+    grouped = itertools.groupby(rows, key=lambda row: row[0])
+    results.append([(k, [v for _, v in g]) for k, g in grouped] == [("a", [1, 2]), ("b", [3]), ("a", [4])])
+    results.append([k for k, _ in itertools.groupby("aabccc")] == ["a", "b", "c"])
+    groups = list(itertools.groupby("aabb"))
+    results.append([list(g) for _, g in groups] == [[], []] and list(itertools.groupby([])) == [])
+    first_key, first_group = next(itertools.groupby([1, 1, 2]))
+    results.append(first_key == 1 and list(first_group) == [1, 1] and repr(first_group).startswith("<itertools._grouper"))
+    try:
+        list(itertools.groupby([1, 0], key=lambda x: 1 // x))
+    except ZeroDivisionError:
+        results.append(True)
+    results.append(repr(itertools.groupby("")).startswith("<itertools.groupby object at "))
+    calls = []
+    kept = atexit.register(calls.append, "kept")
+    dropped = atexit.register(calls.append, "dropped")  # bound methods of one list: equal, not the same
+    results.append(kept == dropped and kept is not dropped)
+    results.append(atexit.unregister(calls.append) is None and atexit.unregister(len) is None and calls == [])
+    return sum(1 for r in results if r is True)
