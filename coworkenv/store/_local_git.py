@@ -323,6 +323,9 @@ class LocalGitPublisher:
             if self._tree("HEAD") != self._tree(newest):
                 # An earlier version published again (A -> B -> A): the branch and the working tree, which
                 # readers of the folder use, go back to its content.
+                if may_name_filters(self._git_dir):  # written through its smudge: kept to put back if that fails
+                    changed = self._git("diff", "--name-only", "--no-renames", "-z", "HEAD", newest).split("\0")
+                    self._keep_replaced([path for path in changed if path])
                 self._git("read-tree", "--reset", "-u", f"{newest}^{{tree}}")
                 self._git("commit", "--quiet", "--allow-empty", "--no-verify", "-m", f"Back to {newest}")
                 logger.info("version %s is published again in %s", newest, self.repo_dir)
