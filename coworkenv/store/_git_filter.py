@@ -159,7 +159,11 @@ def _activity(group: int) -> tuple[frozenset[tuple[int, int, int]], bool]:
     and whether one of them is running or ready to run."""
     seen: set[tuple[int, int, int]] = set()
     running = False
-    for entry in os.scandir(_PROC):
+    try:
+        entries = list(os.scandir(_PROC))
+    except OSError:  # no /proc (not Linux): what it does cannot be seen, so it is never taken for stalled
+        return frozenset(), True
+    for entry in entries:
         if not entry.name.isdigit():
             continue
         try:
