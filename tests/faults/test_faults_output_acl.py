@@ -47,17 +47,14 @@ ACLS = {
 }
 
 
-def _with_umask(mask: int) -> Iterator[None]:
-    before = os.umask(mask)
-    try:
-        yield
-    finally:
-        os.umask(before)
-
-
 @pytest.fixture(params=[0o077, 0o022], ids=["umask077", "umask022"])
 def umask(request: pytest.FixtureRequest) -> Iterator[int]:
-    yield from (request.param for _ in _with_umask(request.param))
+    """The process's umask for the case (a user's private default, the usual one), set back after it."""
+    before = os.umask(request.param)
+    try:
+        yield request.param
+    finally:
+        os.umask(before)
 
 
 def _shared(tmp_path: Path, acl: str) -> Path:
