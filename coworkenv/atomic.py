@@ -5,8 +5,8 @@ A write that fails (a full disk, a file size limit, a read-only folder, a file w
 the file is left as it was. Temp files are hidden (`.tmp-...`), so readers of a folder pass over them; those of a
 writer that died are removed by the next write into the same folder.
 
-A written file has the mode a plain `open()` gives it (0666 less the umask), or the mode of the file it replaces
-(`output_mode`); a secret's is 0600 (`private`). The temp file's own mode, `tempfile.mkstemp`'s 0600, had made every
+A written file has the mode a plain `open()` gives it (0666 less the umask, or what the folder's default ACL gives),
+or the mode of the file it replaces (`output_mode`); a secret's is 0600 (`private`). The temp file's own mode, `tempfile.mkstemp`'s 0600, had made every
 output readable by its writer alone.
 
 A set of files (`files_together`) is put in place by renames after a journal naming them (`.set-...json`, in every
@@ -512,11 +512,12 @@ def umask() -> int:
     return mask
 
 
-def output_mode(final: Path | None = None) -> int:
+def output_mode(final: Path | None = None) -> int | None:
     """The permission bits a file written to `final` takes: those of the file it replaces (a mode set by hand, `chmod
-    640` or `g+w`, is kept), else what `open()` gives a new file under the umask (0664 under `umask 002`, 0644 under
-    022). `tempfile.mkstemp` makes its file 0600 whatever the umask: every output was its writer's alone, and a
-    teammate, the group or a server under another account met "Permission denied"."""
+    640` or `g+w`, is kept), else None: a new file is made as a plain `open()` makes one (`new_temp_file`), 0666 less
+    the umask (0664 under `umask 002`, 0644 under 022), or, in a folder with a default ACL, what that ACL gives, the
+    umask then unused. `tempfile.mkstemp` makes its file 0600 whatever the umask: every output was its writer's alone,
+    and a teammate, the group or a server under another account met "Permission denied"."""
     if final is not None:
         try:
             info = os.stat(final)
@@ -524,15 +525,37 @@ def output_mode(final: Path | None = None) -> int:
             info = None
         if info is not None and stat.S_ISREG(info.st_mode):
             return stat.S_IMODE(info.st_mode)
-    return 0o666 & ~umask()
+    return None
+
+
+# How `tempfile.mkstemp` opens its file (no link followed, not inherited by children), bar its mode.
+_TEMP_FLAGS = os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def _open_temp(name: str, mode: int) -> int:
+    """Make the temp file `name`, asking for `mode` (its descriptor)."""
+    return os.open(name, _TEMP_FLAGS, mode)
 
 
 def new_temp_file(final_dir: Path, suffix: str = "", mode: int | None = None) -> tuple[int, str]:
-    """`tempfile.mkstemp` in `final_dir`, the file given `mode` (`output_mode()` when None) in place of mkstemp's
-    0600: the mode it keeps once renamed into place."""
-    fd, name = tempfile.mkstemp(prefix=temp_prefix(), suffix=suffix, dir=final_dir)
+    """A new temp file in `final_dir`, as `tempfile.mkstemp` makes one, of `mode`, the mode it keeps once renamed into
+    place; None: made as a plain `open()` makes a file (0666 asked for: the kernel takes off the umask, or applies the
+    folder's default ACL). mkstemp's 0600, then `chmod` to 0666 less the umask, left a folder's default ACL (`setfacl
+    -d -m g:team:rX`, a team's shared store) unused: its group entries masked off, the file its writer's alone under
+    a private umask (077) where `open()` gives the team read, and another mask than the ACL's under any other."""
+    prefix = temp_prefix()
+    for _ in range(tempfile.TMP_MAX):
+        name = os.path.join(final_dir, f"{prefix}{os.urandom(6).hex()}{suffix}")
+        try:
+            fd = _open_temp(name, 0o666 if mode is None else 0o600)
+        except FileExistsError:
+            continue
+        break
+    else:
+        raise FileExistsError(errno.EEXIST, f"no temp file name left in {final_dir}")
     try:
-        os.fchmod(fd, output_mode() if mode is None else mode)
+        if mode is not None:
+            os.fchmod(fd, mode)
     except BaseException:
         os.close(fd)
         Path(name).unlink(missing_ok=True)

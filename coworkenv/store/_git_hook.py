@@ -25,17 +25,23 @@ _STOP_GRACE_S = 2.0  # between SIGTERM and SIGKILL of a hook that ran out of tim
 def hook_timeout_s() -> float:
     """The time limit of a post-commit hook: COWORKENV_HOOK_TIMEOUT_S, or 60 s. Read before a publish writes
     anything: a setting that is not a number of seconds stops the publish there, named, not after the commit."""
-    given = os.environ.get(HOOK_TIMEOUT_ENV, "").strip()
+    return seconds_setting(HOOK_TIMEOUT_ENV, DEFAULT_HOOK_TIMEOUT_S,
+                           "how long a publish waits for the dataset repository's post-commit hook")
+
+
+def seconds_setting(name: str, default: float, meaning: str) -> float:
+    """The number of seconds above 0 that environment variable `name` sets (`meaning`: what it is), or `default`;
+    PublishError for one that is not such a number."""
+    given = os.environ.get(name, "").strip()
     if not given:
-        return DEFAULT_HOOK_TIMEOUT_S
+        return default
     try:
         seconds = float(given)
     except ValueError:
         seconds = math.nan
     if not math.isfinite(seconds) or seconds <= 0:
-        raise PublishError(f"{HOOK_TIMEOUT_ENV}={given!r} is not a number of seconds above 0 (how long a publish waits "
-                           f"for the dataset repository's post-commit hook); set it to one, e.g. 600, or unset it "
-                           f"({DEFAULT_HOOK_TIMEOUT_S:.0f} s); nothing was published")
+        raise PublishError(f"{name}={given!r} is not a number of seconds above 0 ({meaning}); set it to one, e.g. "
+                           f"600, or unset it ({default:.0f} s); nothing was published")
     return seconds
 
 
@@ -61,17 +67,17 @@ def run_hook(hook: Path, cwd: Path, env: dict[str, str], timeout_s: float) -> Ho
         try:
             returncode: int | None = process.wait(timeout=timeout_s)
         except subprocess.TimeoutExpired:
-            _stop(process)
+            stop_group(process)
             returncode = None
         except BaseException:
-            _stop(process)
+            stop_group(process)
             raise
         output.seek(max(0, os.fstat(output.fileno()).st_size - (1 << 16)))  # its last line is in its last 64 KiB
         said = output.read().decode(errors="replace").strip().splitlines()[-1:]
     return HookRun(returncode, said[0].strip() if said else "no output", timeout_s)
 
 
-def _stop(process: subprocess.Popen[bytes]) -> None:
+def stop_group(process: subprocess.Popen[bytes]) -> None:
     """Stop `process` and every process of its group: SIGTERM, then SIGKILL after a grace."""
     for sent in (signal.SIGTERM, signal.SIGKILL):
         with contextlib.suppress(ProcessLookupError, PermissionError):

@@ -24,6 +24,17 @@ from coworkenv.atomic import (
     path_advice,
 )
 from coworkenv.store._git_dir import git_dir_of
+from coworkenv.store._git_filter import (
+    FILTER_TIMEOUT_ENV,
+    FILTER_WORDS,
+    described,
+    filter_failed,
+    filter_timeout_s,
+    filters_named,
+    may_name_filters,
+    run_watched,
+    without_filters,
+)
 from coworkenv.store._git_hook import HOOK_TIMEOUT_ENV, hook_timeout_s, run_hook
 from coworkenv.store._git_locks import STALE_AFTER_S, git_locks
 from coworkenv.store._git_operation import unfinished_operation_problem
@@ -208,9 +219,15 @@ class LocalGitPublisher:
         self, version: str, stage: Callable[[], AbstractContextManager[Upload]], message: str
     ) -> PublishResult:
         hook_timeout = hook_timeout_s()  # a bad setting stops the publish before it writes, not after its commit
+        filter_timeout_s()  # the same: read again by each git command that runs the repository's filters
         with self._locked(), self._file_errors_named(version):
             self._ensure_repo()
-            self._recover()
+            try:
+                self._recover()
+            except PublishError as failure:  # before this publish wrote anything
+                if _says_unchanged(failure) or not any(words in str(failure) for words in FILTER_WORDS):
+                    raise
+                raise PublishError(f"{failure}; nothing was published") from None
             self._marker.touch()  # left behind only by a publish that was killed: see _recover
             refs, objects = self._refs(), self._loose_objects()
             try:
@@ -230,6 +247,8 @@ class LocalGitPublisher:
                 raise
             finally:
                 self._marker.unlink(missing_ok=True)
+            if self._replaced.is_dir():  # the publish is done: the last version's files it replaced are in git
+                shutil.rmtree(self._replaced, ignore_errors=True)
             if committed:  # the version's commit, or a "Back to" one
                 self._run_post_commit_hook(result.tag, hook_timeout)
             return result
@@ -304,6 +323,9 @@ class LocalGitPublisher:
             if self._tree("HEAD") != self._tree(newest):
                 # An earlier version published again (A -> B -> A): the branch and the working tree, which
                 # readers of the folder use, go back to its content.
+                if may_name_filters(self._git_dir):  # written through its smudge: kept to put back if that fails
+                    changed = self._git("diff", "--name-only", "--no-renames", "-z", "HEAD", newest).split("\0")
+                    self._keep_replaced([path for path in changed if path])
                 self._git("read-tree", "--reset", "-u", f"{newest}^{{tree}}")
                 self._git("commit", "--quiet", "--allow-empty", "--no-verify", "-m", f"Back to {newest}")
                 logger.info("version %s is published again in %s", newest, self.repo_dir)
@@ -530,8 +552,11 @@ class LocalGitPublisher:
         one's, which readers of the folder then loaded."""
         try:
             if self._has_commits():
-                self._remove_files_of_failed_publish()
-                self._git("read-tree", "--reset", "-u", "HEAD")
+                put_back = self._put_back_replaced()
+                self._remove_files_of_failed_publish(put_back)
+                # A file put back is the one the index was made from (its inode, size and time), but the link and
+                # the rename changed its ctime: git then takes it for unchanged without reading it through a filter.
+                self._git(*(["-c", "core.trustctime=false"] if put_back else []), "read-tree", "--reset", "-u", "HEAD")
             else:
                 self._git("read-tree", "--empty")
             self._git("clean", "--force", "-d", "--quiet")
@@ -579,7 +604,46 @@ class LocalGitPublisher:
         except (PublishError, OSError):
             return
 
-    def _remove_files_of_failed_publish(self) -> None:
+    @property
+    def _replaced(self) -> Path:
+        """Where a publish into a repository with filters keeps the folder's files it replaces or removes (links)."""
+        return self._git_dir / "coworkenv-replaced"
+
+    def _keep_replaced(self, paths: list[str]) -> None:
+        """Keep a link to each file of `paths` that the folder holds, before a publish replaces or removes it, where
+        the repository names a filter: putting the last version back then needs no filter (a smudge that never
+        answers or fails could not write its files again, and the folder was left without them) and no room."""
+        if self._replaced.exists():  # left by a publish killed half way
+            shutil.rmtree(self._replaced, ignore_errors=True)
+        if not paths or not may_name_filters(self._git_dir):
+            return
+        for path in paths:
+            kept = self._replaced / path
+            try:
+                kept.parent.mkdir(parents=True, exist_ok=True)
+                os.link(self.repo_dir / path, kept)
+            except FileNotFoundError:
+                continue
+            except OSError:  # no hard links here (or no room for a folder): put back through git, as without filters
+                shutil.rmtree(self._replaced, ignore_errors=True)
+                return
+
+    def _put_back_replaced(self) -> set[str]:
+        """Put back the files `_keep_replaced` kept (renames: no filter, no room needed); their repository paths."""
+        if not self._replaced.is_dir():
+            return set()
+        put_back: set[str] = set()
+        for current, _, names in os.walk(self._replaced):
+            for name in names:
+                kept = Path(current) / name
+                path = kept.relative_to(self._replaced).as_posix()
+                (self.repo_dir / path).parent.mkdir(parents=True, exist_ok=True)
+                os.replace(kept, self.repo_dir / path)
+                put_back.add(path)
+        shutil.rmtree(self._replaced, ignore_errors=True)
+        return put_back
+
+    def _remove_files_of_failed_publish(self, put_back: set[str]) -> None:
         """Remove the working tree's files that differ from HEAD, new or changed (git does not ignore them): what
         `read-tree --reset -u HEAD` and `clean` would replace or remove (a publish put the user's own changes aside
         before it began, `_keep_changes_aside`), removed without writing anything first. Only reads of git."""
@@ -588,12 +652,16 @@ class LocalGitPublisher:
         ignored = set(self._git("ls-files", "--others", "--ignored", "--exclude-standard", "-z").split("\0"))
         new = {path for path in self._worktree()[0] if path not in held} - ignored
         staged = self._git("diff-index", "--cached", "--name-only", "--no-renames", "-z", "HEAD").split("\0")
-        edited = self._git("diff-files", "--name-only", "--no-renames", "-z").split("\0")
-        for path in sorted(new | ({*staged, *edited} & held) - {""}):
+        # Without the repository's filters, which the failure may be theirs (one that stalls or fails): a file they
+        # would find unchanged is then removed and written again from HEAD, which holds it.
+        edited = self._git(*without_filters(self._filters()), "diff-files", "--name-only", "--no-renames",
+                           "-z").split("\0")
+        for path in sorted(new | ({*staged, *edited} & held) - {""} - put_back):
             (self.repo_dir / path).unlink(missing_ok=True)
 
     def _write_tree(self, upload: Upload) -> None:
         existing, directories = self._worktree()
+        self._keep_replaced([*upload.stale(existing), *(set(upload.files) & set(existing))])
         for stale in upload.stale(existing):
             (self.repo_dir / stale).unlink()
         for path, source in upload.files.items():
@@ -669,7 +737,24 @@ class LocalGitPublisher:
         finally:
             os.close(fd)  # closing releases the lock
 
-    def _run(self, *args: str, locate: bool = True, input: str | None = None) -> subprocess.CompletedProcess[str]:
+    def _filter_stalled(self, args: tuple[str, ...], stall_s: float) -> str:
+        """Why a git command that ran the repository's filters was stopped, and what to do."""
+        filters = self._filters()
+        return (f"`git {' '.join(args)}` in {self.repo_dir} {FILTER_WORDS[0]} ({described(filters)}) and "
+                f"did nothing for {stall_s:g} s (no CPU time, no read or write, by git or a filter): stopped it and "
+                "what it started; a publish commits the files through the clean and smudge filters that the "
+                ".gitattributes (or .git/info/attributes) of the repository apply; fix the filter (run it by hand "
+                f"on a file to see why it waits), or remove it ({_remove_filters(self.repo_dir, filters)}), or give "
+                f"it longer with {FILTER_TIMEOUT_ENV}=SECONDS, then publish again")
+
+    def _filters(self) -> dict[str, dict[str, str]]:
+        """The filters the repository's config names (`filters_named`); none where it names none."""
+        if not may_name_filters(self._git_dir):
+            return {}
+        return filters_named(self._run("config", "-z", "--get-regexp", r"^filter\.", watch=False).stdout)
+
+    def _run(self, *args: str, locate: bool = True, input: str | None = None,
+             watch: bool = True) -> subprocess.CompletedProcess[str]:
         # Inherited GIT_* variables (e.g. from a hook) would point git at another repository, and without an
         # explicit GIT_DIR git would walk up into an enclosing repository (such as the project's own).
         env = {key: value for key, value in os.environ.items() if not key.startswith("GIT_")}
@@ -678,6 +763,14 @@ class LocalGitPublisher:
         if locate:
             env.update(GIT_DIR=str(self._git_dir), GIT_WORK_TREE=str(self.repo_dir))
         try:
+            if watch and locate and may_name_filters(self._git_dir):
+                # The repository's filters run inside git commands (status, add, stash, read-tree -u, hash-object):
+                # one that stalls is stopped, not waited on for ever (see coworkenv/store/_git_filter.py).
+                stall_s = filter_timeout_s()
+                ran = run_watched(["git", *args], self.repo_dir, env, input, stall_s, self._git_dir)
+                if ran is None:
+                    raise PublishError(self._filter_stalled(args, stall_s))
+                return ran
             return subprocess.run(["git", *args], cwd=self.repo_dir, env=env, capture_output=True, text=True,
                                   check=False, input=input)
         except OSError as exc:
@@ -693,6 +786,15 @@ class LocalGitPublisher:
                 f"{self._git_dir} is damaged (git: {damage[0].strip()}); nothing was published; move {self.repo_dir} "
                 "aside (it keeps what is left of its versions: `git fsck` there shows what) and publish again into "
                 "a fresh folder, or put back its .git from a backup")
+        failed_filter = filter_failed(result.stderr) if result.returncode != 0 and locate else None
+        if failed_filter is not None:
+            filters = self._filters()
+            raise PublishError(
+                f"`git {' '.join(args)}` failed in {self.repo_dir} (exit {result.returncode}) {FILTER_WORDS[1]} "
+                f"({failed_filter}; its filters: {described(filters)}); a publish commits the "
+                "files through the clean and smudge filters that its .gitattributes (or .git/info/attributes) "
+                f"apply; fix the filter (run it by hand on that file to see why), or remove it "
+                f"({_remove_filters(self.repo_dir, filters)}), then publish again")
         if result.returncode != 0:
             refused = _os_refusal(result.stderr, self.repo_dir)
             # A refusal of the system is about the disk, not the repository (which is sound): say what to do about it.
@@ -704,6 +806,12 @@ class LocalGitPublisher:
             raise PublishError(
                 f"`git {' '.join(args)}` failed in {self.repo_dir} (exit {result.returncode}): {told}; {advice}")
         return result.stdout
+
+
+def _remove_filters(repo_dir: Path, filters: dict[str, dict[str, str]]) -> str:
+    """The command that removes `filters` from the config of the repository at `repo_dir`."""
+    names = sorted(filters) or ["NAME"]
+    return " and ".join(f"`git -C {repo_dir} config --remove-section filter.{name}`" for name in names)
 
 
 def _after_their_ancestors(ranked: list[tuple[Any, ...]], commits: dict[str, str],

@@ -27,8 +27,9 @@ from trainers.checkpoint_files import CheckpointPlaceError, replace_dir
 CASES = {
     "EXDEV": ("os:replace", "a mount point"),
     "EBUSY": ("os:replace", "a mount point"),
-    "ENOSPC": ("tempfile:mkstemp", "df -i"),  # the file cannot even be created: no inode left
-    "EMFILE": ("tempfile:mkstemp", "ulimit -n"),
+    # The temp file cannot even be created: no inode left, no descriptor left (made as `open()` makes a file).
+    "ENOSPC": ("coworkenv.atomic:_open_temp", "df -i"),
+    "EMFILE": ("coworkenv.atomic:_open_temp", "ulimit -n"),
 }
 
 
