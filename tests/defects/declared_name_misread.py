@@ -34,6 +34,8 @@ from tests.defects import (
 from tests.defects._core import CorpusError, Defect, Edit, Spec
 from tests.defects.declared_draft_credited import _ARGS, _decl, _declared_args
 from tests.defects.declared_write_as_read import _call_names, _renamed, _witness, declare_as
+from tests.defects.guard_phrase_respelled import _bystander_ticket
+from tests.defects.guard_wrong_app import _phrase_guarded, _phrase_said
 
 CLASS = "declared_name_misread"
 DETECTION = (
@@ -229,3 +231,22 @@ DEFECTS += [_serviced(created_instead, "ticket-triaged-1-1"), _serviced(created_
             _serviced(created_instead, "meeting-moved-1"),
             _serviced(attempt_forbidden_by_user, "send-tried-draft_only_reply-1"),
             _serviced(attempt_reserved_by_user, "leave-sending-draft_only_reply-1")]
+
+
+def _gmail_phrase(base: str) -> Defect:
+    """guard_wrong_app's phrase defect with the guard on the mail, the mail tools declared Gmail's way: the ticket kept
+    out of `gmail_send_message` (and its draft), said in the reference's channel post; the twin keeps it out of every
+    kind of message the reference sends."""
+    return Defect(CLASS, f"gmail-phrase-kept-out-of-mail-{base.split(':')[1].replace('@', '-')}", base,
+                  "says the ticket it must not send in the task's own channel post: the guard keeps it out of the "
+                  "declared gmail_send_message only", breaks=_gmail_send(_phrase_guarded("mail_send", _bystander_ticket, False)),
+                  fix=_gmail_send(_phrase_guarded("mail_send", _bystander_ticket, True)), witness=_phrase_said,
+                  gate="mutations", code="harm_unguarded")
+
+
+# task_mutations._said_elsewhere: a phrase guard known by the built-in messaging tool's name, so one on a declared
+# gmail_send_message (not its op renamed: no view makes it mail_send) never had its phrase said in the reference's other
+# messages; and the draft route of a declared send (_guard_routes._drafted) found no text for a `matches` condition
+# on a declared argument (its annotation is Any, not str), so it saved an empty draft no guard matched and the twin,
+# its draft guarded too, was rejected `guard_bypassed`
+DEFECTS += [_gmail_phrase("synth:mail_ticket_chat_coordination@1"), _gmail_phrase("synth:incident_investigate_fix@1")]
