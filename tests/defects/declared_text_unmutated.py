@@ -16,9 +16,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from coworkenv.apps import TOOLS
+from tests.defects import half_pinned
 from tests.defects._core import CorpusError, Defect, Edit, Spec, check, reference
 from tests.defects.declared_name_misread import _gmail_send
-from tests.defects.declared_write_as_read import _witness, declare_writes
+from tests.defects.declared_write_as_read import _renamed, _witness, declare_writes
 
 CLASS = "declared_text_unmutated"
 DETECTION = (
@@ -61,6 +63,60 @@ def _then_declared(edit: Edit | None) -> Edit:
             edit(spec)
         declare_writes(spec, every=True)
     return both
+
+
+_SLACK, _SLACK_ARGS = "slack_send_dm", {"person": "user", "text": "message"}  # Slack's own names
+
+
+def _slack_dm(edit: Edit | None) -> Edit:
+    """`edit`, then `chat_send_dm` declared Slack's way (`slack_send_dm(user, message)`, plain renames), the built-in
+    one no longer given; the reference and the checks' matchers follow."""
+    def both(spec: Spec) -> None:
+        if edit is not None:
+            edit(spec)
+        if "chat_send_dm" not in spec["tools"]:
+            raise CorpusError(f"{spec['capability']}: no chat_send_dm given")
+        params = TOOLS["chat_send_dm"].openai_schema()["function"]["parameters"]
+        spec.setdefault("tool_decls", []).append({
+            "name": _SLACK, "description": "Send a direct message to a workspace member.",
+            "parameters": {"type": "object", "properties": {_SLACK_ARGS.get(k, k): v for k, v in params["properties"].items()},
+                           "required": [_SLACK_ARGS.get(k, k) for k in params.get("required", [])]},
+            "bind": {"op": "chat_send_dm", "args": {_SLACK_ARGS.get(k, k): k for k in params["properties"]}}})
+        spec["tools"].remove("chat_send_dm")
+        for turn in spec["reference"]:
+            for st in turn["steps"]:
+                if st.get("call") and st["call"]["name"] == "chat_send_dm":
+                    st["call"] = {"name": _SLACK, "arguments": {_SLACK_ARGS.get(k, k): v
+                                                                for k, v in st["call"]["arguments"].items()}}
+        for key in ("checks", "dynamics", "turns"):
+            if "chat_send_dm" in str(spec.get(key)) and key != "checks":
+                raise CorpusError(f"{spec['capability']}: {key} name chat_send_dm")
+        _renamed(spec["checks"], {"chat_send_dm": _SLACK})
+    return both
+
+
+def _slack_other_version(spec: Spec) -> list[dict[str, Any]]:
+    """half_pinned's cheat through the Slack DM: the next config version cited in its `message`."""
+    c = check(spec, "answered-with-source", "records")
+    version = next(str(w["value"]) for w in c["rule"]["where"]
+                   if w["field"] == "text" and w.get("op", "equals") == "contains" and "@" in str(w["value"]))
+    service, _, n = version.partition("@")
+    ref = reference(spec)
+    for turn in ref:
+        for st in turn["steps"]:
+            if st.get("call") and st["call"]["name"] == _SLACK:
+                st["call"]["arguments"]["message"] = st["call"]["arguments"]["message"].replace(
+                    version, f"{service}@{int(n) + 1}")
+    return ref
+
+
+def _slack(name: str) -> Defect:
+    """half_pinned's defect `name` (a DM citing any version of the service) with the DM declared Slack's way: its
+    text in `message`, so the checks' patterns on the record's `text` were never read for it."""
+    found = next(d for d in half_pinned.DEFECTS if d.name == name)
+    return Defect(CLASS, f"slack-{name}", found.base, f"{found.gets_away_with} (through slack_send_dm's `message`)",
+                  breaks=_slack_dm(found.breaks), fix=_slack_dm(found.fix), witness=_slack_other_version,
+                  gate=GATE, code=CODE)
 
 
 def _version(seed: int) -> Defect:
@@ -134,4 +190,8 @@ DEFECTS = [
     _version(3),
     *(_reply_topic(f"synth:inbox_triage_reply@{seed}") for seed in (3, 4, 5)),
     _reply_topic("synth:draft_only_reply@2"),
+    # the declared DM's text in an argument of another name (Slack's `message`): the patterns a check reads the
+    # record's `text` with (a digit class), and the message's facts one at a time, never tried on it
+    _slack("lookup-any-version-cited"),
+    _slack("lookup-any-version-cited-3"),
 ]
