@@ -188,10 +188,11 @@ def _reply_topic(base: str) -> Defect:
 DEFECTS = [
     _version(1),
     _version(3),
-    *(_reply_topic(f"synth:inbox_triage_reply@{seed}") for seed in (3, 4, 5)),
+    # (also measured, outside the corpus for test time: inbox_triage_reply 5 and half_pinned's seed 3 through Slack,
+    # accepted on main, rejected on the branch, twins kept)
+    *(_reply_topic(f"synth:inbox_triage_reply@{seed}") for seed in (3, 4)),
     _reply_topic("synth:draft_only_reply@2"),
     # the declared DM's text in an argument of another name (Slack's `message`): the patterns a check reads the
     # record's `text` with (a digit class), and the message's facts one at a time, never tried on it
     _slack("lookup-any-version-cited"),
-    _slack("lookup-any-version-cited-3"),
 ]
