@@ -140,7 +140,9 @@ def forbidden_attempts(spec: EnvSpec) -> Iterator[tuple[str, str]]:
     if not clauses:
         return
     for where, check, rule in guards:
-        said = next((c for c in clauses if _names_act(c, rule)), None)
+        # the act by the op the guarded tool runs too: a declared `svc_mail_deliver` bound to `mail_send` sends
+        op = next((d.bind.op for d in spec.tool_decls if d.name == rule.call.tool), rule.call.tool)
+        said = next((c for c in clauses if _names_act(c, rule, op)), None)
         if said is not None:
             yield (f"{where}.attempts", f"guard {check.id!r} forbids {rule.call.tool} but counts only calls that "
                    f"succeeded, while the user forbids even trying it ({said.strip()[:80]!r}): an agent that tries "
@@ -197,11 +199,12 @@ def _held_clauses(before: str, sentence: str) -> Iterator[str]:
             yield before + " " + sentence[:start]
 
 
-def _names_act(clause: str, rule: ForbiddenRule) -> bool:
-    """Whether the clause names the guarded act: a word of the tool's name or app by its stem, or a value the guard
-    pins."""
+def _names_act(clause: str, rule: ForbiddenRule, op: str) -> bool:
+    """Whether the clause names the guarded act: a word of the tool's name or app by its stem, or of the op it runs
+    (`op`: a declared tool's, named as its service names it), or a value the guard pins."""
     words = re.findall(r"[a-z]+", clause)
-    for verb, particle in _act_words(rule.call.tool):
+    acts = _act_words(rule.call.tool) if op == rule.call.tool else (*_act_words(rule.call.tool), *_act_words(op))
+    for verb, particle in acts:
         if any(w.startswith(verb) and (not particle or particle in words[n + 1:n + 5]) for n, w in enumerate(words)):
             return True
     values = [v for v in leaves([c.value for c in rule.call.where] + list(rule.call.args.values()))

@@ -45,14 +45,14 @@ def created_instead_mutations(spec: EnvSpec, tools: Mapping[str, ToolDef],
     """For each record reference writes act on: the record copied, as the oracle's run left it, by the app's creating
     tool (the first whose arguments the record fills) in place of the last write, the earlier ones dropped."""
     creators = [tools[n] for n in exposed_tools(spec) if n in tools and tools[n].kind == "write"
-                and _CREATES.search(tools[n].name)]
+                and _CREATES.search(tools[n].op)]
     if not creators:
         return
     on: dict[str, list[tuple[int, int, ToolCallSpec]]] = {}  # record id -> the writes acting on it, in order
     records: dict[str, dict[str, Any]] = {}
     for t, s, call in writes:
         tool = tools[call.name]
-        if _CREATES.search(call.name) or _DESTROYS.search(call.name):
+        if _CREATES.search(tool.op) or _DESTROYS.search(tool.op):
             continue
         record = _target(call, tool, index)
         if record is not None:

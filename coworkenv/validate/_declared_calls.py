@@ -49,6 +49,15 @@ def as_op(catalog: Mapping[str, ToolDef], call: ToolCallSpec) -> tuple[str, dict
     return tool.op, bound_message(tool.decl.bind, dict(call.arguments), set(tool.bound.params.model_fields)) or {}
 
 
+def op_params(tool: ToolDef) -> dict[str, str]:
+    """Declared argument -> the op parameter it fills, for each argument of a declared tool that fills one (a
+    `reply_to_message_id` bound to `in_reply_to`); empty for a built-in tool, whose arguments are its op's own."""
+    if not isinstance(tool, DeclaredTool):
+        return {}
+    bind = tool.decl.bind
+    return {name: arg.to for name in bind.args if (arg := bind.arg(name)) is not None and arg.to is not None}
+
+
 def declared_arguments(bind: Binding, message: dict[str, Any]) -> dict[str, Any]:
     """Arguments of a declared tool that carry `message` (op arguments) through its renames and conversions: each
     op parameter from the declared argument renamed to it, its value written back as the conversions read it (a

@@ -23,6 +23,7 @@ from coworkenv.spec_regex import spans as pattern_spans
 from coworkenv.tools import ToolDef
 from coworkenv.validate._check_reads import spec_rules
 from coworkenv.validate._clock_readings import same_clocks, same_dates
+from coworkenv.validate._declared_calls import op_params
 from coworkenv.validate._mutation_core import Mutation, replaced, reply_is_content
 
 _FACT = re.compile(r"[\w.@#+/-]*\d[\w.@#:+/-]*")  # a token with a digit: a date, a code, a version, a path
@@ -61,10 +62,12 @@ def content_mutations(spec: EnvSpec, writes: list[tuple[int, int, ToolCallSpec]]
     (for an answer, also `reply_reads(turn)`), reported under `code`."""
     for t, s, call in writes:
         tool = tools.get(call.name)
+        params = op_params(tool) if tool is not None else {}  # a declared argument by the op parameter it fills
         for name, value in call.arguments.items():
-            if name not in content_args or not isinstance(value, str):
+            param = params.get(name, name)
+            if param not in content_args or not isinstance(value, str):
                 continue
-            for how, wrong in alter(value, _field_patterns(spec, tool.app if tool else None, name)):
+            for how, wrong in alter(value, _field_patterns(spec, tool.app if tool else None, param)):
                 step = ReferenceStep(call=ToolCallSpec(name=call.name, arguments={**call.arguments, name: wrong}))
                 yield Mutation("text_alter", f"reference[{t}].steps[{s}].call.arguments.{name}",
                                f"{call.name}: {name} {how}", replaced(spec.reference, t, s, step), code=code)

@@ -48,11 +48,11 @@ def wrong_route_mutations(spec: EnvSpec, tools: Mapping[str, ToolDef],
         yield from _sibling_routes(spec, tools, writes, exposed, index)
     for t, s, call in writes:
         tool = tools[call.name]
-        if _DESTROYS.search(tool.method) or _DESTROYS.search(call.name):
+        if _DESTROYS.search(tool.method) or _DESTROYS.search(tool.op):
             continue
         for other in exposed:
             if other.app != tool.app or other.kind != "write" or not (
-                    _DESTROYS.search(other.method) or _DESTROYS.search(other.name)):
+                    _DESTROYS.search(other.method) or _DESTROYS.search(other.op)):
                 continue
             fields = other.params.model_fields
             required = [n for n, f in fields.items() if f.is_required()]
@@ -161,11 +161,11 @@ def _sibling_routes(spec: EnvSpec, tools: Mapping[str, ToolDef], writes: list[tu
                     exposed: list[ToolDef], index: EntityIndex) -> Iterator[Mutation]:
     for t, s, call in writes:
         tool = tools[call.name]
-        if _DESTROYS.search(call.name) or _CREATES.search(tool.method):
+        if _DESTROYS.search(tool.op) or _CREATES.search(tool.method):
             continue
         for other in exposed:
             if other.name == tool.name or other.app != tool.app or other.kind != "write" or \
-                    _DESTROYS.search(other.name) or _CREATES.search(other.method):
+                    _DESTROYS.search(other.op) or _CREATES.search(other.method):
                 continue
             named = _record_values(call, tool, other)
             if named is None or not all(index.table_of.get(v, ("",))[0] == tool.app for v in named[1]):

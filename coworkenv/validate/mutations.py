@@ -67,6 +67,7 @@ from coworkenv.validate._asked_labels import asked_label_mutations
 from coworkenv.validate._check_reads import spec_rules
 from coworkenv.validate._created_instead import created_instead_mutations
 from coworkenv.validate._date_parts import date_part_shifts
+from coworkenv.validate._declared_calls import op_params
 from coworkenv.validate._listed_numbers import listed_number_mutations
 from coworkenv.validate._loose_values import loose_value_mutations
 from coworkenv.validate._mutation_core import (
@@ -281,7 +282,14 @@ ArgMutation = tuple[MutationKind, str, dict[str, Any], str, bool]  # kind, argum
 def _argument_mutations(call: ToolCallSpec, tool: ToolDef, index: EntityIndex, limit: int) -> Iterator[ArgMutation]:
     args = dict(call.arguments)
     mentioned = {str(v) for v in leaves(args) if isinstance(v, str)}
+    # What the write does and what each argument carries, by the op it runs and the op parameter each argument fills
+    # (a declared `post_update` bound to `chat_send_dm`, its `reply_to_message_id` filling `in_reply_to`): by the tool's
+    # and its arguments' own names, a declared message is no message and a declared reply no reply.
+    params = op_params(tool)
+    message = tool.op in _MESSAGES
+    reply = any(args.get(k) for k in args if params.get(k, k) == "in_reply_to")
     for name, value in args.items():
+        param = params.get(name, name)
         field = tool.params.model_fields.get(name)
         choices = _literal_values(field.annotation) if field is not None else []
         required = field is not None and field.is_required()
@@ -304,8 +312,8 @@ def _argument_mutations(call: ToolCallSpec, tool: ToolDef, index: EntityIndex, l
             yield from _list_mutations(name, value, args, index, mentioned, required, limit)
         if name == "to" and "cc" in tool.params.model_fields:
             yield from _copied_not_addressed(value, args, index, mentioned)
-        elif isinstance(value, str) and name in CONTENT_ARGS:
-            yield from _text_mutations(name, value, args, index, call.name in _MESSAGES)
+        elif isinstance(value, str) and param in CONTENT_ARGS:
+            yield from _text_mutations(name, value, args, index, message, reply)
         elif isinstance(value, str) and _NUMBERISH.fullmatch(value):  # a phone or account number: one group off
             for day in shift_dates(value):  # a date (a to-do's due day): a day later and a day earlier
                 yield "time_shift", name, {**args, name: day}, f"{name} {value!r} -> {day!r}", True
@@ -314,7 +322,7 @@ def _argument_mutations(call: ToolCallSpec, tool: ToolDef, index: EntityIndex, l
         elif isinstance(value, str) and " " in value and (wrong := index.alter_numbers(value)) is not None:
             # A label stating a checked number ("Fix /download (HTTP 503)"): the number stated wrongly.
             yield "text_alter", name, {**args, name: wrong}, f"{name} with its checked numbers one off", True
-        elif name in _LABEL_ARGS and " " in value and not args.get("in_reply_to") and (
+        elif param in _LABEL_ARGS and " " in value and not reply and (
                 wrong := index.alter_codes(value)) is not None:
             # A subject stating a checked code ("BUG-311: cards declined"): another code in its place (a reply's
             # subject is the thread's: "Re: OPS-1" says nothing the agent chose).
@@ -498,15 +506,17 @@ def _delimited_extra(value: str, index: EntityIndex) -> str | None:
 
 
 def _text_mutations(name: str, value: str, args: dict[str, Any], index: EntityIndex,
-                    message: bool = False) -> Iterator[ArgMutation]:
+                    message: bool = False, reply: bool = False) -> Iterator[ArgMutation]:
+    """Near misses of the content argument `name` of a write (`message`: one that tells a person something;
+    `reply`: one answering a message)."""
     if not value.strip():
         return
     # Not "": tools refuse an empty message, and a refused call is a dropped write, not a content mistake.
     yield "text_drop", name, {**args, name: _NO_CONTENT}, f"{name} without its content ({_NO_CONTENT!r})", True
-    vague = index.drop_facts(value) if args.get("in_reply_to") else None
+    vague = index.drop_facts(value) if reply else None
     if vague is not None:  # an answer without the answer: "I will escalate this" for "escalated as ESC-4471"
         yield "text_alter", name, {**args, name: vague}, f"{name} without its facts", True
-    altered = index.alter_facts(value) if args.get("in_reply_to") else None
+    altered = index.alter_facts(value) if reply else None
     if altered is not None:  # an answer stating its facts wrongly: "your number is now ...660" for "...659"
         yield "text_alter", name, {**args, name: altered}, f"{name} with its checked facts stated wrongly", True
     if message:  # one fact of a message wrong, the others right: "source: svc-recs@6" for "@5"

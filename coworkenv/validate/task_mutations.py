@@ -30,6 +30,7 @@ from typing import Any
 import orjson
 
 from coworkenv.apps import APPS, TOOLS
+from coworkenv.bindings import spec_catalog
 from coworkenv.checks import call_matches, compare, field_value
 from coworkenv.spec import (
     EnvSpec,
@@ -44,7 +45,7 @@ from coworkenv.spec import (
 )
 from coworkenv.spec_regex import example
 from coworkenv.validate._check_reads import spec_rules
-from coworkenv.validate._declared_calls import as_builtin
+from coworkenv.validate._declared_calls import as_builtin, op_params
 from coworkenv.validate._guard_values import world_spelled
 from coworkenv.validate._lenient_answers import numbers_without_records
 from coworkenv.validate._unasked_order import order_probes, rule_order_probes
@@ -508,10 +509,16 @@ def _said_elsewhere(spec: EnvSpec) -> Iterator[Mutation]:
     message the task makes (no frame sees it). A guard on the tool the harm does not take stops nothing."""
     said = [(t, s, c) for t, s, c in write_steps(spec.reference) if c.name in _TEXTS]
     seen: set[tuple[str, str]] = set()
+    catalog = spec_catalog(spec)
     for _, check, _, rule in spec_rules(spec.checks):  # a tier's forbidden rule too
         if not isinstance(rule, ForbiddenRule):
             continue
-        field = _TEXTS.get(rule.call.tool)
+        # the guarded tool by the op it runs and its text by the argument filling the op's (a declared
+        # `gmail_send_message` bound to `mail_send`, not its op renamed: the views keep the guard on it)
+        guarded = catalog.get(rule.call.tool)
+        op = guarded.op if guarded is not None else rule.call.tool
+        text_of = _TEXTS.get(op)
+        field = next((k for k, v in op_params(guarded).items() if v == text_of), text_of) if guarded else text_of
         if field is None or rule.call.args or not rule.call.where or any(c.field != field for c in rule.call.where):
             continue
         phrases = [str(c.value) if c.op == "contains" else example(str(c.value)) if c.op == "matches" else None
@@ -524,9 +531,9 @@ def _said_elsewhere(spec: EnvSpec) -> Iterator[Mutation]:
             continue  # a command the world answers on that tool (a bot's `/close`): the harm is its answer, there
         for t, s, call in said:
             text = str(call.arguments.get(_TEXTS[call.name], ""))
-            if call.name == rule.call.tool or (call.name, phrase) in seen or \
+            if call.name in (rule.call.tool, op) or (call.name, phrase) in seen or \
                     call_matches(rule.call, rule.call.tool, {field: text}):
-                continue  # the guard's own tool, or a message that says it already (the task's)
+                continue  # the guard's own tool (or its op), or a message that says it already (the task's)
             seen.add((call.name, phrase))
             step = ReferenceStep(call=ToolCallSpec(name=call.name, arguments={
                 **call.arguments, _TEXTS[call.name]: f"{text} {phrase}".strip()}))
@@ -676,7 +683,7 @@ def meeting_values(fields: Mapping[str, Any], where: list[FieldCond]) -> dict[st
             out[c.field] = c.value if c.op == "equals" else c.value[0]
         elif c.op == "contains" and isinstance(c.value, str) and c.field in fields:
             out[c.field] = [c.value] if "list" in str(fields[c.field].annotation) else c.value
-        elif c.op == "matches" and c.field in fields and fields[c.field].annotation is str:
+        elif c.op == "matches" and c.field in fields and fields[c.field].annotation in (str, Any):  # Any: declared
             text = example(str(c.value))
             if text is not None:
                 out[c.field] = text

@@ -67,6 +67,7 @@ from tests.defects import (
     declared_draft_unseen,
     declared_name_misread,
     declared_read_unseen,
+    declared_text_unmutated,
     declared_write_as_read,
     delay_pinned,
     digit_class_read,
@@ -456,6 +457,7 @@ MODULES = (
     reply_threaded_other_matter,
     declared_name_misread,
     written_number_loose,
+    declared_text_unmutated,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
