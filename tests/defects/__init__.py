@@ -160,6 +160,7 @@ from tests.defects import (
     part_credit_untouched,
     partial_credit,
     people_elsewhere_credited,
+    person_listed_elsewhere,
     phone_code_pinned,
     phrase_pinned,
     pinned_wording,
@@ -456,6 +457,7 @@ MODULES = (
     reply_threaded_other_matter,
     declared_name_misread,
     written_number_loose,
+    person_listed_elsewhere,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
