@@ -30,7 +30,7 @@ from coworkenv.validate._mutation_core import turn_of
 from coworkenv.validate._pace import quiet_read, reads_left
 from coworkenv.validate._reads import read_matchers, without_reads
 from coworkenv.validate.dependencies import made_by_step
-from coworkenv.validate.entities import EntityIndex, check_values
+from coworkenv.validate.entities import EntityIndex, check_choices, check_values
 from coworkenv.validate.mutations import Mutation, is_write
 from coworkenv.validate.task_mutations import task_mutations
 from coworkenv.world import World
@@ -168,7 +168,7 @@ class SpecEpisodes:
                         value = resolve(world, rule.source)
                         if value is not MISSING:
                             facts.update(t.lower() for t in render_value(value, rule.format) if t.strip())
-                self.oracle_entities = EntityIndex(world, facts)
+                self.oracle_entities = EntityIndex(world, facts, check_choices(self.spec))
                 for change in world.changes():
                     self.touched.add((change.app, change.table, change.id))
                     if change.kind == "changed":  # as the reference left it (the world is rewound later)

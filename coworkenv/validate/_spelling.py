@@ -5,7 +5,8 @@ handle (`chat_send_dm`, a ticket's assignee), a channel as id or `#name` (`chat_
 agent picks is invisible in the world, so a dynamics rule or a follow-up turn whose call matcher pins the
 reference's spelling (`{"person": "esra"}`) never fires for an honest agent that wrote `u-esra`: the colleague
 never answers, the next turn never comes. For each reference write such a matcher matches, each such argument is
-spelled the other way; where the matcher then misses, the respelled reference is played, and the mutations gate
+spelled the other way, then each other way the tool takes (a matcher naming two of a person's three spellings,
+`[esra, u-esra]`, misses the email; `[#finance, c-finance]` the bare `finance`, defects110); where the matcher misses, the respelled reference is played, and the mutations gate
 reports `spelling_pinned` when a state or reply check fails on it (the world's reaction mattered). A check's own
 call matcher (`called`, either side of `order`) that pins the spelling is reported when that check fails on the
 respelled replay: an honest agent that assigned by email, or posted to the channel by id, loses the check.
@@ -122,12 +123,32 @@ def _first_miss(spec: EnvSpec, world: World, matcher: CallMatcher,
                     other = respelled_value(world, what, value) if what is not None and isinstance(value, str) else None
                 if other is None or what is None:
                     continue
-                args = {**call.arguments, arg: other}
-                if not call_matches(matcher, call.name, args):
-                    new = ReferenceStep(call=ToolCallSpec(name=call.name, arguments=args))
-                    return (f"{call.name} with {arg}={other!r} (the same {what} as {value!r})",
-                            replaced(spec.reference, t, s, new), what)
+                # The other spelling first, then every spelling the tool takes: a matcher naming two of a person's
+                # three (`[u-esra, esra@...]`) misses the chat handle an agent DMs them by (defects110).
+                spellings = [other] if what == "time" else [other, *respelled_forms(world, what, value)]
+                for spelled in dict.fromkeys(spellings):
+                    args = {**call.arguments, arg: spelled}
+                    if not call_matches(matcher, call.name, args):
+                        new = ReferenceStep(call=ToolCallSpec(name=call.name, arguments=args))
+                        return (f"{call.name} with {arg}={spelled!r} (the same {what} as {value!r})",
+                                replaced(spec.reference, t, s, new), what)
     return None
+
+
+def respelled_forms(world: World, what: str, value: str) -> list[str]:
+    """Every other spelling the tools take of the person (id, email, chat handle) or channel (id, `#name`, bare name)
+    `value` names; empty if it names none (a direct conversation is no channel a post names)."""
+    if what == "person":
+        people = world.table("directory", "people")
+        person = people.get(value) or next((p for p in people if value.lower().lstrip("@") in (
+            p.email.lower(), p.chat_handle.lower())), None)
+        forms = [] if person is None else [person.id, person.email, person.chat_handle]
+    else:
+        channels = world.table("chat", "channels")
+        channel = channels.get(value) or next((c for c in channels if c.name.lower() in (value.lower(),
+                                                                                        "#" + value.lower())), None)
+        forms = [] if channel is None or channel.is_dm else [channel.id, channel.name, channel.name.lstrip("#")]
+    return [str(f) for f in forms if f and str(f).lower() != value.lower()]
 
 
 def respelled_value(world: World, what: str, value: str) -> str | None:

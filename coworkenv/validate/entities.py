@@ -26,6 +26,8 @@ _CODE = re.compile(r"(?<![\w/.-])[A-Za-z]+-[A-Za-z0-9]*\d[A-Za-z0-9-]*(?![\w/-]|
 _NUMBER = re.compile(r"(?<![\w/.-])\d[\d,.]*\d(?![\w/-])")
 CLOCK_TIME = re.compile(r"\b([01]?\d|2[0-3]):([0-5]\d)\b")
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(\.[\w-]+)+")
+# People one condition admits for it to read as "this one or that one" (more: "anyone of the team", another matter).
+_MAX_LISTED = 3
 
 
 class EntityIndex:
@@ -35,8 +37,13 @@ class EntityIndex:
     check that accepts "the right one or another" names the other.
     """
 
-    def __init__(self, world: World, preferred: set[str] | None = None) -> None:
+    def __init__(self, world: World, preferred: set[str] | None = None,
+                 choices: list[str | tuple[str, ...]] | None = None) -> None:
         self.preferred = preferred or set()
+        # What the checks' conditions accept as "this one or that one": each `in` list, each `matches` pattern
+        # (`check_choices`); people two of them admit were named together.
+        self._choices = choices or []
+        self._listed: list[set[tuple[int, str]]] | None = None
         people = sorted(world.table("directory", "people"), key=lambda p: p.id)
         self.people = [(p.id, p.email, p.chat_handle) for p in people]
         self.person_of: dict[str, tuple[int, int]] = {}  # lowered ref -> (person index, form: 0 id 1 email 2 handle)
@@ -120,7 +127,10 @@ class EntityIndex:
         name come first, whatever spelling they name them in: a channel by its id, name or bare name (`c-general`
         names `#general`), and, where the checks read the direct conversation with the person `value` names, the
         others whose conversation with the user they name (`dm-u-alma-u-zoe` names `u-zoe`): a check admitting
-        "this conversation or that one" names the other (defects105)."""
+        "this conversation or that one" names the other (defects105). Likewise a person whom one condition of a check
+        (an `in` list, a `matches` pattern) accepts beside the person `value` names, in whatever spelling it names
+        them (`assignee in [u-oscar, u-lin]` for an argument `oscar@...`): tried as that condition spells them
+        (the tools take every spelling; a call matcher compares the written one), defects110."""
         lowered = value.lower()
         avoided = {a.lower() for a in avoid}
         options: list[str] = []
@@ -134,6 +144,10 @@ class EntityIndex:
                     options.append("@" + alt if value.startswith("@") else alt)
                     if by_dm and self._dm_named(forms[0]):
                         named.append(options[-1])
+                        continue
+                    other = self._listed_with(index, i)  # `assignee in [u-oscar, u-lin]` for an argument oscar@...
+                    if other is not None and other.lower() not in avoided:
+                        named.append(other)
         elif lowered in self.channel_of:
             index, form = self.channel_of[lowered]
             for i, names in enumerate(self.channels):
@@ -145,6 +159,37 @@ class EntityIndex:
         elif _EMAIL.fullmatch(value):  # an address outside the directory: another address the world knows
             options = [e for e in self.emails if e.lower() != lowered and e.lower() not in avoided]
         return named + [o for o in self.rank(options, limit) if o not in named]
+
+    def _listed_with(self, person: int, other: int) -> str | None:
+        """`other`'s spelling (id, email, handle, `@handle`) that a check's `in` list or `matches` pattern accepts
+        beside a spelling of `person` (None: no condition accepts both): the check admits "this person or that one",
+        whatever spelling the written argument uses (the tools take every spelling, the state keeps one)."""
+        if self._listed is None:
+            self._listed = [found for found in map(self._admitted_people, self._choices)
+                            if 1 < len({i for i, _ in found}) <= _MAX_LISTED]
+        for found in self._listed:
+            if any(i == person for i, _ in found):
+                spelling = next((s for i, s in found if i == other), None)
+                if spelling is not None:
+                    return spelling
+        return None
+
+    def _admitted_people(self, choice: str | tuple[str, ...]) -> set[tuple[int, str]]:
+        """(person index, spelling) of each spelling of a person (id, email, handle, `@handle`) that an `in` list (a
+        tuple) names or a `matches` pattern (a string) finds."""
+        pattern: Any = None
+        if isinstance(choice, str):
+            try:
+                pattern = compiled(choice)
+            except PatternRefused:
+                return set()
+        listed = {v.lower() for v in choice} if isinstance(choice, tuple) else set()
+        out: set[tuple[int, str]] = set()
+        for i, forms in enumerate(self.people):
+            for spelling in (*forms, "@" + forms[2] if forms[2] else ""):
+                if spelling and (spelling.lower() in listed if pattern is None else _admits(pattern, spelling)):
+                    out.add((i, spelling))
+        return out
 
     def _named(self, *forms: str) -> bool:
         """Whether the checks name a channel by any of its forms (id, name, bare name)."""
@@ -298,6 +343,29 @@ def check_values(spec: EnvSpec) -> set[str]:
             if isinstance(leaf, str) and len(leaf) <= MAX_ID_CHARS * 2:
                 out.add(leaf.lower())
     return out
+
+
+def check_choices(spec: EnvSpec) -> list[str | tuple[str, ...]]:
+    """What the checks' conditions accept as one of several: each `in` list of strings (a tuple) and each `matches`
+    pattern (a string), in the completion checks, the guards and the frame alike."""
+    out: list[str | tuple[str, ...]] = []
+
+    def walk(value: Any) -> None:
+        if isinstance(value, dict):
+            op, expected = value.get("op"), value.get("value")
+            if op == "in" and isinstance(expected, list) and all(isinstance(v, str) for v in expected):
+                out.append(tuple(expected))
+            elif op == "matches" and isinstance(expected, str):
+                out.append(expected)
+            for v in value.values():
+                walk(v)
+        elif isinstance(value, list):
+            for v in value:
+                walk(v)
+
+    for check in spec.checks:
+        walk(check.rule.model_dump(mode="json"))
+    return list(dict.fromkeys(out))
 
 
 def leaves(value: Any) -> Iterator[Any]:

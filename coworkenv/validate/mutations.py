@@ -81,7 +81,7 @@ from coworkenv.validate._partial_facts import partial_fact_mutations
 from coworkenv.validate._reply_mutations import reply_mutations
 from coworkenv.validate._sibling_facts import item_probes, sibling_fact_mutations
 from coworkenv.validate._wrong_routes import wrong_route_mutations
-from coworkenv.validate.entities import CLOCK_TIME, MAX_ID_CHARS, EntityIndex, check_values, leaves
+from coworkenv.validate.entities import CLOCK_TIME, MAX_ID_CHARS, EntityIndex, check_choices, check_values, leaves
 from coworkenv.world import World
 
 # Arguments that carry what a write says (its content), as opposed to labels (subject, title, note).
@@ -106,7 +106,8 @@ def near_miss_mutations(spec: EnvSpec, world: World | EntityIndex, *, max_altern
     later comments on) can be swapped for another; `values` gives a checked field's value at the reference's end
     (what a `reply_states` check wants stated).
     """
-    index = world if isinstance(world, EntityIndex) else EntityIndex(world, check_values(spec))
+    index = world if isinstance(world, EntityIndex) else \
+        EntityIndex(world, check_values(spec), check_choices(spec))
     tools = spec_catalog(spec)
     reference = spec.reference
     out: list[Mutation] = []

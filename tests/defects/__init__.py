@@ -161,6 +161,7 @@ from tests.defects import (
     part_credit_untouched,
     partial_credit,
     people_elsewhere_credited,
+    person_listed_elsewhere,
     phone_code_pinned,
     phrase_pinned,
     pinned_wording,
@@ -458,6 +459,7 @@ MODULES = (
     declared_name_misread,
     written_number_loose,
     declared_text_unmutated,
+    person_listed_elsewhere,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.

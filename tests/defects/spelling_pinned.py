@@ -2,19 +2,21 @@
 call spelled exactly as the reference spelled it (`{"person": "esra"}`, `{"channel": "#notify"}`), though the tool
 accepts the same person by id, email or chat handle and the same channel by id or #name and stores it one way. An
 honest agent that writes `u-esra` never gets the colleague's answer (or the next turn), or loses the order check,
-and fails; the sound twin matches every spelling (or the state)."""
+and fails; the sound twin matches every spelling (or the state). A matcher naming two of the three spellings (the
+reference's and the one the gate used to try, `[esra, u-esra]`, `[#finance, c-finance]`) is the same mistake for the
+agent that writes the third (the email, the bare channel name), defects110: the gate now tries every spelling."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from tests.defects._core import Defect, Spec, call, record, with_args
+from tests.defects._core import CorpusError, Defect, Spec, call, record, with_args
 
 CLASS = "spelling_pinned"
 # How a program can detect the class (what the gates should do), in one line.
 DETECTION = (
-    "rewrite a person (id <-> email) or channel (id <-> #name) argument of a reference write that a dynamics rule, "
-    "a turn condition or a called/order check matcher matches to another spelling the tool accepts; the world ends "
+    "rewrite a person (id, email, chat handle) or channel (id, #name, bare name) argument of a reference write that a dynamics rule, "
+    "a turn condition or a called/order check matcher matches to each other spelling the tool accepts; the world ends "
     "the same for the tool, so a failing replay (a state or reply check; for a check matcher, that check) means a "
     "matcher pins the reference's spelling"
 )
@@ -138,6 +140,93 @@ def _ack_on_assignee(spec: Spec) -> None:
     rule["on"]["call"]["args"]["assignee"] = owner
 
 
+# -- a matcher naming two of the spellings: the reference's and the one the gate tried first ---------------------
+def _spellings(spec: Spec, tool: str, value: str) -> tuple[str, str, str]:
+    """(the reference's spelling, the other one a respelling tries first, the third the tool takes too): a person's
+    id, email and chat handle, a channel's id, `#name` and bare name."""
+    channel = tool == "chat_post_message"
+    forms = [*_forms_channel(spec, value), _forms_channel(spec, value)[1].lstrip("#")] if channel \
+        else _forms_person(spec, value)
+    if value not in forms:
+        raise CorpusError(f"{spec['capability']}: {value!r} is no spelling of {forms}")
+    other = forms[1] if value == forms[0] else forms[0]
+    third = next(f for f in forms if f not in (value, other))
+    return value, other, third
+
+
+def _two_spellings(locate, tool: str, arg: str):  # type: ignore[no-untyped-def]
+    """The matcher `locate` finds (or makes) on `tool` takes the `arg` of the reference's first call it matches in two
+    spellings (`in [esra, u-esra]`): the reference's, and the one a respelling of it tries first; the third the tool
+    takes (the email, the chat handle, the channel's bare name) it misses."""
+
+    def breaks(spec: Spec) -> None:
+        matcher = locate(spec)
+        value = call(spec, tool, **matcher.get("args", {}))["arguments"][arg]
+        mine, other, _ = _spellings(spec, tool, value)
+        matcher.get("args", {}).pop(arg, None)
+        matcher["where"] = [w for w in matcher.get("where", []) if w["field"] != arg] + [
+            {"field": arg, "op": "in", "value": [mine, other]}]
+    return breaks
+
+
+def _third_spelling(tool: str, arg: str, **match: Any):  # type: ignore[no-untyped-def]
+    """The honest agent: the reference with `arg` of its first (matching) `tool` call in the third spelling."""
+
+    def witness(spec: Spec) -> list[dict]:  # type: ignore[type-arg]
+        value = call(spec, tool, **match)["arguments"][arg]
+        return with_args(spec, tool, {**match, arg: value}, **{arg: _spellings(spec, tool, value)[2]})
+    return witness
+
+
+def _rule_matcher(tool: str):  # type: ignore[no-untyped-def]
+    def locate(spec: Spec) -> dict[str, Any]:
+        rule = next((r for r in spec["dynamics"]["rules"] if r["on"].get("call", {}).get("tool") == tool), None)
+        if rule is None:
+            raise CorpusError(f"{spec['capability']}: no dynamics rule on {tool}")
+        return rule["on"]["call"]  # type: ignore[no-any-return]
+    return locate
+
+
+def _turn_matcher(tool: str):  # type: ignore[no-untyped-def]
+    """The follow-up turn waits for the agent's first `tool` call (a condition made here)."""
+    def locate(spec: Spec) -> dict[str, Any]:
+        spec["turns"][1]["condition"] = {"kind": "after_call", "call": {"tool": tool, "args": {}, "where": []}}
+        return spec["turns"][1]["condition"]["call"]  # type: ignore[no-any-return]
+    return locate
+
+
+def _check_matcher(prefix: str, side: str):  # type: ignore[no-untyped-def]
+    def locate(spec: Spec) -> dict[str, Any]:
+        found = next((c for c in spec["checks"] if c["id"].startswith(prefix)), None)
+        if found is None:
+            raise CorpusError(f"{spec['capability']}: no check {prefix}*")
+        return found["rule"][side]  # type: ignore[no-any-return]
+    return locate
+
+
+def _told_matcher(spec: Spec) -> dict[str, Any]:
+    """A `called` check that the team's channel heard of the fix (made here, on the reference's post)."""
+    spec["checks"].append({"id": "channel-told", "description": "the team's channel heard of the fix",
+                           "rule": {"kind": "called", "call": {"tool": "chat_post_message", "args": {}, "where": []}}})
+    return spec["checks"][-1]["rule"]["call"]  # type: ignore[no-any-return]
+
+
+_TWO_OF_THREE = [
+    ("dm-answer-handle-or-id", "synth:delegate_and_follow_up@1", _rule_matcher("chat_send_dm"), "chat_send_dm",
+     "person", "is never answered by the delegate for DMing them by email: the rule names their handle and id only"),
+    ("dm-turn-email-or-id", "synth:delegate_and_follow_up@2", _turn_matcher("chat_send_dm"), "chat_send_dm",
+     "person", "never gets the follow-up turn for DMing the delegate by chat handle: the turn names email and id only"),
+    ("ack-assignee-id-or-email", "synth:adapt_announced_change@1", _rule_matcher("tickets_update"), "tickets_update",
+     "assignee", "gets no acknowledgement for assigning the new owner by chat handle: the rule names id and email"),
+    ("handoff-order-id-or-email", "synth:oncall_handoff@1", _check_matcher("note-after-", "first"), "tickets_update",
+     "assignee", "loses the order checks for handing over by chat handle: the matcher names id and email only"),
+    ("post-order-name-or-id", "synth:mail_ticket_chat_coordination@1", _check_matcher("ticket-before-post", "then"),
+     "chat_post_message", "channel", "loses the order check for posting to the channel by its bare name "
+     "(`finance`): the matcher names #name and id only"),
+    ("told-called-name-or-id", "example:incident_rollback", _told_matcher, "chat_post_message", "channel",
+     "loses the `called` check for posting to `incidents` (bare name): the matcher names #incidents and c-incidents"),
+]
+
 DEFECTS = [
     Defect(CLASS, "delegate-answers-only-by-handle", "synth:delegate_and_follow_up@1",
            "is never answered by the delegate (and fails) for DMing them by person id instead of their chat handle",
@@ -183,4 +272,8 @@ DEFECTS = [
            breaks=_incidents_told(True), fix=_incidents_told(False),
            witness=_other_channel("chat_post_message", "channel"), witness_kind="honest", gate="mutations",
            code="spelling_pinned"),
+] + [
+    Defect(CLASS, name, base, away, breaks=_two_spellings(locate, tool, arg), witness=_third_spelling(tool, arg),
+           witness_kind="honest", gate="mutations", code="spelling_pinned")
+    for name, base, locate, tool, arg, away in _TWO_OF_THREE
 ]
