@@ -145,6 +145,7 @@ from tests.defects import (
     list_value_widened,
     loose_value_admitted,
     machine_read,
+    name_bounded,
     namesake_record,
     nested_rule_evades,
     news_window_pinned,
@@ -456,6 +457,7 @@ MODULES = (
     reply_threaded_other_matter,
     declared_name_misread,
     written_number_loose,
+    name_bounded,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
