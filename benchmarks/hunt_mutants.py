@@ -69,6 +69,18 @@ Families of mutation kinds, kept apart in the registry (`KINDS`, name -> family,
   (for every family) adds the addressee moved to `cc` (to no one, or to another address the world knows), an address
   replaced by another of its domain, a time moved by 30 or 60 minutes, an id replaced by its similar neighbour's, a
   state by another a record holds, and two calls of a turn swapped.
+- `d111` (defects111, 10 kinds, bare names; its block sits after d99's): `num_at_least` (a count, a version, a
+  quantity compared `gte` for `equals`, a matcher's argument too), `id_at_least` (an id or a label ordered as text:
+  `priority gte p3`, `in_reply_to gte msg-391`), `token_substring` (a short token matched as a case-blind substring,
+  `(?i)sent`), `dt_month_only` (a date by its month, `^2026-11`), `dt_weekday_only` (a date by its weekday: the days
+  of its month a week apart, at the same minute), `sibling_record` (a field check moved onto the most similar record,
+  expecting what that one holds at the end), `guard_never_fires` (a guard negated on a value no record holds, or a
+  forbidden call's argument a value no call writes), `list_any_item` (a list's "all of" as tiers or selectors of
+  each item alone), `where_untouched_field` (a records condition on a field the task writes moved to one it never
+  writes, at the matched record's value), `records_initial_match` (a records check cut to the conditions some record
+  of the untouched world already meets). Its witness search (for every family) adds a date-time moved a week or two
+  days, a number two or ten up, a short token replaced by a longer value of the world holding it, and a list argument
+  cut to its first item.
 
 Kinds whose name starts with `py_` or `python.` are sandboxed (slow) and run only with `--python`; as in
 defects69, `py_*` mutants (of `d69`, `d73`, `d77` and `d83`) are made on the examples and seed 1 only, one per base, kind and rule kind.
@@ -94,6 +106,7 @@ for files already written.
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples hunt:1-5 --family d92 --out d92.jsonl --summary
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples hunt:1-5 --family d94 --out d94.jsonl --summary
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples hunt:1-5 --family d99 --out d99.jsonl --summary
+    PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples hunt:1-5 --family d111 --out d111.jsonl --summary
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples --kinds state_to_log 'records.*drop_cond' --out o.jsonl
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --tally d65.jsonl d69.jsonl
 """
@@ -133,7 +146,7 @@ Rule = dict[str, Any]
 
 
 class Kind(NamedTuple):
-    family: str  # "d65", "d69", "d73", "d77", "d83", "d92", "d94" or "d99"
+    family: str  # "d65", "d69", "d73", "d77", "d83", "d92", "d94", "d99" or "d111"
     rule: str  # the rule kind it mutates ("check"/"scoring" for the check's or spec's own settings)
     python: bool  # the mutant runs a Python check in the sandbox
 
@@ -2061,40 +2074,38 @@ def _weekday_rx111(v: str) -> str | None:
 def _never_held111(spec: Spec, v: Any) -> Any:
     """A value of the same kind that no record of the world holds: the negated guard's value, never met."""
     held = set(map(str, _world_values99(spec, "id")))
-    for cand in ([v.upper(), v + "-old", v + "_prev"] if isinstance(v, str) else [None]):
+    # not in other capitals: a call matcher's arguments fold case, so `SVC-SEARCH` still names svc-search
+    for cand in ([v + "-old", v + "_prev", v.upper()] if isinstance(v, str) else [None]):
         if cand != v and str(cand) not in held and (cand is None or cand not in json.dumps(spec["world"])):
             return cand
     return None
 
 
-def _cond_kinds111(conds: list[dict[str, Any]], spec: Spec) -> Iterator[tuple[str, list[dict[str, Any]] |
-                                                                              list[list[dict[str, Any]]]]]:
-    """(kind, conditions) or (kind, [alternatives]) (a list of condition lists: the mutant holds where any does)."""
+def _cond_kinds111(conds: list[dict[str, Any]], spec: Spec) -> Iterator[tuple[str, list[list[dict[str, Any]]]]]:
+    """(kind, alternatives): each a list of conditions; the mutant holds where any alternative holds."""
     for i, w in enumerate(conds):
         f, op, v = str(w.get("field")), w.get("op", "equals"), w.get("value")
 
         def at(*new: dict[str, Any], i: int = i) -> list[dict[str, Any]]:
             return [*conds[:i], *new, *conds[i + 1:]]
         if op == "equals" and _is_num(v) and isinstance(v, int):  # a count, a version, a quantity: "at least"
-            yield "num_at_least", at({**w, "op": "gte"})
+            yield "num_at_least", [at({**w, "op": "gte"})]
         if op == "equals" and isinstance(v, str) and (_IDISH.match(v) or f == "id" or f.endswith("_id")):
-            yield "id_at_least", at({**w, "op": "gte"})  # ids ordered as text: PLAT-113 >= PLAT-112
+            yield "id_at_least", [at({**w, "op": "gte"})]  # ids ordered as text: PLAT-113 >= PLAT-112
         if op == "equals" and isinstance(v, str) and _TOKEN111.match(v) and f != "id" and not f.endswith("_id") \
                 and not _DAY111.match(v):
-            yield "token_substring", at({**w, "op": "matches", "value": "(?i)" + re.escape(v)})
+            yield "token_substring", [at({**w, "op": "matches", "value": "(?i)" + re.escape(v)})]
         if op == "equals" and isinstance(v, str) and _dt_parts111(v):
-            yield "dt_month_only", at({**w, "op": "matches", "value": "^" + re.escape(v[:7])})
+            yield "dt_month_only", [at({**w, "op": "matches", "value": "^" + re.escape(v[:7])})]
             if (rx := _weekday_rx111(v)) and len(v) >= 16:
-                yield "dt_weekday_only", at({**w, "op": "matches", "value": rx})
+                yield "dt_weekday_only", [at({**w, "op": "matches", "value": rx})]
         if op == "contains" and isinstance(v, list) and len(v) > 1:  # each item alone: any one of them
             yield "list_any_item", [at({**w, "value": [x]}) for x in v]
 
 
-def _alts111(rule: Rule, key: str, got: Any) -> Rule:
-    """The rule with `key`'s conditions `got`: one list, or alternatives as tiers of full score."""
-    if got and isinstance(got[0], list):
-        return {"kind": "tiers", "tiers": [{"score": 1.0, "rule": {**rule, key: a}} for a in got]}
-    return {**rule, key: got}
+def _either111(rules: list[Rule]) -> Rule:
+    """One rule, or several as tiers of full score (any one enough)."""
+    return rules[0] if len(rules) == 1 else {"kind": "tiers", "tiers": [{"score": 1.0, "rule": r} for r in rules]}
 
 
 def _record_of111(state: dict[str, Any], app: str, table: str, rid: Any) -> dict[str, Any] | None:
@@ -2117,11 +2128,8 @@ def rule_kinds111(rule: Rule, spec: Spec, fstate: dict[str, Any], role: str) -> 
     if k == "field":
         t = rule["target"]
         cond = {"field": t["field"], "op": rule.get("op", "equals"), "value": rule.get("value")}
-        for name, got in _cond_kinds111([cond], spec):
-            alts = got if got and isinstance(got[0], list) else [got]
-            new = [{**rule, "op": a[0]["op"], "value": a[0]["value"]} for a in alts]
-            yield name, new[0] if len(new) == 1 else {"kind": "tiers", "tiers": [{"score": 1.0, "rule": r}
-                                                                                for r in new]}
+        for name, alts in _cond_kinds111([cond], spec):
+            yield name, _either111([{**rule, "op": a[0]["op"], "value": a[0]["value"]} for a in alts])
         # the check moved onto the sibling record, expecting what that record holds at the end
         o = _similar99(spec, t["id"]) if isinstance(t.get("id"), str) else None
         rec = _record_of111(fstate, t["app"], t["table"], o) if o else None
@@ -2133,8 +2141,8 @@ def rule_kinds111(rule: Rule, spec: Spec, fstate: dict[str, Any], role: str) -> 
                 yield "guard_never_fires", {**rule, "op": "not_equals", "value": nv}
     elif k == "records":
         where = rule.get("where") or []
-        for name, got in _cond_kinds111(where, spec):
-            yield name, _alts111(rule, "where", got)
+        for name, alts in _cond_kinds111(where, spec):
+            yield name, _either111([{**rule, "where": a} for a in alts])
         written = _written_fields111(spec, fstate, rule["app"], rule["table"])
         fin = [r for r in _rows((fstate.get(rule["app"]) or {}).get(rule["table"])) if _holds(r, where)]
         old = {r.get("id"): r for r in _rows(world_table(spec, rule["app"], rule["table"]))}
@@ -2156,25 +2164,20 @@ def rule_kinds111(rule: Rule, spec: Spec, fstate: dict[str, Any], role: str) -> 
         keys = ["call"] if k in ("called", "forbidden") else ["first", "then"] if k == "order" else []
         for key in keys:
             m = rule[key]
-            for name, got in _cond_kinds111(m.get("where") or [], spec):
-                if not (got and isinstance(got[0], list)):
-                    yield name, {**rule, key: {**m, "where": got}}
+            for name, alts in _cond_kinds111(m.get("where") or [], spec):
+                yield name, _either111([{**rule, key: {**m, "where": a}} for a in alts])
             for a, x in (m.get("args") or {}).items():  # an argument moved into `where` and loosened there
                 op = "contains" if isinstance(x, list) else "equals"
                 rest = {b: y for b, y in m["args"].items() if b != a}
-                for name, got in _cond_kinds111([{"field": a, "op": op, "value": x}], spec):
-                    alts = got if got and isinstance(got[0], list) else [got]
-                    new = [{**rule, key: {**m, "args": rest, "where": [*(m.get("where") or []), *alt]}} for alt in alts]
-                    if k == "forbidden":
-                        continue  # a guard loosened fires more often: not unsound
-                    yield name, new[0] if len(new) == 1 else {"kind": "tiers", "tiers": [{"score": 1.0, "rule": r}
-                                                                                        for r in new]}
+                for name, alts in _cond_kinds111([{"field": a, "op": op, "value": x}], spec):
+                    if k != "forbidden":  # a guard loosened fires more often: not unsound
+                        yield name, _either111([{**rule, key: {**m, "args": rest, "where": [*(m.get("where") or []),
+                                                                                            *alt]}} for alt in alts])
                 if k == "forbidden" and isinstance(x, str) and (nv := _never_held111(spec, x)) is not None:
                     yield "guard_never_fires", {**rule, key: {**m, "args": {**rest, a: nv}}}
         if k == "frame":
             for si, sel in enumerate(rule.get("allow") or []):
-                for name, got in _cond_kinds111(sel.get("where") or [], spec):
-                    alts = got if got and isinstance(got[0], list) else [got]
+                for name, alts in _cond_kinds111(sel.get("where") or [], spec):
                     allow = [*rule["allow"][:si], *({**sel, "where": a} for a in alts), *rule["allow"][si + 1:]]
                     yield name, {**rule, "allow": allow}
 
