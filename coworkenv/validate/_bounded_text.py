@@ -10,14 +10,14 @@ one tried, and the check that admits `p4` looks exact.
 
 So for each string argument of a write (a name, an id, a label; not a date or a time, whose shifts go both ways, and
 not a number written as text), and each bounded condition of a check on that field with a string value that holds for
-it (the field's last part is the argument's name; a records or field check on the app the tool writes, or a
-`called`/`order` matcher's `where` of the tool, as `_loose_values` reads them), the values the bound admits beside
-the written one are tried, the nearest in text order first, up to `_MAX_PER_VALUE`: the values the tool's schema
-allows for the argument, the other ids of the written id's table, the values the world holds in that field of the
-tool's app, and, where none of those is admitted, the written value with its last digit one up or down or one more
-character. Each must fail a check (`loose_value_accepted`); a tool that refuses the value fails the write (killed),
-one that stores it otherwise ends where the reference ends (an equivalent mutant, not counted). Where no check bounds
-a written name, nothing is made.
+it (the field's last part is the argument's name or ends in `_` and the name, `deployed_version`; a records or field
+check on the app the tool writes, or a `called`/`order` matcher's `where` of the tool, as `_loose_values` reads them),
+the values the bound admits beside the written one are tried, the nearest in text order first, up to `_MAX_PER_VALUE`:
+the values the tool's schema allows for the argument, the other ids of the written id's table, the values the world
+holds in that field of the tool's app, and, where none of those is admitted, the written value with its last digit one
+up or down or one more character. Each must fail a check (`loose_value_accepted`); a tool that refuses the value fails
+the write (killed), one that stores it otherwise ends where the reference ends (an equivalent mutant, not counted).
+Where no check bounds a written name, nothing is made.
 """
 
 from __future__ import annotations
@@ -57,8 +57,10 @@ def bounded_text_mutations(spec: EnvSpec, writes: list[tuple[int, int, ToolCallS
         for name, value in call.arguments.items():
             if not _is_name(value):
                 continue
-            reading = [b for b in (*bounds.get((tool.app, name), []), *bounds.get(("call:" + call.name, name), []))
-                       if _holds(value, b[1], b[2])]
+            # the field is named after the argument, or qualifies it (`version` is stored as `deployed_version`)
+            keys = [(tool.app, name), ("call:" + call.name, name),
+                    *(k for k in bounds if k[0] == tool.app and k[1].endswith("_" + name))]
+            reading = [b for k in keys for b in bounds.get(k, []) if _holds(value, b[1], b[2])]
             if not reading:
                 continue
             for other, check_id in _admitted(value, reading, _candidates(tool, name, value, index)):
