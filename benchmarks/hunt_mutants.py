@@ -69,6 +69,18 @@ Families of mutation kinds, kept apart in the registry (`KINDS`, name -> family,
   (for every family) adds the addressee moved to `cc` (to no one, or to another address the world knows), an address
   replaced by another of its domain, a time moved by 30 or 60 minutes, an id replaced by its similar neighbour's, a
   state by another a record holds, and two calls of a turn swapped.
+- `d111` (defects111, 10 kinds, bare names; its block sits after d99's): `num_at_least` (a count, a version, a
+  quantity compared `gte` for `equals`, a matcher's argument too), `id_at_least` (an id or a label ordered as text:
+  `priority gte p3`, `in_reply_to gte msg-391`), `token_substring` (a short token matched as a case-blind substring,
+  `(?i)sent`), `dt_month_only` (a date by its month, `^2026-11`), `dt_weekday_only` (a date by its weekday: the days
+  of its month a week apart, at the same minute), `sibling_record` (a field check moved onto the most similar record,
+  expecting what that one holds at the end), `guard_never_fires` (a guard negated on a value no record holds, or a
+  forbidden call's argument a value no call writes), `list_any_item` (a list's "all of" as tiers or selectors of
+  each item alone), `where_untouched_field` (a records condition on a field the task writes moved to one it never
+  writes, at the matched record's value), `records_initial_match` (a records check cut to the conditions some record
+  of the untouched world already meets). Its witness search (for every family) adds a date-time moved a week or two
+  days, a number two or ten up, a short token replaced by a longer value of the world holding it, and a list argument
+  cut to its first item.
 
 Kinds whose name starts with `py_` or `python.` are sandboxed (slow) and run only with `--python`; as in
 defects69, `py_*` mutants (of `d69`, `d73`, `d77` and `d83`) are made on the examples and seed 1 only, one per base, kind and rule kind.
@@ -94,6 +106,7 @@ for files already written.
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples hunt:1-5 --family d92 --out d92.jsonl --summary
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples hunt:1-5 --family d94 --out d94.jsonl --summary
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples hunt:1-5 --family d99 --out d99.jsonl --summary
+    PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples hunt:1-5 --family d111 --out d111.jsonl --summary
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples --kinds state_to_log 'records.*drop_cond' --out o.jsonl
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --tally d65.jsonl d69.jsonl
 """
@@ -133,7 +146,7 @@ Rule = dict[str, Any]
 
 
 class Kind(NamedTuple):
-    family: str  # "d65", "d69", "d73", "d77", "d83", "d92", "d94" or "d99"
+    family: str  # "d65", "d69", "d73", "d77", "d83", "d92", "d94", "d99" or "d111"
     rule: str  # the rule kind it mutates ("check"/"scoring" for the check's or spec's own settings)
     python: bool  # the mutant runs a Python check in the sandbox
 
@@ -211,6 +224,8 @@ KINDS: dict[str, Kind] = {
     **_kinds("d94", "any", "field_nocase unit_either set_any untouched_field order_dropped reply_before_change "
              "turn_request_dropped kept_nonzero"),
     **_kinds("d99", "any", "cc_counts_as_to addr_domain_only dt_window_1h id_in_similar enum_sibling_in order_either"),
+    **_kinds("d111", "any", "num_at_least id_at_least token_substring dt_month_only dt_weekday_only sibling_record "
+             "guard_never_fires list_any_item where_untouched_field records_initial_match"),
 }
 
 
@@ -2029,6 +2044,187 @@ def _tool_params99(name: str) -> frozenset[str]:
 FAMILIES["d99"] = mutants99
 
 
+# -- family d111 ------------------------------------------------------------------------------------------------
+# defects111: an outside tester's fresh kinds (its own block, as d94's and d99's): a number or an id compared "at
+# least", a short token matched as a case-blind substring, a date by its month or its weekday, a field check moved to
+# a sibling record, a guard that never fires, a list's "all of" as "any one of", a records condition on a field the
+# task never writes, a records check reading the untouched world.
+_DAY111 = re.compile(r"^(\d{4})-(\d\d)-(\d\d)")
+_TOKEN111 = re.compile(r"^[A-Za-z0-9][\w.-]{0,5}$")  # a short token: p2, open, sent, P1, eu-1
+
+
+def _dt_parts111(v: Any) -> tuple[int, int, int] | None:
+    m = _DAY111.match(v) if isinstance(v, str) else None
+    return (int(m.group(1)), int(m.group(2)), int(m.group(3))) if m else None
+
+
+def _weekday_rx111(v: str) -> str | None:
+    """`^2026-11-(03|10|17|24)T09:30`: the same weekday of the month at the same minute (the date's day dropped)."""
+    from datetime import date, timedelta
+    p = _dt_parts111(v)
+    if not p:
+        return None
+    d = date(*p)
+    days = sorted({x.day for k in range(-5, 6) if (x := d + timedelta(days=7 * k)).month == d.month})
+    if len(days) < 2:
+        return None
+    return "^" + re.escape(v[:8]) + "(" + "|".join(f"{x:02d}" for x in days) + ")" + re.escape(v[10:16])
+
+
+def _never_held111(spec: Spec, v: Any) -> Any:
+    """A value of the same kind that no record of the world holds: the negated guard's value, never met."""
+    held = set(map(str, _world_values99(spec, "id")))
+    # not in other capitals: a call matcher's arguments fold case, so `SVC-SEARCH` still names svc-search
+    for cand in ([v + "-old", v + "_prev", v.upper()] if isinstance(v, str) else [None]):
+        if cand != v and str(cand) not in held and (cand is None or cand not in json.dumps(spec["world"])):
+            return cand
+    return None
+
+
+def _cond_kinds111(conds: list[dict[str, Any]], spec: Spec) -> Iterator[tuple[str, list[list[dict[str, Any]]]]]:
+    """(kind, alternatives): each a list of conditions; the mutant holds where any alternative holds."""
+    for i, w in enumerate(conds):
+        f, op, v = str(w.get("field")), w.get("op", "equals"), w.get("value")
+
+        def at(*new: dict[str, Any], i: int = i) -> list[dict[str, Any]]:
+            return [*conds[:i], *new, *conds[i + 1:]]
+        if op == "equals" and _is_num(v) and isinstance(v, int):  # a count, a version, a quantity: "at least"
+            yield "num_at_least", [at({**w, "op": "gte"})]
+        if op == "equals" and isinstance(v, str) and (_IDISH.match(v) or f == "id" or f.endswith("_id")):
+            yield "id_at_least", [at({**w, "op": "gte"})]  # ids ordered as text: PLAT-113 >= PLAT-112
+        if op == "equals" and isinstance(v, str) and _TOKEN111.match(v) and f != "id" and not f.endswith("_id") \
+                and not _DAY111.match(v):
+            yield "token_substring", [at({**w, "op": "matches", "value": "(?i)" + re.escape(v)})]
+        if op == "equals" and isinstance(v, str) and _dt_parts111(v):
+            yield "dt_month_only", [at({**w, "op": "matches", "value": "^" + re.escape(v[:7])})]
+            if (rx := _weekday_rx111(v)) and len(v) >= 16:
+                yield "dt_weekday_only", [at({**w, "op": "matches", "value": rx})]
+        if op == "contains" and isinstance(v, list) and len(v) > 1:  # each item alone: any one of them
+            yield "list_any_item", [at({**w, "value": [x]}) for x in v]
+
+
+def _either111(rules: list[Rule]) -> Rule:
+    """One rule, or several as tiers of full score (any one enough)."""
+    return rules[0] if len(rules) == 1 else {"kind": "tiers", "tiers": [{"score": 1.0, "rule": r} for r in rules]}
+
+
+def _record_of111(state: dict[str, Any], app: str, table: str, rid: Any) -> dict[str, Any] | None:
+    return next((x for x in _rows((state.get(app) or {}).get(table)) if x.get("id") == rid), None)
+
+
+def _written_fields111(spec: Spec, fstate: dict[str, Any], app: str, table: str) -> set[str]:
+    """The fields of a table the reference changes on some record (or sets on a record it makes)."""
+    old = {r.get("id"): r for r in _rows(world_table(spec, app, table))}
+    out: set[str] = set()
+    for r in _rows((fstate.get(app) or {}).get(table)):
+        o = old.get(r.get("id")) or {}
+        out |= {f for f, x in r.items() if o.get(f) != x}
+    return out
+
+
+def rule_kinds111(rule: Rule, spec: Spec, fstate: dict[str, Any], role: str) -> Iterator[tuple[str, Rule]]:
+    """(kind, new rule): defects111's mutations of one rule."""
+    k = rule["kind"]
+    if k == "field":
+        t = rule["target"]
+        cond = {"field": t["field"], "op": rule.get("op", "equals"), "value": rule.get("value")}
+        for name, alts in _cond_kinds111([cond], spec):
+            yield name, _either111([{**rule, "op": a[0]["op"], "value": a[0]["value"]} for a in alts])
+        # the check moved onto the sibling record, expecting what that record holds at the end
+        o = _similar99(spec, t["id"]) if isinstance(t.get("id"), str) else None
+        rec = _record_of111(fstate, t["app"], t["table"], o) if o else None
+        if rec is not None and _dig(rec, t["field"]) is not None:
+            yield "sibling_record", {**rule, "target": {**t, "id": o}, "op": "equals", "value": _dig(rec, t["field"])}
+        if role == "guard" and rule.get("op", "equals") == "equals":  # negated on a value nothing holds: never fires
+            nv = _never_held111(spec, rule.get("value"))
+            if nv is not None or rule.get("value") is not None:
+                yield "guard_never_fires", {**rule, "op": "not_equals", "value": nv}
+    elif k == "records":
+        where = rule.get("where") or []
+        for name, alts in _cond_kinds111(where, spec):
+            yield name, _either111([{**rule, "where": a} for a in alts])
+        written = _written_fields111(spec, fstate, rule["app"], rule["table"])
+        fin = [r for r in _rows((fstate.get(rule["app"]) or {}).get(rule["table"])) if _holds(r, where)]
+        old = {r.get("id"): r for r in _rows(world_table(spec, rule["app"], rule["table"]))}
+        for i, w in enumerate(where):  # a condition on a written field moved to one the task never writes
+            if w["field"] in written and fin:
+                r0 = fin[0]
+                same = next((g for g, x in r0.items() if g not in written and g != "id" and g != w["field"]
+                             and isinstance(x, (str, int)) and not isinstance(x, bool)
+                             and not any(c["field"] == g for c in where)), None)
+                if same:
+                    yield "where_untouched_field", {**rule, "where": [*where[:i], {"field": same, "op": "equals",
+                                                                                  "value": r0[same]}, *where[i + 1:]]}
+        # the check read against the untouched world: the conditions some record of the initial world already meets
+        keep = [w for w in where if any(_holds(r, [w]) for r in old.values())]
+        if where and keep != where and rule.get("count_op", "gte") != "lte" \
+                and any(_holds(r, keep) for r in old.values()):
+            yield "records_initial_match", {**rule, "where": keep}
+    elif k in ("called", "order", "forbidden", "frame"):
+        keys = ["call"] if k in ("called", "forbidden") else ["first", "then"] if k == "order" else []
+        for key in keys:
+            m = rule[key]
+            for name, alts in _cond_kinds111(m.get("where") or [], spec):
+                yield name, _either111([{**rule, key: {**m, "where": a}} for a in alts])
+            for a, x in (m.get("args") or {}).items():  # an argument moved into `where` and loosened there
+                op = "contains" if isinstance(x, list) else "equals"
+                rest = {b: y for b, y in m["args"].items() if b != a}
+                for name, alts in _cond_kinds111([{"field": a, "op": op, "value": x}], spec):
+                    if k != "forbidden":  # a guard loosened fires more often: not unsound
+                        yield name, _either111([{**rule, key: {**m, "args": rest, "where": [*(m.get("where") or []),
+                                                                                            *alt]}} for alt in alts])
+                if k == "forbidden" and isinstance(x, str) and (nv := _never_held111(spec, x)) is not None:
+                    yield "guard_never_fires", {**rule, key: {**m, "args": {**rest, a: nv}}}
+        if k == "frame":
+            for si, sel in enumerate(rule.get("allow") or []):
+                for name, alts in _cond_kinds111(sel.get("where") or [], spec):
+                    allow = [*rule["allow"][:si], *({**sel, "where": a} for a in alts), *rule["allow"][si + 1:]]
+                    yield name, {**rule, "allow": allow}
+
+
+def mutants111(spec: Spec) -> Iterator[Mutant]:
+    fstate = final_state(spec)
+    for ci, c in enumerate(spec["checks"]):
+        for name, r in rule_kinds111(c["rule"], spec, fstate, c.get("role", "completion")):
+            s2 = copy.deepcopy(spec)
+            s2["checks"][ci] = {**c, "rule": r}
+            yield Mutant(name, ci, s2, "")
+
+
+def episodes111(spec: Spec) -> Iterator[tuple[str, Episode]]:
+    """defects111's episodes: a date-time moved a week or two days (the same month), a number or an id one up, a
+    short token inside a longer value the world holds, a list argument cut to its first item."""
+    ref = spec["reference"]
+    steps = [(t, s) for t, turn in enumerate(ref) for s, st in enumerate(turn["steps"]) if st.get("call")]
+    for t, s in steps:
+        c = ref[t]["steps"][s]["call"]
+        for a, v in c["arguments"].items():
+            tries: list[tuple[str, Any]] = []
+            if isinstance(v, str) and _dt_parts111(v):
+                from datetime import datetime, timedelta
+                for d in (7, -7, 2, -2, 14):
+                    try:
+                        x = datetime.fromisoformat(v.replace("Z", "+00:00")) + timedelta(days=d)
+                    except ValueError:
+                        break
+                    y = x.isoformat().replace("+00:00", "Z") if v.endswith("Z") else x.isoformat()
+                    tries.append((f"{a}{d:+d}d", y if "T" in v else y[:10]))
+            if isinstance(v, str) and _TOKEN111.match(v):
+                tries += [(f"{a}~{x}", x) for x in _world_values99(spec, a) if isinstance(x, str) and x != v
+                          and v.lower() in x.lower()][:2]
+            if _is_num(v) and isinstance(v, int):
+                tries += [(f"{a}+{d}", v + d) for d in (2, 10)]
+            if isinstance(v, list) and len(v) > 1:
+                tries.append((f"{a}[:1]", v[:1]))
+            for lab, x in tries:
+                r = copy.deepcopy(ref)
+                r[t]["steps"][s]["call"]["arguments"][a] = x
+                yield f"{c['name']}.{lab}", r
+
+
+FAMILIES["d111"] = mutants111
+
+
 
 class Witnesses:
     """Per base, the near-reference episodes the shipped spec fails; the first one a mutant passes is its witness."""
@@ -2039,7 +2235,7 @@ class Witnesses:
     def find(self, base: str, spec: Spec, mutant: Spec) -> str | None:
         if base not in self._failing:
             self._failing[base] = []
-            for lab, ep in itertools.chain(episodes(spec), episodes94(spec), episodes99(spec)):
+            for lab, ep in itertools.chain(episodes(spec), episodes94(spec), episodes99(spec), episodes111(spec)):
                 try:
                     if not play(spec, ep).passed:
                         self._failing[base].append((lab, ep))

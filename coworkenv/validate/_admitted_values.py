@@ -40,6 +40,7 @@ from typing import Any
 
 from coworkenv.spec import EnvSpec, ReferenceStep, ToolCallSpec
 from coworkenv.tools import ToolDef
+from coworkenv.validate._bounded_text import bounded_text_mutations
 from coworkenv.validate._date_parts import _stamp
 from coworkenv.validate._loose_values import _Cond, _holds, _literal, _loose_conditions, _reading
 from coworkenv.validate._mutation_core import Mutation, replaced
@@ -58,12 +59,14 @@ _COUNT = re.compile(r"-?\d{1,9}(\.\d+)?")
 
 def admitted_value_mutations(spec: EnvSpec, writes: list[tuple[int, int, ToolCallSpec]],
                              tools: Mapping[str, ToolDef], index: EntityIndex) -> list[Mutation]:
-    """One near miss per value a check's pattern admits beside a written value (see the module docstring)."""
+    """One near miss per value a check's pattern admits beside a written value (see the module docstring); and per
+    value a bound on a written name admits (`_bounded_text`: `priority gte p3` admits `p4`)."""
+    bounded = bounded_text_mutations(spec, writes, tools, index)
     conds = {key: [c for c in cs if c[2] in _OPS and isinstance(c[3], str) and c[3]]
              for key, cs in _loose_conditions(spec).items()}
     if not any(conds.values()):
-        return []
-    out: list[Mutation] = []
+        return bounded
+    out: list[Mutation] = bounded
     for t, s, call, tool in ((t, s, c, tools[c.name]) for t, s, c in writes if c.name in tools):
         for name, value in call.arguments.items():
             if isinstance(value, list | dict):

@@ -146,6 +146,7 @@ from tests.defects import (
     list_value_widened,
     loose_value_admitted,
     machine_read,
+    name_bounded,
     namesake_record,
     nested_rule_evades,
     news_window_pinned,
@@ -460,6 +461,7 @@ MODULES = (
     written_number_loose,
     declared_text_unmutated,
     person_listed_elsewhere,
+    name_bounded,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
