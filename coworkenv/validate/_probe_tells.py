@@ -435,6 +435,13 @@ def _reached(tree: ast.AST, constants: dict[str, list[str]], depth: int) -> str 
         if isinstance(func, ast.Attribute) and func.attr == "get" and _is_namespace(func.value) and node.args and \
                 _named_at_run_time(node.args[0], constants):
             return ast.unparse(node)
+        if isinstance(func, ast.Attribute) and func.attr in ("items", "values") and _is_namespace(func.value):
+            return ast.unparse(node)  # every attribute, found by a test of its name: `vars(type).items()`
+    # a reader by name handed on rather than called (`functools.reduce(getattr, names, obj)`, `map(getattr, ...)`)
+    called_readers = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id in _BY_NAME and id(node) not in called_readers:
+            return node.id
     return None
 
 
