@@ -1,14 +1,13 @@
 """Probe setup reached: a Python check that compares the real clock with the end of 2026 (a correct agent fails every
 run from 2027 on) tells the clock probes from a real run by reading the probe's settings out of the run's setup, which
 it reaches without importing anything the probes patch or by routes the static reading did not follow: the setup's
-classes found from `object` by an attribute named at run time (`getattr(object, '__sub' + 'classes__')()`, the type's
-own namespace `type.__dict__['__subclasses__']`, `operator.methodcaller('__subclasses__')`, `eval` of text made at run
-time), its finder on `sys.meta_path`, or the stand-ins of `random`'s generators (`random.Random.seed`, the C module's
-`_random.Random`), whose functions' `__globals__` hold the settings (the clock's offset is 0 in a real run only).
+classes found from `object` by an attribute named at run time (`getattr(object, '__sub' + 'classes__')()`,
+`operator.methodcaller('__subclasses__')`, `eval` of text made at run time), its finder on `sys.meta_path`, or the stand-ins of `random`'s generators (`random.Random.getrandbits`), whose
+functions' `__globals__` hold the settings (the clock's offset is 0 in a real run only).
 Main's reading flagged `__subclasses__` only in a check that imports a patched module and dunders only of a patched
 object: it accepted every case here.
 
-The sound twins are the same Python check without the clock.
+The sound twins are the same Python check without the clock (those of `probe_reached_tell`: no gate run of their own).
 
 Caught by the sandbox gate: a check that names what leads to the setup (`__globals__`, `__closure__`, `__defaults__`,
 `__subclasses__`, frames, `sys.meta_path`, the setup's `_cw_` names), an attribute or a namespace entry by a name
@@ -37,8 +36,6 @@ _TELLS: dict[str, tuple[str, str, str, str | None]] = {
     "subclasses-named-late": (_SET.format("[c for c in getattr(object, '__sub' + 'classes__')() "
                                           "if c.__name__.endswith('wDirEntry')][0].__init__.__globals__"),
                               "", _S, "paused-job-843"),
-    "type-namespace": (_SET.format("[c for c in type.__dict__['__subclasses__'](object) "
-                                   "if c.__name__.endswith('wScandir')][0].__init__.__globals__"), "", _I, "fixed"),
     "method-caller": (_SET.format("[c for c in operator.methodcaller('__subclasses__')(object) "
                                   "if c.__name__.endswith('wFinder')][0].find_spec.__globals__"),
                       _OPERATOR, _F1, "staging-rolled-back"),
@@ -47,7 +44,6 @@ _TELLS: dict[str, tuple[str, str, str, str | None]] = {
     "meta-path-finder": ("any(v for f in sys.meta_path if hasattr(f, 'find_spec') for k, v in getattr(getattr("
                          "f.find_spec, '__func__', None), '__globals__', dict()).items() if str(k).endswith('_offset'))",
                          "", _S, "paused-job-842"),
-    "generator-method": (_SET.format("random.Random.seed.__globals__"), "import random\n", _F2, None),
     "attribute-joined": (_SET.format("getattr(random.Random.getrandbits, ''.join(['__glo', 'bals__']))"),
                          "import random\n", _I, "fixed"),
 }
@@ -59,7 +55,7 @@ def _defect(name: str) -> Defect:
                   "passes a correct agent until the end of 2026 and fails every one after (the real clock), while "
                   f"the clock probes see a check that ignores the clock: it reads the probe's offset by `{tell}`",
                   breaks=python_check(check_id, tell, clock=True, imports=imports),
-                  fix=python_check(check_id, None, clock=False, imports=imports),
+                  fix=python_check(check_id, None, clock=False),
                   gate="sandbox", code="probe_aware")
 
 
