@@ -455,6 +455,7 @@ def test_a_check_inspecting_what_the_probes_patch_is_rejected_unrun(code: str, i
     "def check(s, a, m, n=('__globals__',)):\n    return [getattr(check, k) for k in n] != []\n",
     "def check(s, a, m):\n    return [v for k, v in vars(type).items() if k.endswith('classes__')] != []\n",
     "import functools\ndef check(s, a, m):\n    return functools.reduce(getattr, ['__glo' + 'bals__'], check)\n",
+    "def check(s, a, m):\n    return [getattr(object, n) for n in dir(object) if n.endswith('classes__')] != []\n",
 ])
 def test_a_check_reaching_for_the_runs_setup_is_rejected_unrun(code: str) -> None:
     """`probe_setup_reached`: the setup's functions, classes and finder hold the probe's settings (`_cw_offset`, 0 in a
