@@ -436,6 +436,74 @@ def test_a_check_inspecting_what_the_probes_patch_is_rejected_unrun(code: str, i
     assert ("probe_aware" in [p.code for p in found]) == (inspected is not None)
 
 
+@pytest.mark.parametrize("code", [
+    # the setup's classes found from `object`, by an attribute named at run time or through the type's namespace
+    "def check(s, a, m):\n    return len(getattr(object, '__sub' + 'classes__')()) > 0\n",
+    "def check(s, a, m):\n    return len(type.__dict__['__subclasses__'](object)) > 0\n",
+    "import operator\ndef check(s, a, m):\n    return operator.methodcaller('__subclasses__')(object) != []\n",
+    "def check(s, a, m):\n    return vars(type)[chr(95) * 2 + 'subclasses' + chr(95) * 2](object) != []\n",
+    "def check(s, a, m):\n    return object.__getattribute__(check, ''.join(['__glo', 'bals__'])) is None\n",
+    "def check(s, a, m):\n    return eval('object.__sub' + 'classes__()') != []\n",
+    # the setup's finder, the stand-ins' namespaces, closures and defaults, frames, the setup's names
+    "import sys\ndef check(s, a, m):\n    return len(sys.meta_path) > 0\n",
+    "import random\ndef check(s, a, m):\n    return random.Random.seed.__globals__ is None\n",
+    "import _random\ndef check(s, a, m):\n    return _random.Random.__init__.__closure__ is None\n",
+    "import random\ndef check(s, a, m):\n    return random.Random.random.__defaults__ is None\n",
+    "import inspect\ndef check(s, a, m):\n    return inspect.currentframe().f_back is None\n",
+    "def check(s, a, m):\n    return '{0.__globals__}'.format(check) != ''\n",
+    "def check(s, a, m):\n    return '_cw_offset' in str(s)\n",
+    "def check(s, a, m, n=('__globals__',)):\n    return [getattr(check, k) for k in n] != []\n",
+    "def check(s, a, m):\n    return [v for k, v in vars(type).items() if k.endswith('classes__')] != []\n",
+    "import functools\ndef check(s, a, m):\n    return functools.reduce(getattr, ['__glo' + 'bals__'], check)\n",
+    "def check(s, a, m):\n    return [getattr(object, n) for n in dir(object) if n.endswith('classes__')] != []\n",
+])
+def test_a_check_reaching_for_the_runs_setup_is_rejected_unrun(code: str) -> None:
+    """`probe_setup_reached`: the setup's functions, classes and finder hold the probe's settings (`_cw_offset`, 0 in a
+    real run only) in their globals, which a check reaches from `object` or `sys` without importing what is patched."""
+    from coworkenv.validate._probe_tells import introspection, setup_reached
+
+    assert introspection(code) is None and setup_reached(code) is not None
+
+
+def test_the_sandbox_gate_finds_a_check_reaching_for_the_setup_probe_aware() -> None:
+    from coworkenv.validate.python_probes import probe_check
+
+    code = "def check(s, a, m):\n    return getattr(object, '__sub' + 'classes__')() != []\n"
+    found = probe_check(PythonRule(code=code, entrypoint="check"), True,
+                        {"state": {"apps": {}}, "audit": [], "messages": []}, [], None, None, repeats=0, offsets=())
+    assert "probe_aware" in [p.code for p in found] and "getattr(object" in found[0].message
+
+
+@pytest.mark.parametrize("code", [
+    "def check(s, a, m):\n    row = s['apps']['x']['t'][0]\n    return getattr(row, 'get')('done') is True\n",
+    "FIELDS = ('strip', 'lower')\ndef check(s, a, m):\n    v = ' X '\n    for f in FIELDS:\n"
+    "        v = getattr(v, f)()\n    return v == 'x'\n",
+    "class R:\n    pass\ndef check(s, a, m):\n    r = R()\n    for k, v in s.items():\n        setattr(r, k, v)\n"
+    "    return vars(r) == s\n",
+    "import re\ndef check(s, a, m):\n    return re.compile('cw').search('cwd') is not None\n",
+])
+def test_a_check_naming_its_own_attributes_is_left_alone(code: str) -> None:
+    from coworkenv.validate._probe_tells import setup_reached
+
+    assert setup_reached(code) is None
+
+
+def test_an_imported_grader_is_read_past_the_importers_runtime() -> None:
+    """An imported Claw-Eval check is the importer's runtime (which runs source text) and the benchmark's grader as
+    text: the grader is read, the runtime is not, and nothing may follow the text."""
+    import json
+    from pathlib import Path
+
+    from coworkenv.validate._probe_tells import setup_reached
+
+    runtime = (Path(__file__).resolve().parents[1] / "coworkenv/importers/claw_eval_grader_runtime.py").read_text()
+    context = {"grader": "def grade(trace):\n    return getattr(trace, 'score', 0)\n", "peers": {}, "framework": {}}
+    assert setup_reached(runtime + "\nCONTEXT_JSON = " + repr(json.dumps(context)) + "\n") is None
+    context["framework"] = {"base": "HOOKS = getattr(object, '__sub' + 'classes__')()\n"}
+    assert setup_reached(runtime + "\nCONTEXT_JSON = " + repr(json.dumps(context)) + "\n") is not None
+    assert setup_reached(runtime + "\nCONTEXT_JSON = '{}'\nprint(1)\n") is not None
+
+
 # A file the check writes, its times read through every door that ends in the stat family, against the clock.
 _FILE_TIMES_VIEW = (
     "import io, os, pathlib, tarfile, time, zipfile\n"

@@ -16,8 +16,11 @@ module whose class the probes move with `datetime.datetime`). A call of a patche
 from __future__ import annotations
 
 import ast
+import functools
+import json
 import re
 from collections.abc import Iterator
+from pathlib import Path
 
 # What the probes patch, by module, and the modules they reach through another name.
 PATCHED = {"time": frozenset({"time", "time_ns", "localtime", "gmtime", "ctime", "strftime", "asctime",
@@ -281,3 +284,169 @@ def file_times(code: str) -> str | None:
                 node.value in _OS_MODULES):
             return repr(node.value)
     return None
+
+
+# What leads from an object a check can reach to the run's setup, whose functions and classes are everywhere the probes
+# patch (`time`, `random`'s generators, `_random`, `os`'s stat family, the import system's finders): their globals hold
+# the probe's settings and the originals they stand in for (`_cw_offset`, the real clock), which no value a check is
+# judged on needs. The setup's classes are found from `object` (`__subclasses__`), its finder on `sys.meta_path`, its
+# functions' namespaces through `__globals__`, closures, defaults and frames. A check that names any of these, or the
+# setup's own names (`_cw_`), or that names an attribute at run time (`getattr(object, '__sub' + 'classes__')`,
+# `vars(type)[name]`, `eval` of a string made at run time), can read a probe's settings: no static reading follows it.
+_REACHING = frozenset({"__globals__", "__closure__", "cell_contents", "__subclasses__", "__defaults__",
+                       "__kwdefaults__", "f_globals", "f_locals", "f_back", "f_builtins", "tb_frame", "gi_frame",
+                       "cr_frame", "ag_frame", "meta_path", "path_hooks", "path_importer_cache", "__builtins__"})
+_SETUP_NAMES = re.compile(r"_cw_|_Cw[A-Z]")
+_REACHING_TEXT = re.compile("|".join(sorted(_REACHING)) + "|" + _SETUP_NAMES.pattern)
+# Calls that read an attribute by a name given as an argument (at the index given), and those that run source text.
+_BY_NAME = {"getattr": 1, "hasattr": 1, "getattr_static": 1, "__getattribute__": 1, "__getattr__": 1,
+            "attrgetter": 0, "methodcaller": 0}
+_RUNS_TEXT = frozenset({"eval", "exec", "compile"})
+
+
+def setup_reached(code: str) -> str | None:
+    """The first place the check reaches for the run's setup (`_REACHING`, the setup's names, an attribute or a
+    namespace entry named at run time, source text run that is not a literal), as the code writes it; None where it
+    reaches for none."""
+    sources = _graded_sources(code)
+    for source in [code] if sources is None else sources:
+        try:
+            tree = ast.parse(source)
+        except SyntaxError:
+            continue
+        found = _reached(tree, _constant_names(tree), depth=0)
+        if found is not None:
+            return found if sources is None else f"the grader's {found}"
+    return None
+
+
+# An imported Claw-Eval task's check is the importer's grader runtime (which runs the task's grader, its peers and the
+# framework they import from source text, `exec`) and then that text as a literal (`CONTEXT_JSON = '...'`): the
+# runtime is the project's own code, the text it runs the benchmark's, which is what is read there.
+_GRADER_RUNTIME = Path(__file__).resolve().parents[1] / "importers" / "claw_eval_grader_runtime.py"
+
+
+@functools.cache
+def _grader_runtime() -> str:
+    try:
+        return _GRADER_RUNTIME.read_text()
+    except OSError:
+        return ""
+
+
+def _graded_sources(code: str) -> list[str] | None:
+    """The sources an imported grader runtime runs (its grader, peers, framework and judge), where `code` is that
+    runtime followed by nothing but its `CONTEXT_JSON` literal; None for any other code."""
+    runtime = _grader_runtime()
+    if not runtime or not code.startswith(runtime):
+        return None
+    try:
+        rest = ast.parse(code[len(runtime):])
+    except SyntaxError:
+        return None
+    if len(rest.body) != 1 or not isinstance(assign := rest.body[0], ast.Assign) or \
+            [ast.unparse(t) for t in assign.targets] != ["CONTEXT_JSON"] or \
+            not isinstance(assign.value, ast.Constant) or not isinstance(assign.value.value, str):
+        return None
+    try:
+        context = json.loads(assign.value.value)
+    except ValueError:
+        return None
+    if not isinstance(context, dict):
+        return None
+    sources = [context.get("grader"), context.get("judge")]
+    for group in ("peers", "framework"):
+        held = context.get(group)
+        sources += list(held.values()) if isinstance(held, dict) else [held]
+    return [s for s in sources if isinstance(s, str)]
+
+
+def _literal_names(tree: ast.Module, known: dict[str, list[str]] | None = None) -> dict[str, list[str]]:
+    """name -> the values it is bound to, for names bound only to string literals (`for n in ('a', 'b')`, `n = 'a'`):
+    an attribute read by such a name reads one of those."""
+    bound: dict[str, list[str]] = {}
+    unknown: set[str] = set()
+    for target, value in _bindings(tree):
+        values: list[ast.AST] = list(value.elts) if isinstance(value, (ast.Tuple, ast.List, ast.Set)) and \
+            not isinstance(target, (ast.Tuple, ast.List)) else [value]
+        if known and isinstance(value, ast.Name) and value.id in known:  # a loop over a name of literals
+            values = [ast.Constant(text) for text in known[value.id]]
+        texts = [v.value for v in values if isinstance(v, ast.Constant) and isinstance(v.value, str)]
+        for name in _names(target):
+            if isinstance(target, ast.Name) and len(texts) == len(values):
+                bound.setdefault(name, []).extend(texts)
+            else:
+                unknown.add(name)
+    for node in ast.walk(tree):  # a parameter is bound by the caller
+        if isinstance(node, ast.arg):
+            unknown.add(node.arg)
+    return {name: values for name, values in bound.items() if name not in unknown}
+
+
+def _constant_names(tree: ast.Module) -> dict[str, list[str]]:
+    """`_literal_names`, with a name bound to a name of those (`for n in FIELDS`, `FIELDS = ('a', 'b')`)."""
+    first = _literal_names(tree)
+    return _literal_names(tree, first) if first else first
+
+
+def _named_at_run_time(node: ast.expr, constants: dict[str, list[str]]) -> bool:
+    """Whether an attribute's name is made at run time rather than written (a literal, or a name bound only to
+    literals that reach nothing)."""
+    if isinstance(node, ast.Constant):
+        return False
+    if isinstance(node, ast.Name) and node.id in constants:
+        return any(_REACHING_TEXT.search(text) for text in constants[node.id])
+    return True
+
+
+def _reached(tree: ast.AST, constants: dict[str, list[str]], depth: int) -> str | None:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and (node.attr in _REACHING or _SETUP_NAMES.match(node.attr)):
+            return ast.unparse(node)
+        if isinstance(node, ast.Name) and (node.id in _REACHING or _SETUP_NAMES.match(node.id)):
+            return node.id
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and _REACHING_TEXT.search(node.value):
+            return repr(node.value)
+        if isinstance(node, ast.Subscript) and _is_namespace(node.value) and \
+                _named_at_run_time(node.slice, constants):  # vars(type)[name], X.__dict__[name]
+            return ast.unparse(node)
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        called = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+        if called in _BY_NAME:  # the name's place: `getattr(x, name)`, `object.__getattribute__(x, name)`,
+            at = min(_BY_NAME[called], len(node.args) - 1)  # `x.__getattribute__(name)`, `attrgetter(name)`
+            if at >= 0 and _named_at_run_time(node.args[at], constants):
+                return ast.unparse(node)
+        if called in _RUNS_TEXT and (isinstance(func, ast.Name) or (isinstance(func, ast.Attribute) and
+                                                                     isinstance(func.value, ast.Name) and
+                                                                     func.value.id == "builtins")) and node.args:
+            text = node.args[0]
+            if not (isinstance(text, ast.Constant) and isinstance(text.value, str)):
+                return ast.unparse(node)
+            try:
+                inner = ast.parse(text.value)
+            except SyntaxError:
+                continue
+            if depth < 4:
+                found = _reached(inner, constants, depth + 1)
+                if found is not None:
+                    return ast.unparse(node)
+        if isinstance(func, ast.Attribute) and func.attr == "get" and _is_namespace(func.value) and node.args and \
+                _named_at_run_time(node.args[0], constants):
+            return ast.unparse(node)
+        if isinstance(func, ast.Attribute) and func.attr in ("items", "values") and _is_namespace(func.value):
+            return ast.unparse(node)  # every attribute, found by a test of its name: `vars(type).items()`
+    # a reader by name handed on rather than called (`functools.reduce(getattr, names, obj)`, `map(getattr, ...)`)
+    called_readers = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id in _BY_NAME and id(node) not in called_readers:
+            return node.id
+    return None
+
+
+def _is_namespace(node: ast.expr) -> bool:
+    """`vars(x)`, `x.__dict__`: a namespace whose entries are attributes."""
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "vars" and
+            bool(node.args)) or (isinstance(node, ast.Attribute) and node.attr == "__dict__")
+

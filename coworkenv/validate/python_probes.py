@@ -61,7 +61,7 @@ from coworkenv.spec import PythonRule
 from coworkenv.validate._check_reads import parts_read
 from coworkenv.validate._entropy_tells import unpinned_randomness
 from coworkenv.validate._machine_reads import machine_read
-from coworkenv.validate._probe_tells import file_times, introspection
+from coworkenv.validate._probe_tells import file_times, introspection, setup_reached
 from coworkenv.validate.mutations import is_write
 
 # The seeds of the seeded runs are drawn fresh, as CPython seeds an unseeded run: a fixed seed is a state a check can
@@ -230,6 +230,12 @@ def _probe_check(rule: PythonRule, expected: bool, oracle: dict[str, Any], repli
     if inspected is not None:
         found.append(Probe("probe_aware", f"the check inspects what the probes patch ({inspected}) rather than "
                                           "using it: it can tell a probe from a real run, so the probes judge nothing"))
+    reached = setup_reached(rule.code) if inspected is None else None
+    if reached is not None:
+        found.append(Probe("probe_aware", f"the check reaches past the values it is given into the run's setup "
+                                          f"({reached}): the namespaces, classes and finders of the probes' stand-ins "
+                                          "hold the probe's settings and the originals, so it can tell a probe from "
+                                          "a real run; name attributes in the code and judge the payload alone"))
     stamped = file_times(rule.code)
     if stamped is not None:
         found.append(Probe("probe_aware", f"the check reads a file's times ({stamped}), the kernel's stamp of the real "
