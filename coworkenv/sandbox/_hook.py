@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import _codecs
 import _json
+import _thread
 import posix
 import resource
 import sys
@@ -148,6 +149,7 @@ def _bind(
         resources: frozenset[int] = resources, again: Any = None, frame_depth: int = 2,
         base_exception: Any = BaseException, cut_twice: bytes = CUT_TWICE, own_code: Any = None,
         function_t: type = FUNCTION_TYPE, sealed_codes: tuple[Any, ...] = sealed_codes,
+        threads_running: Any = _thread._count,
     ) -> None:
         settled = False
         silent: Any = None
@@ -275,6 +277,11 @@ def _bind(
                 url: Any = args[0] if len_(args) else None
                 if type_(url) is not str_t or not startswith(lower(url[:5]), ("data:", "file:")):
                     reason = event
+            elif event == "sqlite3.connect" and threads_running():
+                # No sqlite connection is made, or made again (`__init__` of a live one, which checks no thread), while
+                # a thread of the code's own runs (fifty-seventh round): C keeps a connection's raw handle across the
+                # GIL's release (`backup` between its steps), and another thread's `__init__` freed it under the first.
+                reason = "sqlite3.connect while a thread of the code's own runs (sqlite and threads do not mix here)"
             elif event in blocked_events or startswith(event, blocked_prefixes):
                 reason, named = "", event  # an event the code raises itself may carry any text after a refused prefix
             elif event == "os.link" or event == "os.symlink":
