@@ -26,7 +26,8 @@ from coworkenv.cli import app
 from coworkenv.env import opening_messages
 from coworkenv.importers import import_task
 from coworkenv.importers.claw_eval import ENV_CONTEXT
-from coworkenv.importers.claw_eval_task import load_task
+from coworkenv.importers.claw_eval_prompt import claw_eval_system_prompt
+from coworkenv.importers.claw_eval_task import ClawTool, load_task
 from coworkenv.loading import load_spec
 
 CHECKOUT = Path(__file__).parent / "fixtures" / "claw_eval_like"
@@ -121,3 +122,15 @@ def test_the_context_is_what_claw_eval_builds_for_every_imported_task() -> None:
         assert spec.context == build(task_yaml), task.task_id
         compared += 1
     assert compared >= 50, compared
+
+
+def test_a_tool_without_a_schema_and_non_ascii_text_are_shown_as_claw_eval_dumps_them() -> None:
+    """Claw-Eval's `ToolSpec.input_schema` defaults to `{}` (the importer's model fills in an object schema for its
+    own use) and its schemas are dumped with `ensure_ascii=False`."""
+    tools = [ClawTool.model_validate({"name": "notes_list", "description": "列出笔记"}),
+             ClawTool.model_validate({"name": "notes_get", "description": "Get one",
+                                      "input_schema": {"type": "object", "properties": {"id": {"description": "编号"}}}})]
+    text = claw_eval_system_prompt(tools)
+    assert "- notes_list: 列出笔记\n- notes_get: Get one\nWhen a first-class tool" in text
+    assert "- notes_list\n```json\n{}\n```" in text and '"description": "编号"' in text
+    assert claw_eval_system_prompt([]).split("\n\n")[1].endswith("- None")  # no tool: Claw-Eval's "- None"
