@@ -24,7 +24,7 @@ from typer.testing import CliRunner
 from coworkenv import Env
 from coworkenv.cli import app
 from coworkenv.env import opening_messages
-from coworkenv.importers import import_task
+from coworkenv.importers import ImportProblem, import_task
 from coworkenv.importers.claw_eval import ENV_CONTEXT
 from coworkenv.importers.claw_eval_prompt import claw_eval_system_prompt
 from coworkenv.importers.claw_eval_task import ClawTool, load_task
@@ -87,6 +87,8 @@ def test_the_env_option_keeps_the_one_line_context(tmp_path: Path) -> None:
     done = CliRunner().invoke(app, [*command, "--system-prompt", "env"])
     assert done.exit_code == 0, done.output
     assert load_spec(tmp_path / "out" / f"{TASK.name}.json").context == ENV_CONTEXT
+    with pytest.raises(ImportProblem, match="system_prompt 'openclaw'"):  # not quietly the one line
+        import_task(TASK, system_prompt="openclaw")  # type: ignore[arg-type]
 
 
 def _claw_eval_builder(src: Path) -> Any:

@@ -136,6 +136,7 @@ def import_task(task_dir: Path, error_rate: float | None = None, judge: bool = F
     `error_rate`): 35% of them 429, 35% 500, 30% slow. They become the spec's seeded fault plan. With `judge`, a
     grader that asks its LLM judge is run too (its check asks the judge configured when scoring).
     """
+    _known_system_prompt(system_prompt)
     task = load_task(task_dir)
     failing = start_problems(task_dir, task)
     if failing:
@@ -263,6 +264,11 @@ def import_task(task_dir: Path, error_rate: float | None = None, judge: bool = F
     })
     status: Status = "partial" if any(x["affects_score"] for x in left) else FULL_JUDGE if judged else "full"
     return spec, TaskImport(task.task_id, status, left_out=left, notes=notes)
+
+
+def _known_system_prompt(system_prompt: str) -> None:
+    if system_prompt not in SYSTEM_PROMPTS:
+        raise ImportProblem(f"system_prompt {system_prompt!r} is not one of {', '.join(SYSTEM_PROMPTS)}")
 
 
 def _never_called(task: ClawTask) -> tuple[str, str] | None:
@@ -723,6 +729,7 @@ def import_checkout(root: Path, out: Path, error_rate: float | None = None, judg
     `judge`: a judge will score (so graders that ask one are run, `full (judge)`); the report says so. The specs an
     earlier import into `out` wrote and this one does not are removed, their names added to `removed`; what the user
     should know of the earlier import (its report damaged, a listed file of theirs kept) is added to `said`."""
+    _known_system_prompt(system_prompt)
     dirs = task_dirs(root)
     if not dirs:
         raise ImportProblem(f"{root}: no task folders (expected tasks/<ID>/task.yaml)")
