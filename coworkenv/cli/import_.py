@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, cast
 
 import typer
 
@@ -27,13 +27,22 @@ def claw_eval_command(
              "Scoring them needs the judge configured ($COWORKENV_JUDGE_URL and $COWORKENV_JUDGE_MODEL).")] = None,
     judge_model: Annotated[str | None, typer.Option(
         help="The judge's model name (default $COWORKENV_JUDGE_MODEL).")] = None,
+    system_prompt: Annotated[str, typer.Option(
+        help="What each spec's context (the agent's system text) carries: 'claw-eval', the system prompt Claw-Eval's "
+             "runner gives the task's agent (persona, tools and schemas, rules on tool calls and replies); 'env', "
+             "one line (the env's own system text alone).")] = "claw-eval",
 ) -> None:
     """Import Claw-Eval tasks: fixtures -> world, tools -> declared tools, deterministic checks -> checks."""
     from coworkenv.importers import ERROR, FULL_JUDGE, STATUSES, ImportProblem, import_checkout  # when the command runs
+    from coworkenv.importers.claw_eval import SYSTEM_PROMPTS, SystemPrompt
     from coworkenv.llm import LLMError
 
     if not path.is_dir():
         typer.echo(error_line(f"{path} is not a folder; pass a Claw-Eval checkout or its tasks folder"), err=True)
+        raise typer.Exit(USAGE_ERROR)
+    if system_prompt not in SYSTEM_PROMPTS:
+        typer.echo(error_line(f"--system-prompt: {system_prompt!r} is not one of {', '.join(SYSTEM_PROMPTS)}"),
+                   err=True)
         raise typer.Exit(USAGE_ERROR)
     try:
         judged = _judge_configured(judge, judge_model)
@@ -43,7 +52,8 @@ def claw_eval_command(
     try:
         removed: list[str] = []
         said: list[str] = []
-        reports = import_checkout(path, out, error_rate, judge=judged, removed=removed, said=said)
+        reports = import_checkout(path, out, error_rate, judge=judged, removed=removed, said=said,
+                                  system_prompt=cast("SystemPrompt", system_prompt))  # checked above
     except ImportProblem as exc:
         typer.echo(error_line(f"{exc}"), err=True)
         raise typer.Exit(USAGE_ERROR) from None

@@ -24,6 +24,7 @@ from coworkenv.atomic import atomic_write_bytes, folder_lock
 from coworkenv.bindings import ArgBinding, Binding, Cut, ResultShape, ToolDecl, shaped_keys
 from coworkenv.importers.claw_eval_adapter import ToolMap
 from coworkenv.importers.claw_eval_grading import NOT_CLAW_EVAL_FORM, grader_rule
+from coworkenv.importers.claw_eval_prompt import claw_eval_system_prompt
 from coworkenv.importers.claw_eval_records import RecordMap
 from coworkenv.importers.claw_eval_routes import (
     REQUIRED,
@@ -76,6 +77,11 @@ def check(state, audit, messages):
 """
 
 
+# What an imported spec's `context` carries (`import_task`'s `system_prompt`): Claw-Eval's system prompt for the task,
+# or only this line.
+SystemPrompt = Literal["claw-eval", "env"]
+SYSTEM_PROMPTS: tuple[SystemPrompt, ...] = ("claw-eval", "env")
+ENV_CONTEXT = "Imported from a Claw-Eval task; the tools are the task's own."
 # `full (judge)`: nothing left out, but scored by a grader that asks an LLM judge (configured when scoring).
 FULL_JUDGE: Literal["full (judge)"] = "full (judge)"
 # `error`: a mock service of the task would not start under Claw-Eval's runner, which records the task as an error
@@ -118,14 +124,19 @@ def absent_files(task_dir: Path, task: ClawTask) -> list[str]:
     return out
 
 
-def import_task(task_dir: Path, error_rate: float | None = None,
-                judge: bool = False) -> tuple[EnvSpec | None, TaskImport]:
+def import_task(task_dir: Path, error_rate: float | None = None, judge: bool = False,
+                system_prompt: SystemPrompt = "claw-eval") -> tuple[EnvSpec | None, TaskImport]:
     """One task as an EnvSpec (None when skipped) and the report of what was left out.
+
+    `system_prompt`: what the spec's `context` (the env's system text) carries: `claw-eval`, the system prompt
+    Claw-Eval's runner gives the task's agent (its persona, the tools with their schemas, its rules on tool calls and
+    replies: `claw_eval_prompt`); `env`, one line saying the task is imported (the env's own system text alone).
 
     Claw-Eval's mock services inject errors at a rate `ERROR_RATE` (a service's env in task.yaml, else
     `error_rate`): 35% of them 429, 35% 500, 30% slow. They become the spec's seeded fault plan. With `judge`, a
     grader that asks its LLM judge is run too (its check asks the judge configured when scoring).
     """
+    _known_system_prompt(system_prompt)
     task = load_task(task_dir)
     failing = start_problems(task_dir, task)
     if failing:
@@ -238,7 +249,8 @@ def import_task(task_dir: Path, error_rate: float | None = None,
     spec = EnvSpec.model_validate({
         "capability": re.sub(r"[^a-z0-9_]+", "_", f"claw_eval_{task.task_id}".lower()),
         "user": USER_ID,
-        "context": "Imported from a Claw-Eval task; the tools are the task's own.",
+        "context": claw_eval_system_prompt([t for t in task.tools if t.name in declared])
+        if system_prompt == "claw-eval" else ENV_CONTEXT,
         "world": {"start": _start(apps, raw_fixtures.get("gmail", []), raw_fixtures.get("calendar", [])),
                   "tick_s": 30, "apps": apps},
         "tools": [], "tool_decls": [d.model_dump(mode="json") for d in decls],
@@ -252,6 +264,11 @@ def import_task(task_dir: Path, error_rate: float | None = None,
     })
     status: Status = "partial" if any(x["affects_score"] for x in left) else FULL_JUDGE if judged else "full"
     return spec, TaskImport(task.task_id, status, left_out=left, notes=notes)
+
+
+def _known_system_prompt(system_prompt: str) -> None:
+    if system_prompt not in SYSTEM_PROMPTS:
+        raise ImportProblem(f"system_prompt {system_prompt!r} is not one of {', '.join(SYSTEM_PROMPTS)}")
 
 
 def _never_called(task: ClawTask) -> tuple[str, str] | None:
@@ -705,12 +722,14 @@ def task_dirs(root: Path) -> list[Path]:
 
 
 def import_checkout(root: Path, out: Path, error_rate: float | None = None, judge: bool = False,
-                    removed: list[str] | None = None, said: list[str] | None = None) -> list[TaskImport]:
+                    removed: list[str] | None = None, said: list[str] | None = None,
+                    system_prompt: SystemPrompt = "claw-eval") -> list[TaskImport]:
     """Import every task under `root` into `out/<task_id>.json`; write `out/import_report.json`; return reports.
 
     `judge`: a judge will score (so graders that ask one are run, `full (judge)`); the report says so. The specs an
     earlier import into `out` wrote and this one does not are removed, their names added to `removed`; what the user
     should know of the earlier import (its report damaged, a listed file of theirs kept) is added to `said`."""
+    _known_system_prompt(system_prompt)
     dirs = task_dirs(root)
     if not dirs:
         raise ImportProblem(f"{root}: no task folders (expected tasks/<ID>/task.yaml)")
@@ -718,11 +737,12 @@ def import_checkout(root: Path, out: Path, error_rate: float | None = None, judg
     # report, so each removed specs the other had just written, or left its own that the other's report, written
     # last, did not list (a spec `rollout` ran that no report named, a listed spec missing).
     with folder_lock(out, f"another import into {out} is running; waiting for it to end"):
-        return _import_into(dirs, root, out, error_rate, judge, removed, said)
+        return _import_into(dirs, root, out, error_rate, judge, removed, said, system_prompt)
 
 
 def _import_into(dirs: list[Path], root: Path, out: Path, error_rate: float | None, judge: bool,
-                 removed: list[str] | None, said: list[str] | None) -> list[TaskImport]:
+                 removed: list[str] | None, said: list[str] | None,
+                 system_prompt: SystemPrompt = "claw-eval") -> list[TaskImport]:
     from coworkenv.loading import reference_issues  # loading imports the app catalogue; keep import cheap
 
     unwritable = report_folder_problem(out)
@@ -733,7 +753,7 @@ def _import_into(dirs: list[Path], root: Path, out: Path, error_rate: float | No
     written: dict[str, tuple[str, str]] = {}  # spec file key -> (task id, task folder) of the specs written
     for task_dir in dirs:
         try:
-            spec, report = import_task(task_dir, error_rate, judge)
+            spec, report = import_task(task_dir, error_rate, judge, system_prompt)
         except ImportProblem as exc:
             reports.append(TaskImport(task_dir.name, "skipped", notes=[str(exc)]))
             continue
