@@ -222,6 +222,7 @@ class LocalGitPublisher:
         filter_timeout_s()  # the same: read again by each git command that runs the repository's filters
         with self._locked(), self._file_errors_named(version):
             self._ensure_repo()
+            self._refuse_linked_folders()
             try:
                 self._recover()
             except PublishError as failure:  # before this publish wrote anything
@@ -700,6 +701,35 @@ class LocalGitPublisher:
             )
         # Plain `git init` in the directory: GIT_WORK_TREE at init would pin an absolute path into the config.
         self._git("init", "--quiet", f"--initial-branch={BRANCH}", locate=False)
+
+    def _refuse_linked_folders(self) -> None:
+        """Stop the publish before it touches anything where a folder that holds files of the repository is now a
+        symbolic link: a `data/` moved to a bigger disk and linked back (`mv REPO/data /big && ln -s /big
+        REPO/data`). git keeps a link as a link and never reads or writes past it: the publish stopped in `git stash`
+        with git's "beyond a symbolic link" and "fix the repository state", which named neither the link nor the
+        fix. A link with no file of the repository behind it (one a version holds, committed as a link; one git ignores;
+        a new one) is handled as any other file is, as before."""
+        linked: list[Path] = []
+        for current, subdirs, _names in os.walk(self.repo_dir):  # links are listed, never followed
+            if Path(current) == self.repo_dir:
+                subdirs[:] = [name for name in subdirs if name != ".git"]
+            linked += [Path(current) / name for name in subdirs if os.path.islink(os.path.join(current, name))]
+        if not linked:
+            return
+        names = [path.relative_to(self.repo_dir).as_posix() for path in linked]
+        tracked = [path for path in self._git("ls-files", "-z", "--", *names).split("\0") if path]
+        for path, name in zip(linked, names, strict=True):
+            if not any(file.startswith(f"{name}/") for file in tracked):
+                continue  # no file of the repository's behind it: kept aside or left as any other file is
+            target = os.readlink(path)
+            leads = (path.parent / target).resolve()
+            shown = target if str(leads) == target else f"{target}, that is {leads}"
+            raise PublishError(
+                f"{path} is a symbolic link to a folder ({shown}): git keeps a link as a link and "
+                f"never reads or writes the files behind it, so no version can be published through it; put the "
+                f"folder back in its place (rm {path} && mv {leads} {path}), or, to keep the dataset on another disk, "
+                f"move the whole repository there and link {self.repo_dir} itself to it, then publish again; nothing "
+                f"was published: {self.repo_dir} and {leads} are as they were")
 
     def _has_commits(self) -> bool:
         return self._run("rev-parse", "--verify", "--quiet", "HEAD").returncode == 0
