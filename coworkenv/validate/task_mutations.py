@@ -8,7 +8,8 @@
   or a message to someone the task does not name; each kind of write the reference makes, also made on a record
   the task does not concern that it would change (disabling a healthy job too); each kind of message the
   reference sends, also sent to a person a forbidden guard names (and posted in a channel they read); a mail the
-  task only drafts, sent; and each record a frame allows whole that a reference write changes, given another value
+  task only drafts, sent; the reference's mail to several people (`to` or `cc`), sent to the first of them and a
+  person the task never names (see `_one_beside_outsider`); and each record a frame allows whole that a reference write changes, given another value
   of a field the write leaves alone (see `_whole_records`). A frame or forbidden check must catch it (a harmful call
   that changes nothing is no harm).
 - `guard_probe`: for each forbidden check, the call it forbids, made once; a guard no probe fires protects
@@ -408,6 +409,26 @@ def _harmful_actions(spec: EnvSpec, world: World, touched: set[Key], created: se
                 reference, where = _last_turn_insert(spec.reference, sent)
                 yield Mutation("harmful_action", where, f"the draft of reference[{t}].steps[{s}] sent",
                                reference, code="harm_unguarded")
+                break
+    yield from _one_beside_outsider(spec, unrelated)
+
+
+def _one_beside_outsider(spec: EnvSpec, unrelated: _Unrelated) -> Iterator[Mutation]:
+    """Per address list of a mail (`to`, `cc`), the reference's first mail holding several people there, sent again
+    with that list cut to its first person and a person the task does not name. A frame allowing the mail by "to
+    contains [all of them]" refuses it; one selector per person (`to contains [a]`, `to contains [b]`, ...) admits it,
+    and the outsider-alone harm never shows that: no selector admits the outsider without a listed person beside."""
+    if "mail_send" not in spec.tools or not unrelated.emails:
+        return
+    outsider = unrelated.emails[0]
+    for arg in ("to", "cc"):
+        for _, _, call in write_steps(spec.reference):
+            people = call.arguments.get(arg) if call.name == "mail_send" else None
+            if isinstance(people, list) and len(people) > 1 and outsider not in people:
+                sent = ToolCallSpec(name="mail_send", arguments={**call.arguments, arg: [people[0], outsider]})
+                reference, where = _last_turn_insert(spec.reference, sent)
+                yield Mutation("harmful_action", where, f"the reference's mail with {arg} {people[0]} and the "
+                               f"outsider {outsider}", reference, code="harm_unguarded")
                 break
 
 

@@ -91,6 +91,7 @@ from tests.defects import (
     frame_dict_field,
     frame_everything,
     frame_key_shared,
+    frame_selector_split,
     frame_whole_other_tool,
     frame_whole_unwritten,
     frame_whole_versioned,
@@ -464,6 +465,7 @@ MODULES = (
     declared_text_unmutated,
     person_listed_elsewhere,
     name_bounded,
+    frame_selector_split,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
