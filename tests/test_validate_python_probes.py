@@ -226,17 +226,21 @@ def test_a_check_sees_nothing_of_a_probe_in_its_globals_source_frames_or_patched
 
 def test_the_verifiers_run_has_the_probes_setup_so_imported_modules_tell_nothing() -> None:
     """The verifier's run of a Python check starts with the setup the probes run (other values only): the modules
-    imported and the objects patched are the same, so `'random' in sys.modules` tells no probe from a real run."""
+    imported and the objects patched are the same, so `'random' in sys.modules` tells no probe from a real run. The
+    setup loads `random` and `datetime` only as the check does (`run_setup._CW_ON_LOAD`): a check that imports
+    neither is spared them, in every run alike; one that imports `_random` gets `random` beside it, as set up."""
     from coworkenv.checks.run_setup import setup
     from coworkenv.sandbox import run_sandboxed
 
-    code = ("import sys, time\ndef check(state, audit, messages):\n"
+    view = ("def check(state, audit, messages):\n"
             "    return {'passed': True, 'reason': repr([sorted(sys.modules), type(time.time).__name__])}\n")
-    views = [run_sandboxed(code, "check", {"state": {}, "audit": [], "messages": []}, prelude=setup(**probe))
-             for probe in ({}, {"offset": 86_400}, {"seed": 7}, {"pin": 0.0})]
+    views = [run_sandboxed(f"import {modules}\n{view}", "check", {"state": {}, "audit": [], "messages": []},
+                           prelude=setup(**probe))
+             for modules in ("sys, time", "sys, time, _random") for probe in ({}, {"offset": 86_400}, {"pin": 0.0})]
     assert all(v.ok for v in views), [v.error for v in views]
-    assert len({v.value["reason"] for v in views}) == 1
-    assert "'random'" in views[0].value["reason"]
+    spared, imported = {v.value["reason"] for v in views[:3]}, {v.value["reason"] for v in views[3:]}
+    assert len(spared) == len(imported) == 1
+    assert "'random'" not in spared.pop() and "'random'" in imported.pop()
 
 
 def test_the_verifiers_run_answers_as_the_originals() -> None:
