@@ -24,6 +24,17 @@ _DIGITS = re.compile(r"\d+")
 # A code ends at a space, a bracket or a sentence's full stop, not inside a path or a file name (cost-2026.md).
 _CODE = re.compile(r"(?<![\w/.-])[A-Za-z]+-[A-Za-z0-9]*\d[A-Za-z0-9-]*(?![\w/-]|\.\w)")
 _NUMBER = re.compile(r"(?<![\w/.-])\d[\d,.]*\d(?![\w/-])")
+_MONTH = (r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sep(?:t(?:ember)?)?|"
+          r"Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)")
+_DAY = r"\d{1,2}(?:st|nd|rd|th)?"
+# A date an answer states (defects113): ISO with or without its time (2027-04-19, 2027-04-19T14:00Z), numeric with
+# slashes (19/04/2027, 2027/04/19) and spelled (19 April 2027, April 19, 2027, 19 Apr, Apr 19). `_NUMBER` stops at a
+# hyphen or slash, so a reply whose answer is such a date kept it in its "without its facts" near miss.
+_DATE = re.compile(
+    r"(?<![\w/.-])(?:\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?"
+    r"|\d{4}/\d{1,2}/\d{1,2}|\d{1,2}/\d{1,2}/\d{2,4})(?![\w/-])"
+    rf"|\b(?:{_DAY}\s+(?:of\s+)?{_MONTH}\.?(?:,?\s+\d{{4}})?|{_MONTH}\.?\s+{_DAY}(?:,?\s+\d{{4}})?)\b"
+    rf"|\b{_MONTH}\.?\s+\d{{4}}\b")
 CLOCK_TIME = re.compile(r"\b([01]?\d|2[0-3]):([0-5]\d)\b")
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(\.[\w-]+)+")
 # People one condition admits for it to read as "this one or that one" (more: "anyone of the team", another matter).
@@ -284,9 +295,10 @@ class EntityIndex:
         return altered if altered != text else None
 
     def drop_facts(self, text: str) -> str | None:
-        """`text` without its facts: the codes it quotes (`ESC-4471`, `req-7f3a91`) and its numbers of two or
-        more digits (None when it states none, or nothing would be left)."""
-        vague = " ".join(_NUMBER.sub("", _CODE.sub("", text)).split())
+        """`text` without its facts: the dates it states (`2027-04-19`, `19 April 2027`), the codes it quotes
+        (`ESC-4471`, `req-7f3a91`) and its numbers of two or more digits (None when it states none, or nothing would
+        be left)."""
+        vague = " ".join(_NUMBER.sub("", _CODE.sub("", _DATE.sub("", text))).split())
         return vague if vague and vague != " ".join(text.split()) else None
 
     def checked_times(self) -> set[str]:
