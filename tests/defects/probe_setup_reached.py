@@ -4,8 +4,6 @@ it reaches without importing anything the probes patch or by routes the static r
 classes found from `object` by an attribute named at run time (`getattr(object, '__sub' + 'classes__')()`,
 `operator.methodcaller('__subclasses__')`, `eval` of text made at run time), its finder on `sys.meta_path`, or the stand-ins of `random`'s generators (`random.Random.getrandbits`), whose
 functions' `__globals__` hold the settings (the clock's offset is 0 in a real run only).
-The first three routes are corpus defects here (each a whole gate run); the finder and `random` routes, and a dozen
-more, are unit cases of the static reading in `tests/test_validate_python_probes.py`.
 Main's reading flagged `__subclasses__` only in a check that imports a patched module and dunders only of a patched
 object: it accepted every case here.
 
@@ -43,6 +41,11 @@ _TELLS: dict[str, tuple[str, str, str, str | None]] = {
                       _OPERATOR, _F1, "staging-rolled-back"),
     "eval-made": (_SET.format("[c for c in eval('object.__sub' + 'classes__()') "
                               "if c.__name__.endswith('wLoader')][0].__init__.__globals__"), "", _I, "service-healthy"),
+    "meta-path-finder": ("any(v for f in sys.meta_path if hasattr(f, 'find_spec') for k, v in getattr(getattr("
+                         "f.find_spec, '__func__', None), '__globals__', dict()).items() if str(k).endswith('_offset'))",
+                         "", _S, "paused-job-842"),
+    "attribute-joined": (_SET.format("getattr(random.Random.getrandbits, ''.join(['__glo', 'bals__']))"),
+                         "import random\n", _I, "fixed"),
 }
 
 
