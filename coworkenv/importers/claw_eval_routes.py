@@ -69,10 +69,10 @@ def _server_file(task_dir: Path, command: str) -> tuple[Path, Path] | None:
     return None
 
 
-def default_fixture(task_dir: Path, command: str, variable: str) -> Path | None:
-    """The file the service run by `command` reads when its environment does not set `variable`: the default of its
-    `os.environ.get("<variable>", str(Path(__file__).resolve().parent... / "tasks" / ...))`, read from its source
-    (the runner sets only what task.yaml's `env` names). None when the source is not there or says otherwise."""
+def _environ_defaults(task_dir: Path, command: str, variable: str) -> tuple[Path, list[ast.expr]] | None:
+    """The source file of the service run by `command` and the defaults of every `os.environ.get("<variable>", ...)` in
+    it, in the order `ast.walk` meets them (the runner sets only what task.yaml's `env` names). None when the source is
+    not there or does not parse."""
     found = _server_file(task_dir, command)
     if found is None:
         return None
@@ -80,29 +80,30 @@ def default_fixture(task_dir: Path, command: str, variable: str) -> Path | None:
         tree = ast.parse(found[1].read_text(errors="replace"))
     except (SyntaxError, ValueError, RecursionError):
         return None
-    for node in ast.walk(tree):
-        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get"
-                and len(node.args) == 2 and isinstance(node.args[0], ast.Constant) and node.args[0].value == variable):
-            path = _path_of(node.args[1], found[1])
-            return path if path is not None and path.is_file() else None
-    return None
+    return found[1], [node.args[1] for node in ast.walk(tree)
+                      if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get"
+                      and len(node.args) == 2 and isinstance(node.args[0], ast.Constant)
+                      and node.args[0].value == variable]
+
+
+def default_fixture(task_dir: Path, command: str, variable: str) -> Path | None:
+    """The file the service run by `command` reads when its environment does not set `variable`: the default of its
+    `os.environ.get("<variable>", str(Path(__file__).resolve().parent... / "tasks" / ...))`, read from its source.
+    None when the source is not there or says otherwise."""
+    found = _environ_defaults(task_dir, command, variable)
+    if found is None or not found[1]:
+        return None
+    path = _path_of(found[1][0], found[0])
+    return path if path is not None and path.is_file() else None
 
 
 def default_port(task_dir: Path, command: str) -> int | None:
     """The port the service run by `command` listens on when its environment sets no `PORT`: the default of its
     `os.environ.get("PORT", "9101")`, read from its source. None when the source is not there or says otherwise."""
-    found = _server_file(task_dir, command)
-    if found is None:
-        return None
-    try:
-        tree = ast.parse(found[1].read_text(errors="replace"))
-    except (SyntaxError, ValueError, RecursionError):
-        return None
-    for node in ast.walk(tree):
-        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get"
-                and len(node.args) == 2 and isinstance(node.args[0], ast.Constant) and node.args[0].value == "PORT"
-                and isinstance(node.args[1], ast.Constant)):
-            value = str(node.args[1].value)
+    found = _environ_defaults(task_dir, command, "PORT")
+    for default in [] if found is None else found[1]:
+        if isinstance(default, ast.Constant):
+            value = str(default.value)
             return int(value) if value.isdigit() else None
     return None
 
