@@ -232,7 +232,7 @@ def _waited(process: subprocess.Popen[bytes], stall_s: float) -> bool:
 def _activity(group: int) -> tuple[frozenset[tuple[int, int, int]], bool]:
     """What the processes of process group `group` have done so far, (pid, CPU ticks, bytes read and written) each,
     and whether one of them is running or ready to run. CPU ticks and running count for git's own processes only
-    (those named as the group's leader, the git command started): git works on its objects through memory maps (no
+    (those named `git` or as the group's leader, the git command started): git works on its objects through memory maps (no
     read counted), but a filter does its work on what it reads and writes, and one that only burns CPU is stuck in a
     loop (its ticks are left out: 0)."""
     seen: set[tuple[int, int, int]] = set()
@@ -253,7 +253,7 @@ def _activity(group: int) -> tuple[frozenset[tuple[int, int, int]], bool]:
             fields = rest.split()
             if int(fields[2]) != group:
                 continue
-            git_itself = head.partition(" (")[2] == leader
+            git_itself = head.partition(" (")[2] in (leader, "git")  # a wrapper script of git's leads its group
             running = running or (git_itself and fields[0] == "R")
             try:
                 io = dict(line.split(": ", 1) for line in Path(entry.path, "io").read_text().splitlines())
