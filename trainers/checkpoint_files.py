@@ -8,6 +8,7 @@ import os
 import re
 import shutil
 import sys
+import zipfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -45,6 +46,7 @@ __all__ = [
     "saving_weights",
     "start_in_output_problem",
     "unchanged_since_checked",
+    "weights_file_problem",
     "write_checkpoint_manifest",
 ]
 
@@ -129,11 +131,51 @@ def _weights_problem(folder: Path) -> str | None:
             if missing:
                 return (f"{folder}: {len(missing)} of the {len(shards)} weight shards its {index.name} lists are "
                         f"missing ({', '.join(map(str, missing[:3]))}); the copy is incomplete: copy it again")
-            return None
+            return next(filter(None, (weights_file_problem(folder / str(shard)) for shard in shards)), None)
         if (folder / name).is_file():
-            return None
+            return weights_file_problem(folder / name)
     return (f"{folder} holds no weights ({' or '.join(_WEIGHTS)}, or a sharded index); the checkpoint is incomplete "
             "(an interrupted save or copy?): save, train or copy it again")
+
+
+_MAX_SAFETENSORS_HEADER = 100 << 20  # safetensors' own limit on the JSON header
+
+
+def weights_file_problem(path: Path) -> str | None:
+    """One line when the weights file `path` is cut short (or has bytes past its end): a copy or download interrupted
+    (`cp`, `rsync`, a disk that filled) in a folder no manifest vouches for, such as a start model copied from
+    elsewhere. A `.safetensors` file must end where its header's last tensor does; a `.bin` saved by torch (a zip) must
+    hold its zip directory, which is written last. The loaders said only "Error while deserializing header:
+    incomplete metadata, file not fully covered" or "[Errno 22] Invalid argument", naming no file. Reads the header
+    alone (the tensors are not read); None for a whole file or one of another format."""
+    try:
+        size = path.stat().st_size
+        with path.open("rb") as handle:
+            head = handle.read(8)
+            if head.startswith(b"version "):  # a Git LFS pointer: its loaders' own check says how to fetch the file
+                return None
+            if path.suffix == ".safetensors":
+                length = int.from_bytes(head, "little") if len(head) == 8 else -1
+                if not 0 < length <= min(size - 8, _MAX_SAFETENSORS_HEADER):
+                    return _cut_short(path, size, "without a whole header")
+                header = json.loads(handle.read(length))
+                ends = [entry["data_offsets"][1] for key, entry in header.items() if key != "__metadata__"]
+                expected = 8 + length + max(ends, default=0)
+                if size != expected:
+                    return _cut_short(path, size, f"not the {expected} its header says it holds")
+                return None
+    except (OSError, ValueError, TypeError, KeyError, IndexError, AttributeError) as exc:
+        reason = os_reason(exc) if isinstance(exc, OSError) else f"its header does not read: {type(exc).__name__}"
+        return (f"{path} cannot be read as weights ({reason}); the checkpoint is damaged or incomplete (an "
+                "interrupted save, copy or download?): save, train or copy it again")
+    if path.suffix == ".bin" and head.startswith(b"PK\x03\x04") and not zipfile.is_zipfile(path):
+        return _cut_short(path, size, "without the zip directory that torch writes at its end")
+    return None
+
+
+def _cut_short(path: Path, size: int, lacking: str) -> str:
+    return (f"{path} holds {size} bytes, {lacking}: cut short or damaged (an interrupted save, copy or download?); "
+            "save, train or copy it again (the weights file whole)")
 
 
 def _previous_of(out_dir: Path) -> Path:

@@ -7,8 +7,17 @@ A filter is part of what a version's files are (git-lfs is one), so a publish ke
 the repository's lock with it, at `git status` before it wrote or at `git add` half way, its files in the folder and
 no commit; and one that failed stopped it with git's words and "fix the repository state". How long a filter of a
 large dataset may take is not known, so a git command that runs filters is stopped only once it has stalled: no
-process of it has used CPU time, read or written anything, or been ready to run, for COWORKENV_FILTER_TIMEOUT_S
-(60 s). Only where the repository's config names a filter: a git command elsewhere runs as before.
+process of it has read or written anything, and git itself has used no CPU time and not been ready to run, for
+COWORKENV_FILTER_TIMEOUT_S (60 s). A filter's CPU time alone is no progress: one caught in a loop (busy for ever,
+reading and writing nothing) had kept the publish and its lock for good, as one that sleeps did before. Only where the repository's config names a filter: a git command elsewhere runs as before.
+
+A publish reads no global or system git config (a user's signing setup, line-ending policy and the like must not
+change a machine commit), but a filter the repository's attributes apply is often defined there: `git lfs install`
+writes `filter.lfs.*` into the user's global config, and the repository's `.gitattributes` names `filter=lfs`. Left
+out, the version's files went into git raw where the user's own git stores LFS pointers, and content published again
+was taken for other content (its blob compared with a raw hash). So the `filter.*` settings of the global and
+system configs (`outside_filters`) are given to a publish's git commands, under the repository's own, and watched the
+same way.
 """
 
 from __future__ import annotations
@@ -16,10 +25,11 @@ from __future__ import annotations
 import locale
 import os
 import re
+import shutil
 import subprocess
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from coworkenv.store._git_hook import seconds_setting, stop_group
@@ -65,6 +75,64 @@ def may_name_filters(git_dir: Path) -> bool:
     return False
 
 
+def outside_filters(git_dir: Path, work_tree: Path, environ: Mapping[str, str]) -> dict[str, tuple[str, str]]:
+    """The filter settings (`filter.X.clean`, `.smudge`, `.process`, `.required`) of the system's and the user's
+    global git config, as the user's git reads them (`environ`: GIT_CONFIG_GLOBAL, GIT_CONFIG_SYSTEM,
+    GIT_CONFIG_NOSYSTEM, HOME, XDG_CONFIG_HOME honoured, includes followed): key -> (value, the file that sets it),
+    the global's over the system's. No git command runs unless one of those files mentions a filter or an include."""
+    user = {key: value for key, value in environ.items()
+            if not key.startswith("GIT_") or key in ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM")}
+    user["GIT_DIR"] = str(git_dir)  # `includeIf "gitdir:..."` of the global config is matched against this repository
+    found: dict[str, tuple[str, str]] = {}
+    for scope, files in (("--system", _system_configs(environ)), ("--global", _global_configs(environ))):
+        if not any(_mentions_filters(path) for path in files):
+            continue
+        try:
+            listing = subprocess.run(["git", "config", scope, "--includes", "--show-origin", "-z", "--get-regexp",
+                                      r"^filter\."], cwd=work_tree, env=user, capture_output=True, check=False,
+                                     timeout=30).stdout.decode(errors="replace")
+        except (OSError, subprocess.TimeoutExpired):  # git missing: the publish says so at its first command
+            continue
+        records = listing.split("\0")
+        for origin, entry in zip(records[0::2], records[1::2], strict=False):
+            key, _, value = entry.partition("\n")
+            _name, dot, setting = key.removeprefix("filter.").rpartition(".")
+            if key.startswith("filter.") and dot and setting in ("clean", "smudge", "process", "required"):
+                found[key] = (value, origin.removeprefix("file:"))
+    return found
+
+
+def _global_configs(environ: Mapping[str, str]) -> list[Path]:
+    if environ.get("GIT_CONFIG_GLOBAL"):
+        return [Path(environ["GIT_CONFIG_GLOBAL"])]
+    home = environ.get("HOME", "")
+    xdg = environ.get("XDG_CONFIG_HOME") or (f"{home}/.config" if home else "")
+    return [Path(home, ".gitconfig")] * bool(home) + [Path(xdg, "git", "config")] * bool(xdg)
+
+
+def _system_configs(environ: Mapping[str, str]) -> list[Path]:
+    if environ.get("GIT_CONFIG_NOSYSTEM", "").strip().lower() in ("1", "true", "yes", "on"):
+        return []
+    if environ.get("GIT_CONFIG_SYSTEM"):
+        return [Path(environ["GIT_CONFIG_SYSTEM"])]
+    found = [Path("/etc/gitconfig")]
+    git = shutil.which("git", path=environ.get("PATH", os.defpath))
+    if git is not None:  # git's own prefix: /usr/local/etc/gitconfig for a git built into /usr/local
+        prefix = Path(git).resolve().parent.parent
+        found.append(Path("/etc/gitconfig") if prefix == Path("/usr") else prefix / "etc" / "gitconfig")
+    return found
+
+
+def _mentions_filters(path: Path) -> bool:
+    try:
+        text = path.read_text(errors="replace").lower()
+    except FileNotFoundError:
+        return False
+    except OSError:  # unreadable here: git tells what it reads
+        return True
+    return "filter" in text or "include" in text
+
+
 def filters_named(listing: str) -> dict[str, dict[str, str]]:
     """The filters of `git config -z --get-regexp ^filter\\.` output: name -> {clean|smudge|process|required: value}."""
     found: dict[str, dict[str, str]] = {}
@@ -76,9 +144,16 @@ def filters_named(listing: str) -> dict[str, dict[str, str]]:
     return found
 
 
-def described(filters: dict[str, dict[str, str]]) -> str:
-    """`filter.lfs.clean = git-lfs clean -- %f, ...`: the programs of `filters`, each cut to 120 characters."""
-    shown = [f"filter.{name}.{setting} = `{value[:120]}`" for name, settings in sorted(filters.items())
+def described(filters: dict[str, dict[str, str]], origins: Mapping[str, str] | None = None) -> str:
+    """`filter.lfs.clean = git-lfs clean -- %f, ...`: the programs of `filters`, each cut to 120 characters; with
+    `origins` (key -> the file outside the repository that sets it), each such one says where it is set."""
+    origins = origins or {}
+
+    def where(key: str) -> str:
+        return f" (set in {origins[key]})" if key in origins else ""
+
+    shown = [f"filter.{name}.{setting} = `{value[:120]}`{where(f'filter.{name}.{setting}')}"
+             for name, settings in sorted(filters.items())
              for setting, value in sorted(settings.items()) if setting != "required" and value]
     return ", ".join(shown) or "a filter named in its config"
 
@@ -156,9 +231,16 @@ def _waited(process: subprocess.Popen[bytes], stall_s: float) -> bool:
 
 def _activity(group: int) -> tuple[frozenset[tuple[int, int, int]], bool]:
     """What the processes of process group `group` have done so far, (pid, CPU ticks, bytes read and written) each,
-    and whether one of them is running or ready to run."""
+    and whether one of them is running or ready to run. CPU ticks and running count for git's own processes only
+    (those named `git` or as the group's leader, the git command started): git works on its objects through memory maps (no
+    read counted), but a filter does its work on what it reads and writes, and one that only burns CPU is stuck in a
+    loop (its ticks are left out: 0)."""
     seen: set[tuple[int, int, int]] = set()
     running = False
+    try:
+        leader = Path(_PROC, str(group), "stat").read_text().split(" (", 1)[1].rsplit(")", 1)[0]
+    except (OSError, IndexError):
+        leader = ""
     try:
         entries = list(os.scandir(_PROC))
     except OSError:  # no /proc (not Linux): what it does cannot be seen, so it is never taken for stalled
@@ -167,16 +249,18 @@ def _activity(group: int) -> tuple[frozenset[tuple[int, int, int]], bool]:
         if not entry.name.isdigit():
             continue
         try:
-            fields = Path(entry.path, "stat").read_text().rsplit(")", 1)[1].split()
+            head, _, rest = Path(entry.path, "stat").read_text().rpartition(")")
+            fields = rest.split()
             if int(fields[2]) != group:
                 continue
-            running = running or fields[0] == "R"
+            git_itself = head.partition(" (")[2] in (leader, "git")  # a wrapper script of git's leads its group
+            running = running or (git_itself and fields[0] == "R")
             try:
                 io = dict(line.split(": ", 1) for line in Path(entry.path, "io").read_text().splitlines())
                 moved = int(io.get("rchar", 0)) + int(io.get("wchar", 0))
             except (OSError, ValueError):
                 moved = 0
-            seen.add((int(entry.name), int(fields[11]) + int(fields[12]), moved))
+            seen.add((int(entry.name), int(fields[11]) + int(fields[12]) if git_itself else 0, moved))
         except (OSError, IndexError, ValueError):  # gone, or another user's
             continue
     return frozenset(seen), running

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,6 +12,14 @@ from pathlib import Path
 # its locks for milliseconds, or across an editor, whose git process stays visible to its own user.
 STALE_AFTER_S = 600.0
 _PROC = Path("/proc")
+_MOUNTINFO = _PROC / "self" / "mountinfo"
+# File systems that other machines (or the host of a VM, or Windows under WSL) may have mounted at once: a git command
+# of theirs holds its lock files there unseen by this machine's /proc, and a lock on a folder (flock) taken here does
+# not reach them (NFS takes no folder's flock to its server). A lock file there is never "old" and no one's.
+NETWORK_FILE_SYSTEMS = frozenset({
+    "nfs", "nfs4", "cifs", "smb3", "smbfs", "9p", "virtiofs", "ceph", "glusterfs", "lustre", "afs", "gpfs",
+    "beegfs", "ocfs2", "gfs2", "davfs", "fuse.sshfs", "fuse.glusterfs", "fuse.ceph", "fuse.cephfs", "fuse.s3fs",
+    "fuse.rclone", "fuse.gcsfuse", "fuse.juicefs", "fuse.davfs2", "fuse.lizardfs", "fuse.moosefs"})
 
 
 @dataclass(frozen=True)
@@ -21,8 +30,30 @@ class GitLock:
     age_s: float
     holders: tuple[str, ...]  # "pid N (command)"
 
-    def stale(self, publish_interrupted: bool) -> bool:
-        return not self.holders and (publish_interrupted or self.age_s >= STALE_AFTER_S)
+    def stale(self, publish_interrupted: bool, shared: bool = False) -> bool:
+        """Whether no one holds it: no visible process does, and a publish interrupted on this machine left it or it
+        is old, unless it lies on a file system other machines use (`shared`), whose git commands are not seen."""
+        return not self.holders and (publish_interrupted or (not shared and self.age_s >= STALE_AFTER_S))
+
+
+def shared_file_system(path: Path) -> str | None:
+    """The type of the network file system that holds `path` (`nfs4`, `cifs`, `9p`, ...), where other machines'
+    git commands and publishes may be working unseen; None for a local one, or where the mount table is unreadable."""
+    try:
+        table = _MOUNTINFO.read_text(errors="replace").splitlines()
+        where = Path(path).resolve()
+    except (OSError, RuntimeError):
+        return None
+    best, kind = -1, None
+    for line in table:
+        fields, _, rest = line.partition(" - ")
+        parts, after = fields.split(), rest.split()
+        if len(parts) < 5 or not after:
+            continue
+        mount = Path(re.sub(r"\\([0-7]{3})", lambda found: chr(int(found[1], 8)), parts[4]))  # \040: a blank
+        if (mount == where or mount in where.parents) and len(mount.parts) >= best:
+            best, kind = len(mount.parts), after[0]  # the last of mounts on one point is the one seen
+    return kind if kind in NETWORK_FILE_SYSTEMS else None
 
 
 def git_locks(git_dir: Path, work_tree: Path) -> list[GitLock]:

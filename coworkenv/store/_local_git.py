@@ -7,6 +7,7 @@ import logging
 import os
 import re
 import shutil
+import socket
 import subprocess
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
@@ -32,11 +33,12 @@ from coworkenv.store._git_filter import (
     filter_timeout_s,
     filters_named,
     may_name_filters,
+    outside_filters,
     run_watched,
     without_filters,
 )
 from coworkenv.store._git_hook import HOOK_TIMEOUT_ENV, hook_timeout_s, run_hook
-from coworkenv.store._git_locks import STALE_AFTER_S, git_locks
+from coworkenv.store._git_locks import STALE_AFTER_S, git_locks, shared_file_system
 from coworkenv.store._git_operation import unfinished_operation_problem
 from coworkenv.store._publisher import (
     PublishError,
@@ -84,9 +86,15 @@ _IDENTITY = {
 # off in every git (a bool since 2.36, a hook's path before).
 _OVERRIDES = {"commit.gpgSign": "false", "tag.gpgSign": "false", "tag.forceSignAnnotated": "false",
               "core.safecrlf": "false", "core.hooksPath": os.devnull, "core.fsmonitor": ""}
-_CONFIG_ENV = {"GIT_CONFIG_COUNT": str(len(_OVERRIDES)),
-               **{f"GIT_CONFIG_KEY_{i}": key for i, key in enumerate(_OVERRIDES)},
-               **{f"GIT_CONFIG_VALUE_{i}": value for i, value in enumerate(_OVERRIDES.values())}}
+
+
+def _config_env(settings: dict[str, str]) -> dict[str, str]:
+    """`settings` as git reads them from the environment (over every config file, under `git -c`)."""
+    return {"GIT_CONFIG_COUNT": str(len(settings)),
+            **{f"GIT_CONFIG_KEY_{i}": key for i, key in enumerate(settings)},
+            **{f"GIT_CONFIG_VALUE_{i}": value for i, value in enumerate(settings.values())}}
+
+
 # The trailer of a version's tag message that holds its number in the publish order (1, 2, ...).
 PUBLISH_NUMBER = "Publish-Number"
 _PUBLISH_NUMBER = re.compile(rf"^{PUBLISH_NUMBER}: (\d+)$", re.MULTILINE)
@@ -98,6 +106,9 @@ class LocalGitPublisher:
     """Publishes versions into a local git repository at `repo_dir` (created on first publish)."""
 
     def __init__(self, repo_dir: Path) -> None:
+        # The filter settings of the global and system git configs that a publish gives its git commands (key ->
+        # (value, file)): looked up at the start of each publish (`_take_outside_filters`).
+        self._outside: dict[str, tuple[str, str]] = {}
         try:
             self.repo_dir = Path(repo_dir).resolve()
         except RuntimeError:  # Python 3.11's answer to a symbolic link that loops
@@ -223,13 +234,15 @@ class LocalGitPublisher:
         with self._locked(), self._file_errors_named(version):
             self._ensure_repo()
             self._refuse_linked_folders()
+            self._take_outside_filters()
             try:
                 self._recover()
             except PublishError as failure:  # before this publish wrote anything
                 if _says_unchanged(failure) or not any(words in str(failure) for words in FILTER_WORDS):
                     raise
                 raise PublishError(f"{failure}; nothing was published") from None
-            self._marker.touch()  # left behind only by a publish that was killed: see _recover
+            # Left behind only by a publish that was killed (see _recover); it names this machine and process.
+            self._marker.write_text(f"{socket.gethostname()} {os.getpid()}\n")
             refs, objects = self._refs(), self._loose_objects()
             try:
                 if self._tag_left_untagged(refs):
@@ -324,7 +337,7 @@ class LocalGitPublisher:
             if self._tree("HEAD") != self._tree(newest):
                 # An earlier version published again (A -> B -> A): the branch and the working tree, which
                 # readers of the folder use, go back to its content.
-                if may_name_filters(self._git_dir):  # written through its smudge: kept to put back if that fails
+                if self._may_filter():  # written through its smudge: kept to put back if that fails
                     changed = self._git("diff", "--name-only", "--no-renames", "-z", "HEAD", newest).split("\0")
                     self._keep_replaced([path for path in changed if path])
                 self._git("read-tree", "--reset", "-u", f"{newest}^{{tree}}")
@@ -422,20 +435,30 @@ class LocalGitPublisher:
         user's git command may hold now stops the publish before anything is touched.
         """
         interrupted = self._marker.exists()
+        shared = shared_file_system(self.repo_dir)
+        if interrupted and shared:
+            self._refuse_publish_elsewhere(shared)
         locks = git_locks(self._git_dir, self.repo_dir)
-        held = [lock for lock in locks if not lock.stale(interrupted)]
+        held = [lock for lock in locks if not lock.stale(interrupted, shared is not None)]
         if held:
             lock = held[0]
             if lock.holders:
                 raise PublishError(
                     f"{lock.path} is in use by {', '.join(lock.holders)}, a git command working in {self.repo_dir} "
                     "now; let it finish (or stop it), then publish again")
+            if shared and lock.age_s >= STALE_AFTER_S:
+                raise PublishError(
+                    f"{lock.path} was made {lock.age_s:.0f} s ago, not by an interrupted publish, and {self.repo_dir} "
+                    f"is on a network file system ({shared}) that other machines may use: a git command on one of "
+                    "them may hold it (waiting for an editor, say), and this machine cannot see their processes, so "
+                    "it is not removed as old; if no git command runs in the repository on any machine, delete it "
+                    "and publish again; nothing was touched")
             # Dated in the future: the clock was set back since it was made, so its age is unknown and it is
             # never "old"; only a person can tell whether a git command still holds it.
             made = f"was made {lock.age_s:.0f} s ago" if lock.age_s >= 0 else \
                 f"is dated {-lock.age_s:.0f} s in the future (the clock was set back since it was made)"
             on_its_own = f" (a lock older than {STALE_AFTER_S / 60:.0f} minutes is removed on its own)" \
-                if lock.age_s >= 0 else ""
+                if lock.age_s >= 0 and not shared else ""
             raise PublishError(
                 f"{lock.path} {made}, not by an interrupted publish, and no process this user can see holds it: a "
                 f"git command of someone else's may be working in {self.repo_dir}; if none is, delete it and "
@@ -456,6 +479,25 @@ class LocalGitPublisher:
         # `git status` also proves the repository readable before any file of the folder is touched.
         if self._git("status", "--porcelain", "--untracked-files=all").strip():
             self._restore("an interrupted publish")
+
+    def _refuse_publish_elsewhere(self, shared: str) -> None:
+        """Stop, touching nothing, when the publish marker of a repository on a network file system is not this
+        machine's: a publish there may be writing now (a lock on a folder does not reach other machines), and taking
+        it for an interrupted one removed its git lock files and put the folder back under it."""
+        try:
+            host, _, pid = self._marker.read_text(errors="replace").strip().partition(" ")
+        except OSError:
+            host, pid = "", ""
+        if host == socket.gethostname():
+            return  # this machine's: every publish here holds the folder's lock, so the one that wrote it is gone
+        who = f"a publish on the machine {host} (process {pid})" if host else \
+            "a publish of an older coworkenv, on this machine or another,"
+        raise PublishError(
+            f"{self._marker} says {who} is writing {self.repo_dir}, which is on a network file system ({shared}) that "
+            "other machines use: it may be running now (this machine cannot see it, and a lock taken here does not "
+            "reach it), or it was stopped there; let it finish, or, if no publish runs on that machine, delete "
+            f"{self._marker} and publish again (that publish's half-written files are then put back on the last "
+            "version); nothing was touched")
 
     def _unmerged_files(self) -> list[str]:
         """The files of the folder with unresolved conflicts (unmerged in the index). `ls-files` reads the index
@@ -616,7 +658,7 @@ class LocalGitPublisher:
         answers or fails could not write its files again, and the folder was left without them) and no room."""
         if self._replaced.exists():  # left by a publish killed half way
             shutil.rmtree(self._replaced, ignore_errors=True)
-        if not paths or not may_name_filters(self._git_dir):
+        if not paths or not self._may_filter():
             return
         for path in paths:
             kept = self._replaced / path
@@ -770,18 +812,51 @@ class LocalGitPublisher:
     def _filter_stalled(self, args: tuple[str, ...], stall_s: float) -> str:
         """Why a git command that ran the repository's filters was stopped, and what to do."""
         filters = self._filters()
-        return (f"`git {' '.join(args)}` in {self.repo_dir} {FILTER_WORDS[0]} ({described(filters)}) and "
-                f"did nothing for {stall_s:g} s (no CPU time, no read or write, by git or a filter): stopped it and "
+        return (f"`git {' '.join(args)}` in {self.repo_dir} {FILTER_WORDS[0]} ({self._described(filters)}) and "
+                f"did nothing for {stall_s:g} s (no read or write by git or a filter, no CPU time of git's: a filter "
+                "that only uses CPU is caught in a loop): stopped it and "
                 "what it started; a publish commits the files through the clean and smudge filters that the "
                 ".gitattributes (or .git/info/attributes) of the repository apply; fix the filter (run it by hand "
-                f"on a file to see why it waits), or remove it ({_remove_filters(self.repo_dir, filters)}), or give "
+                f"on a file to see why it waits), or remove it ({self._remove_filters(filters)}), or give "
                 f"it longer with {FILTER_TIMEOUT_ENV}=SECONDS, then publish again")
 
     def _filters(self) -> dict[str, dict[str, str]]:
-        """The filters the repository's config names (`filters_named`); none where it names none."""
-        if not may_name_filters(self._git_dir):
+        """The filters the repository's config names (`filters_named`), and those of the global and system configs
+        that a publish gives its git commands; none where there are none."""
+        if not self._may_filter():
             return {}
         return filters_named(self._run("config", "-z", "--get-regexp", r"^filter\.", watch=False).stdout)
+
+    def _may_filter(self) -> bool:
+        """Whether a git command of this publish may run a filter: the repository's config may name one, or a
+        global or system config defines one (`_take_outside_filters`)."""
+        return bool(self._outside) or may_name_filters(self._git_dir)
+
+    def _take_outside_filters(self) -> None:
+        """Look up the filters that the system's and the user's global git config define, which a publish reads
+        nowhere else (GIT_CONFIG_GLOBAL is /dev/null for its commands): `git lfs install` puts `filter.lfs.*` there,
+        and the repository's `.gitattributes` applies them. Without them a version's files went into git raw where
+        the user's own git commits LFS pointers (a push to the Hub then refuses files over 10 MiB that are not in
+        LFS), and the same content published again was taken for other content (`_same_blob`: a raw hash against a
+        pointer's blob). A setting the repository's own config makes wins, as in git."""
+        self._outside = {}
+        found = outside_filters(self._git_dir, self.repo_dir, os.environ)
+        if not found:
+            return
+        own = {f"filter.{name}.{setting}".lower() for name, settings in self._filters().items() for setting in settings}
+        self._outside = {key: held for key, held in found.items() if key.lower() not in own}
+
+    def _described(self, filters: dict[str, dict[str, str]]) -> str:
+        return described(filters, {key: origin for key, (_, origin) in self._outside.items()})
+
+    def _remove_filters(self, filters: dict[str, dict[str, str]]) -> str:
+        """The commands that remove `filters` from the config that defines them (the repository's, or a global or
+        system config outside it)."""
+        origins = {key.rsplit(".", 1)[0]: origin for key, (_, origin) in self._outside.items()}
+        names = sorted(filters) or ["NAME"]
+        return " and ".join(f"`git config --file {origins[f'filter.{name}']} --remove-section filter.{name}`, or "
+                            f"`filter={name}` from the repository's attributes" if f"filter.{name}" in origins else
+                            f"`git -C {self.repo_dir} config --remove-section filter.{name}`" for name in names)
 
     def _run(self, *args: str, locate: bool = True, input: str | None = None,
              watch: bool = True) -> subprocess.CompletedProcess[str]:
@@ -789,11 +864,11 @@ class LocalGitPublisher:
         # explicit GIT_DIR git would walk up into an enclosing repository (such as the project's own).
         env = {key: value for key, value in os.environ.items() if not key.startswith("GIT_")}
         env.update(_IDENTITY)
-        env.update(_CONFIG_ENV)
+        env.update(_config_env({**_OVERRIDES, **{key: value for key, (value, _) in self._outside.items()}}))
         if locate:
             env.update(GIT_DIR=str(self._git_dir), GIT_WORK_TREE=str(self.repo_dir))
         try:
-            if watch and locate and may_name_filters(self._git_dir):
+            if watch and locate and self._may_filter():
                 # The repository's filters run inside git commands (status, add, stash, read-tree -u, hash-object):
                 # one that stalls is stopped, not waited on for ever (see coworkenv/store/_git_filter.py).
                 stall_s = filter_timeout_s()
@@ -821,10 +896,10 @@ class LocalGitPublisher:
             filters = self._filters()
             raise PublishError(
                 f"`git {' '.join(args)}` failed in {self.repo_dir} (exit {result.returncode}) {FILTER_WORDS[1]} "
-                f"({failed_filter}; its filters: {described(filters)}); a publish commits the "
+                f"({failed_filter}; its filters: {self._described(filters)}); a publish commits the "
                 "files through the clean and smudge filters that its .gitattributes (or .git/info/attributes) "
                 f"apply; fix the filter (run it by hand on that file to see why), or remove it "
-                f"({_remove_filters(self.repo_dir, filters)}), then publish again")
+                f"({self._remove_filters(filters)}), then publish again")
         if result.returncode != 0:
             refused = _os_refusal(result.stderr, self.repo_dir)
             # A refusal of the system is about the disk, not the repository (which is sound): say what to do about it.
@@ -836,12 +911,6 @@ class LocalGitPublisher:
             raise PublishError(
                 f"`git {' '.join(args)}` failed in {self.repo_dir} (exit {result.returncode}): {told}; {advice}")
         return result.stdout
-
-
-def _remove_filters(repo_dir: Path, filters: dict[str, dict[str, str]]) -> str:
-    """The command that removes `filters` from the config of the repository at `repo_dir`."""
-    names = sorted(filters) or ["NAME"]
-    return " and ".join(f"`git -C {repo_dir} config --remove-section filter.{name}`" for name in names)
 
 
 def _after_their_ancestors(ranked: list[tuple[Any, ...]], commits: dict[str, str],
