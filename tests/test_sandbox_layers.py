@@ -689,6 +689,113 @@ def test_sealed_memoryview_compares_and_hashes_copies_and_bytearray_join_reads_i
     assert done.returncode == 0 and done.stdout.strip() == "[] [True, True, True] [1] b'[]'", (done.stdout, done.stderr)
 
 
+def test_sealed_bytearray_reads_a_copy_taken_before_its_arguments_run() -> None:
+    """After `seal_bytearray` and `seal_memoryview` a bytearray's searches, `in`, `hex` and `%` (and a memoryview's
+    `hex`) whose argument's `__index__` or `__len__` empties the bytearray answer from a copy taken before (C read the
+    freed block: other answers, or SIGSEGV over an unmapped page); 1500 random searches, containments, formats, hex
+    texts and descriptor calls (every kind of needle, bound, separator and value, subclasses, released views) answer as
+    C's. In an interpreter of its own."""
+    code = """if True:
+        import importlib.util, random, sys
+        spec = importlib.util.spec_from_file_location("_confine", sys.argv[1])
+        confine = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(confine)
+
+        class Ix:
+            def __init__(self, n):
+                self.n = n
+            def __index__(self):
+                return self.n
+
+        class Sub(bytearray):
+            pass
+
+        class Sep(str):
+            pass
+
+        def battery():
+            rnd, out = random.Random(11), []
+            subs = [b"", b"a", b"ab", b"zz", 97, 300, -1, Ix(98), bytearray(b"b"), memoryview(b"c"), "a", 1.5,
+                    (b"a", b"c"), (b"q",), (1,), None]
+            bounds = [None, 0, 1, -1, 3, -4, 100, -100, 2**70, Ix(2), "x", 1.5]
+            names = ["find", "rfind", "index", "rindex", "count", "startswith", "endswith"]
+            for _ in range(1500):
+                b = (bytearray if rnd.random() < .8 else Sub)(rnd.choice([b"", b"abcab", b"aaaa", b"xabcx" * 7]))
+                kind = rnd.randrange(12)
+                try:
+                    if kind < 7:
+                        args = [rnd.choice(subs)] + [rnd.choice(bounds) for _ in range(rnd.randrange(4))]
+                        answer = getattr(b, names[kind])(*args)
+                    elif kind == 7:
+                        answer = rnd.choice(subs) in b
+                    elif kind == 8:
+                        fmt = rnd.choice([b"%d", b"%s-%s", b"%c", b"x", b"%(a)s", b"%r %a", b"%x%%", b"%b", b"%5.2f"])
+                        value = rnd.choice([1, (1, 2), b"q", {"a": b"z"}, (Ix(65),), 1.5, "s", [], bytearray(b"w"), ()])
+                        answer = (type(b)(fmt) % value) if rnd.random() < .7 else (bytearray(fmt) % b)
+                        answer = (type(answer).__name__, answer)
+                    elif kind == 9:
+                        args = rnd.choice([(), (":",), (b"-",), (Sep("."),), (":", 2), (":", -3), ("ab",), (1,), ("", 1)])
+                        answer = b.hex(*args) if rnd.random() < .7 else b.hex(bytes_per_sep=rnd.choice([1, 2, Ix(3)]))
+                    elif kind == 10:
+                        view = memoryview(b).cast(rnd.choice("Bc"))[::rnd.choice((1, 2, -1))]
+                        if rnd.random() < .2:
+                            view.release()
+                        answer = view.hex(*rnd.choice([(), (":",), (":", 2), ("ab",)]))
+                    else:
+                        name = rnd.choice(["find", "count", "__contains__", "__mod__", "__rmod__", "hex"])
+                        args = [rnd.choice([b"a", 97, b])] if name != "hex" else []
+                        answer = getattr(bytearray, name)(rnd.choice([b, b"x", 3, bytearray(b"%s")]), *args)
+                    out.append(answer)
+                except Exception as exc:
+                    out.append((type(exc).__name__, str(exc)))
+            return out
+
+        before = battery()
+        assert confine.seal_bytearray() is None and confine.seal_memoryview() is None
+        assert battery() == before
+
+        def freeing(data, number, view=None):
+            class Freer(str):
+                def __index__(self):
+                    data.clear()  # C read the freed block after this
+                    return number
+                def __len__(self):
+                    if view is not None:
+                        view.release()
+                    data.clear()
+                    return 1
+            return Freer(":")
+
+        routes = (lambda d: d.count(b"a", freeing(d, 0)) == 56, lambda d: d.find(b"a" * 8, freeing(d, 0)) == 0,
+                  lambda d: d.index(b"a" * 8, freeing(d, 0)) == 0,
+                  lambda d: d.rfind(b"a" * 56, 0, freeing(d, 56)) == 0,
+                  lambda d: d.rindex(b"a" * 56, freeing(d, 0)) == 0, lambda d: d.startswith(b"a" * 8, freeing(d, 0)),
+                  lambda d: d.endswith(b"a" * 56, freeing(d, 0)), lambda d: freeing(d, 0x61) in d,
+                  lambda d: d.hex(freeing(d, 0)) == ":".join(["61"] * 56),
+                  lambda d: (lambda v: v.hex(freeing(d, 0, v), 8))(memoryview(d)) == ":".join(["61" * 8] * 7),
+                  lambda d: (d.__setitem__(slice(0, 2), b"%c") or d % (freeing(d, 0x62),)) == b"b" + b"a" * 54,
+                  lambda d: bytearray.__rmod__(Shown(d), d) == b"'b'" + b"a" * 54)
+        class Shown(bytearray):
+            def __init__(self, target):
+                super().__init__()
+                self.target = target
+            def __repr__(self):
+                self.target.clear()  # the format C read after this
+                return "'b'"
+
+        answers = []
+        for route in routes:
+            data = bytearray(b"a" * 56)
+            if route is routes[-1]:
+                data[:2] = b"%a"
+            answers.append(route(data) is True and data == b"")
+        print(len(answers), all(answers))
+    """
+    confine = Path(__file__).resolve().parents[1] / "coworkenv" / "sandbox" / "_confine.py"
+    done = subprocess.run([sys.executable, "-c", code, str(confine)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.strip() == "12 True", (done.stdout, done.stderr)
+
+
 def test_sealed_groupby_holds_the_keys_it_compares() -> None:
     """After `seal_groupby` a key whose `__eq__` advances its own groupby (or its group) while the groupby compares
     it hands the other key's `__eq__` a live key (C freed it first: the argument was a freed block, refilled here by

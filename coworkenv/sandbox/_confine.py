@@ -1197,6 +1197,40 @@ def _bytearray_join(self: Any, iterable: Any, /, *, _sealed_tools: Any = ()) -> 
     return bytearray_t(join(bytes_t(read(self, whole)), iterable))
 
 
+# `bytearray`'s searches (`find`, `rfind`, `index`, `rindex`, `count`, `startswith`, `endswith`, `in`), its `%`
+# formatting and its `hex` take the data pointer and size first, then ask the arguments for their numbers, lengths
+# and texts (a bound's or needle's `__index__`, a separator's `__len__`, a formatted value's `__index__`, `__bytes__`
+# or `__str__`: Python code of the code's own), then read from that pointer (gh-142558 to gh-142560 for the searches;
+# the separator and the formatting found in the fifty-eighth round; none fixed in 3.11): an argument that emptied the
+# bytearray had C read the freed block (what took it next, in a `hex` that answers those bytes) or an unmapped page
+# (SIGSEGV). Sealed with the stores: each is a gate that copies the bytearray before anything of the code's runs and
+# asks the `bytes` method of the same name (the same C code, the same answers and errors) on the copy, which nothing
+# can free; `%` and its reflected form answer a bytearray, as C's. They hold `bytes` methods only (immutable bytes).
+def _bytearray_read(self: Any, /, *args: Any, _sealed_tools: Any = (), **kwargs: Any) -> Any:
+    bytearray_t, isinstance_, type_, join, empty, method, result_t, type_error, name, slot = _sealed_tools
+    if not isinstance_(self, bytearray_t):
+        if slot:
+            raise type_error(f"descriptor '{name}' requires a 'bytearray' object but received a "
+                             f"'{type_(self).__name__}'")
+        raise type_error(f"descriptor '{name}' for 'bytearray' objects doesn't apply to a '{type_(self).__name__}' "
+                         f"object")
+    answer = method(join(empty, (self,)), *args, **kwargs)  # the copy is taken before the code's own code runs
+    return answer if result_t is None else result_t(answer)
+
+
+def _bytearray_rmod(self: Any, other: Any, /, *, _sealed_tools: Any = ()) -> Any:
+    bytearray_t, isinstance_, type_, join, empty, mod, not_implemented, type_error = _sealed_tools
+    if not isinstance_(self, bytearray_t):
+        raise type_error(f"descriptor '__rmod__' requires a 'bytearray' object but received a '{type_(self).__name__}'")
+    if not isinstance_(other, bytearray_t):
+        return not_implemented
+    return bytearray_t(mod(join(empty, (other,)), self))  # the format copied before the values' own code runs
+
+
+_BYTEARRAY_READS = ("find", "rfind", "index", "rindex", "count", "startswith", "endswith", "hex")
+_BYTEARRAY_READ_SLOTS = ("__contains__", "__mod__")
+
+
 def seal_bytearray() -> str | None:
     """Make `bytearray`'s item and slice stores convert what they are given before they take a pointer, and `join`
     read its argument before its separator (above). Returns why it could not, or None."""
@@ -1257,7 +1291,21 @@ def seal_bytearray() -> str | None:
     gates["join"].__kwdefaults__ = {"_sealed_tools": (
         cls, bytes, list, tuple, builtins.isinstance, type, builtins.iter, own["__getitem__"], slice(None),
         bytes.__dict__["join"], TypeError)}
-    _install_gates(cls, flags, gates)  # the item slots of the type (and any subclass) follow
+    for name in _BYTEARRAY_READS + _BYTEARRAY_READ_SLOTS + ("__rmod__",):
+        kind = "wrapper_descriptor" if name.startswith("__") else "method_descriptor"
+        if type(own.get(name)).__name__ != kind or type(bytes.__dict__.get(name)).__name__ != kind:
+            return "bytearray is not the C type this bootstrap knows"
+    for name in _BYTEARRAY_READS + _BYTEARRAY_READ_SLOTS:
+        gate = function_t(_bytearray_read.__code__, {}, name, None, None)
+        gate.__kwdefaults__ = {"_sealed_tools": (
+            cls, builtins.isinstance, type, bytes.__dict__["join"], b"", bytes.__dict__[name],
+            cls if name == "__mod__" else None, TypeError, name, name.startswith("__"))}
+        gates[name] = gate
+    gates["__rmod__"] = function_t(_bytearray_rmod.__code__, {}, "__rmod__", None, None)
+    gates["__rmod__"].__kwdefaults__ = {"_sealed_tools": (
+        cls, builtins.isinstance, type, bytes.__dict__["join"], b"", bytes.__dict__["__mod__"], NotImplemented,
+        TypeError)}
+    _install_gates(cls, flags, gates)  # the item, containment and remainder slots (and every subclass's) follow
     return None
 
 
@@ -1358,6 +1406,18 @@ def _view_hash(self: Any, /, *, _sealed_tools: Any = ()) -> Any:
         return hash_(held.tobytes())
 
 
+# A memoryview's `hex(sep)` takes the view's pointer and size, then asks a separator of the code's own for its
+# length (`__len__` of a str subclass: Python code), then reads: a `__len__` that released the view and emptied its
+# bytearray had C read the freed buffer (fifty-eighth round, as the bytearray's own `hex`). Sealed here: `hex` is a
+# gate that copies the view first (`tobytes`: C order, the released view's error) and asks `bytes.hex` on the copy.
+def _view_hex(self: Any, /, *args: Any, _sealed_tools: Any = (), **kwargs: Any) -> Any:
+    view_t, isinstance_, type_, tobytes, hex_, type_error = _sealed_tools
+    if not isinstance_(self, view_t):
+        raise type_error(f"descriptor 'hex' for 'memoryview' objects doesn't apply to a '{type_(self).__name__}' "
+                         f"object")
+    return hex_(tobytes(self), *args, **kwargs)
+
+
 def seal_memoryview() -> str | None:
     """Make a memoryview's comparisons hand no view of C's own memory to a `Struct` of the code's (above). Returns why
     it could not, or None."""
@@ -1383,6 +1443,12 @@ def seal_memoryview() -> str | None:
     gates["__hash__"].__kwdefaults__ = {"_sealed_tools": (
         memoryview, builtins.isinstance, type, builtins.hash, frozenset(("B", "b", "c", "@B", "@b", "@c")), ValueError,
         TypeError)}
+    if (type(cls.__dict__.get("hex")).__name__ != "method_descriptor"
+            or type(cls.__dict__.get("tobytes")).__name__ != "method_descriptor"):
+        return "memoryview is not the C type this bootstrap knows"
+    gates["hex"] = function_t(_view_hex.__code__, {}, "hex", None, None)
+    gates["hex"].__kwdefaults__ = {"_sealed_tools": (
+        memoryview, builtins.isinstance, type, cls.__dict__["tobytes"], bytes.__dict__["hex"], TypeError)}
     _install_gates(cls, flags, gates)  # the comparison and hash slots of the type follow
     return None
 
@@ -2314,7 +2380,8 @@ def sealed_codes() -> tuple[Any, ...]:
     return (_own_method_get.__code__, _own_method_set.__code__, _buffered_new.__code__, _array_setitem.__code__,
             _array_append.__code__, _array_insert.__code__, _array_extend.__code__, _array_fromlist.__code__,
             _array_tofile.__code__, _mmap_setitem.__code__, _list_setitem.__code__, _bytearray_setitem.__code__,
-            _bytearray_join.__code__, _groupby_new.__code__, _groupby_classes.__code__, _groupby_step.__code__,
+            _bytearray_join.__code__, _bytearray_read.__code__, _bytearray_rmod.__code__, _view_hex.__code__,
+            _groupby_new.__code__, _groupby_classes.__code__, _groupby_step.__code__,
             _groupby_next.__code__, _grouper_next.__code__, _own_iter.__code__, _atexit_register.__code__,
             _atexit_unregister.__code__, _atexit_clear.__code__, _context_compare.__code__, _list_order.__code__,
             _view_compare.__code__, _view_hash.__code__, _odict_compare.__code__, _odict_repr.__code__,
