@@ -689,6 +689,110 @@ def test_sealed_memoryview_compares_and_hashes_copies_and_bytearray_join_reads_i
     assert done.returncode == 0 and done.stdout.strip() == "[] [True, True, True] [1] b'[]'", (done.stdout, done.stderr)
 
 
+def test_sealed_memoryview_store_converts_its_key_before_it_writes() -> None:
+    """After `seal_memoryview` a memoryview's item store by a tuple of indices whose `__index__` releases the view and
+    empties its bytearray is refused, and the list whose table took the freed block keeps its items (C's store for the
+    format 'c' wrote a byte over the table's first item); stores from a value's own `__index__` and from threads land
+    where they were sent; 2500 random stores and deletions (every native format, 0-d, n-d, strided, released, read-only
+    views, int, tuple, slice, ellipsis and wrong keys, values of every kind) answer as C's. In an interpreter of its
+    own."""
+    code = """if True:
+        import array, importlib.util, operator, random, sys, threading
+        spec = importlib.util.spec_from_file_location("_confine", sys.argv[1])
+        confine = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(confine)
+
+        class Ix:
+            def __init__(self, n):
+                self.n = n
+            def __index__(self):
+                return self.n
+
+        class Fl:
+            def __float__(self):
+                return 2.5
+
+        def target(rnd):
+            kind, base = rnd.randrange(7), bytearray(bytes(range(48)))
+            if kind == 0:
+                return memoryview(base).cast(rnd.choice("cbB?hHiIlLqQnNfdP"))
+            if kind == 1:
+                return memoryview(base).cast("B")[::rnd.choice((2, -1, 3, -2))]
+            if kind == 2:
+                return memoryview(base).cast(*rnd.choice((("B", (6, 8)), ("q", (2, 3)), ("c", (4, 12)), ("i", (2, 2, 3)))))
+            if kind == 3:
+                return memoryview(bytes(48)).cast(rnd.choice("Bq"))
+            if kind == 4:
+                released = memoryview(base)
+                released.release()
+                return released
+            if kind == 5:
+                return memoryview(base[:8]).cast(rnd.choice("qd"), [])
+            return memoryview(array.array(rnd.choice("bBhHiIlLqQfd"), [1, 2, 3, 4]))
+
+        def battery():
+            rnd, out = random.Random(5), []
+            keys = [0, 1, -1, 5, -6, 100, 2**70, Ix(2), Ix(-1), True, "x", 1.5, None, ..., (), (1,), (1, 2), (Ix(1), 0),
+                    (0, 0, 0), (1, -1), (9, 0), (0, "x"), slice(None), slice(1, 3), slice(None, None, 2),
+                    slice(None, None, -1), slice(Ix(1), Ix(4)), slice(5, 1), slice(None, None, 0), slice("a", 2),
+                    (slice(1, 2), slice(0, 1))]
+            values = [0, 1, 255, 256, -1, 2**64, Ix(7), 1.5, Fl(), True, b"x", b"xy", bytearray(b"z"), "s", None,
+                      bytes(3), bytes(24), memoryview(bytes(8)).cast("q"), array.array("B", [1, 2, 3]), [1], 1e300]
+            for _ in range(2500):
+                m, key, value = target(rnd), rnd.choice(keys), rnd.choice(values)
+                try:
+                    (m.__setitem__, lambda k, v: operator.setitem(m, k, v),
+                     lambda k, v: memoryview.__setitem__(m, k, v))[rnd.randrange(3)](key, value)
+                    out.append(bytes(m.obj) if m.obj is not None else None)
+                except Exception as exc:
+                    out.append((type(exc).__name__, str(exc)))
+                try:
+                    del m[key]
+                except Exception as exc:
+                    out.append((type(exc).__name__, str(exc)))
+            return out
+
+        before = battery()
+        assert confine.seal_memoryview() is None
+        assert battery() == before
+
+        intact = []
+        for _ in range(8):
+            data, held = bytearray(56), []
+            view = memoryview(data).cast("c")
+
+            class Key:
+                def __index__(self):
+                    view.release()
+                    data.clear()  # C wrote the byte into this freed block after
+                    held.append([None] * 7)
+                    return 0
+
+            try:
+                view[(Key(),)] = b"\\x01"
+            except ValueError:
+                pass
+            intact.append(all(item is None for item in held[0]))
+        first, second = memoryview(bytearray(4)), memoryview(bytearray(4))
+
+        class Nested:
+            def __index__(self):
+                second[1] = 9
+                return 7
+
+        first[0] = Nested()
+        many = memoryview(bytearray(8 * 500)).cast("q")
+        workers = [threading.Thread(target=lambda n=n: [many.__setitem__(i, n) for i in range(500)]) for n in range(4)]
+        [worker.start() for worker in workers]
+        [worker.join() for worker in workers]
+        print(len(intact), all(intact), bytes(first.obj), bytes(second.obj), set(many.tolist()) <= {0, 1, 2, 3})
+    """
+    confine = Path(__file__).resolve().parents[1] / "coworkenv" / "sandbox" / "_confine.py"
+    done = subprocess.run([sys.executable, "-c", code, str(confine)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.strip() == (
+        "8 True b'\\x07\\x00\\x00\\x00' b'\\x00\\t\\x00\\x00' True"), (done.stdout, done.stderr)
+
+
 def test_sealed_bytearray_reads_a_copy_taken_before_its_arguments_run() -> None:
     """After `seal_bytearray` and `seal_memoryview` a bytearray's searches, `in`, `hex` and `%` (and a memoryview's
     `hex`) whose argument's `__index__` or `__len__` empties the bytearray answer from a copy taken before (C read the

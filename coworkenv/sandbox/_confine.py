@@ -1322,7 +1322,8 @@ def seal_bytearray() -> str | None:
 # one; shapes and errors as C's (an unknown format compares unequal, a buffer that cannot be had answers
 # NotImplemented, a released view equals itself only). They hold no C comparison (its struct route is the hole), set
 # through `type.__setattr__` so the comparison slot follows; `<` and the others stay C's (NotImplemented at once).
-_NATIVE_VIEW_FORMATS = "cbB?hHiIlLqQnNfdP"  # what C's get_native_fmtchar takes (CPython 3.11: no 'e')
+_NATIVE_VIEW_FORMATS = "cbB?hHiIlLqQnNfdP"
+_PY_BUFFER_SIZE = 80  # sizeof(Py_buffer) on a 64-bit build  # what C's get_native_fmtchar takes (CPython 3.11: no 'e')
 
 
 def _view_compare(self: Any, other: Any, /, *, _sealed_tools: Any = ()) -> Any:
@@ -1418,10 +1419,125 @@ def _view_hex(self: Any, /, *args: Any, _sealed_tools: Any = (), **kwargs: Any) 
     return hex_(tobytes(self), *args, **kwargs)
 
 
+# A memoryview's item store by a tuple of indices (`m[(i,)] = v`, `m[i, j] = v`) takes the view's data pointer first,
+# then asks each index for its number (`__index__`: Python code of the code's own), then packs the value at the
+# pointer it walked to; for the format 'c' nothing is checked after (every other format asks whether the view was
+# released once it converted the value: gh-92888's fix). An index that released the view and emptied its bytearray had
+# the byte land in the freed block, where a list's table of items had gone: an item then named an address of the
+# code's choosing (fifty-eighth round). Sealed here: `__setitem__` is a gate that converts the key first (C's order and
+# errors, each index checked against its dimension before the next is asked), converts the value through C's own store
+# into a private view of the same format that nothing can release (an export of it is held for good, and the store the
+# gate holds is bound to it), then writes those bytes into a one-item view of the target with `struct.pack_into`,
+# which holds the target exported while it writes (a view released under it is refused, as C refuses for the other
+# formats); a slice store reads its value first and writes it the same way. It holds no store of the target's: item
+# deletion keeps C's (it refuses before it converts anything).
+def _view_index_like(part: Any, /, *, _sealed_tools: Any = ()) -> bool:
+    isinstance_, type_, getattr_, int_t = _sealed_tools
+    return isinstance_(part, int_t) or getattr_(type_(part), "__index__", None) is not None
+
+
+def _view_setitem(self: Any, key: Any, value: Any, /, *, _sealed_tools: Any = ()) -> None:
+    (view_t, isinstance_, type_, getattr_, index_, len_, range_, tuple_t, slice_t, int_t, ellipsis, stores,
+     pack_into, lock, all_, zip_, map_, repeat_, is_index, type_error, value_error, index_error,
+     unsupported) = _sealed_tools
+    if not isinstance_(self, view_t):
+        raise type_error(f"descriptor '__setitem__' requires a 'memoryview' object but received a "
+                         f"'{type_(self).__name__}'")
+    fmt = self.format  # ValueError where released, as C's
+    single = fmt[1:] if fmt[:1] == "@" else fmt
+    if len_(single) != 1:
+        raise unsupported(f"memoryview: unsupported format {fmt}")
+    if self.readonly:
+        raise type_error("cannot modify read-only memory")
+    ndim, shape = self.ndim, self.shape
+    places = []
+    if ndim == 0:
+        if key is not ellipsis and not (isinstance_(key, tuple_t) and not len_(key)):
+            raise type_error("invalid indexing of 0-dim memory")
+    elif is_index(key):
+        if ndim > 1:
+            raise unsupported("sub-views are not implemented")
+        places.append(key)
+    elif isinstance_(key, slice_t) and ndim == 1:
+        try:
+            source = view_t(value)  # the value's buffer first, as C's (no code of the code's runs here)
+        except type_error:
+            raise type_error(f"a bytes-like object is required, not '{type_(value).__name__}'") from None
+        try:
+            bounds = []
+            for part in (key.step, key.start, key.stop):  # C's order, each asked once
+                if part is not None and type_(part) is not int_t:
+                    if getattr_(type_(part), "__index__", None) is None:
+                        raise type_error("slice indices must be integers or None or have an __index__ method")
+                    part = index_(part)
+                bounds.append(part)
+                if len_(bounds) == 1 and part == 0:
+                    raise value_error("slice step cannot be zero")
+            start, stop, step = slice_t(bounds[1], bounds[2], bounds[0]).indices(shape[0])
+            target = self[slice_t(start, stop if stop >= 0 else None, step)]  # refused where released, as C's
+            mine, theirs = target.format, source.format
+            if ((mine[1:] if mine[:1] == "@" else mine) != (theirs[1:] if theirs[:1] == "@" else theirs)
+                    or target.itemsize != source.itemsize or target.ndim != source.ndim
+                    or target.shape != source.shape):
+                raise value_error("memoryview assignment: lvalue and rvalue have different structures")
+            data = source.tobytes()
+        finally:
+            source.release()
+        if not data:
+            return
+        if target.c_contiguous:
+            pack_into(f"{len_(data)}s", target, 0, data)
+            return
+        size = target.itemsize
+        for at in range_(target.shape[0]):
+            pack_into(f"{size}s", target[at:at + 1], 0, data[at * size:(at + 1) * size])
+        return
+    elif isinstance_(key, tuple_t) and all_(map_(is_index, key)):
+        if len_(key) < ndim:
+            raise unsupported("sub-views are not implemented")
+        if len_(key) > ndim:
+            raise type_error(f"cannot index {ndim}-dimension view with {len_(key)}-element tuple")
+        places.extend(key)
+    elif isinstance_(key, slice_t) or (isinstance_(key, tuple_t) and all_(map_(isinstance_, key, repeat_(slice_t)))):
+        raise unsupported("memoryview slice assignments are currently restricted to ndim = 1")
+    else:
+        raise type_error("memoryview: invalid slice key")
+    for dim in range_(len_(places)):  # each index converted and checked before the next is asked, as C's
+        place = places[dim]
+        if type_(place) is not int_t:
+            place = index_(place)  # the code's own code runs here, before anything is written
+        if not -9223372036854775808 <= place <= 9223372036854775807:
+            raise index_error("cannot fit 'int' into an index-sized integer")
+        if place < 0:
+            place += shape[dim]
+        if place < 0 or place >= shape[dim]:
+            raise index_error(f"index out of bounds on dimension {dim + 1}")
+        places[dim] = place
+    held = stores.get(single)
+    if held is None:
+        raise unsupported(f"memoryview: format {single} not supported")
+    store, scratch, pack_item = held
+    with lock:  # one private view per format: its bytes read back before another store of it
+        store(0, value)  # C's own conversion and errors, written where nothing is freed
+        data = scratch.tobytes()
+    if not places:
+        target = self
+    elif ndim == 1:
+        target = self[places[0]:places[0] + 1]  # refused where the view was released meanwhile
+    else:
+        offset = 0
+        for place, stride in zip_(places, self.strides):
+            offset += place * stride
+        target = view_t.cast(self, "B")[offset:offset + self.itemsize]
+    pack_item(target, 0, data)  # the target exported while the bytes are written
+
+
 def seal_memoryview() -> str | None:
-    """Make a memoryview's comparisons hand no view of C's own memory to a `Struct` of the code's (above). Returns why
-    it could not, or None."""
+    """Make a memoryview's comparisons hand no view of C's own memory to a `Struct` of the code's, and its hash, `hex`
+    and item stores read and write no memory the code's own code freed (above). Returns why it could not, or None."""
+    import _thread
     import builtins
+    import itertools
 
     cls: Any = memoryview
     flags = ctypes.c_ulong.from_address(id(cls) + _TP_FLAGS)
@@ -1446,6 +1562,27 @@ def seal_memoryview() -> str | None:
     if (type(cls.__dict__.get("hex")).__name__ != "method_descriptor"
             or type(cls.__dict__.get("tobytes")).__name__ != "method_descriptor"):
         return "memoryview is not the C type this bootstrap knows"
+    raw_store = cls.__dict__.get("__setitem__")
+    if type(raw_store).__name__ != "wrapper_descriptor":
+        return "memoryview is not the C type this bootstrap knows"
+    get_buffer = ctypes.pythonapi.PyObject_GetBuffer
+    get_buffer.argtypes, get_buffer.restype = (ctypes.py_object, ctypes.c_void_p, ctypes.c_int), ctypes.c_int
+    allocate = ctypes.pythonapi.PyMem_RawMalloc
+    allocate.argtypes, allocate.restype = (ctypes.c_size_t,), ctypes.c_void_p
+    stores = {}
+    for char in _NATIVE_VIEW_FORMATS:
+        scratch = cls(bytearray(8)).cast(char)
+        block = allocate(_PY_BUFFER_SIZE)
+        if not block or get_buffer(scratch, block, 0) != 0:  # an export never released: the view stays for good
+            return "memoryview's private views could not be held"
+        stores[char] = (raw_store.__get__(scratch, cls), scratch, struct.Struct(f"{scratch.itemsize}s").pack_into)
+    index_like = function_t(_view_index_like.__code__, {}, "index_like", None, None)
+    index_like.__kwdefaults__ = {"_sealed_tools": (builtins.isinstance, type, builtins.getattr, int)}
+    gates["__setitem__"] = function_t(_view_setitem.__code__, {}, "__setitem__", None, None)
+    gates["__setitem__"].__kwdefaults__ = {"_sealed_tools": (
+        memoryview, builtins.isinstance, type, builtins.getattr, _index, builtins.len, range, tuple, slice, int,
+        Ellipsis, stores, struct.pack_into, _thread.RLock(), builtins.all, builtins.zip, map, itertools.repeat,
+        index_like, TypeError, ValueError, IndexError, NotImplementedError)}
     gates["hex"] = function_t(_view_hex.__code__, {}, "hex", None, None)
     gates["hex"].__kwdefaults__ = {"_sealed_tools": (
         memoryview, builtins.isinstance, type, cls.__dict__["tobytes"], bytes.__dict__["hex"], TypeError)}
@@ -2381,6 +2518,7 @@ def sealed_codes() -> tuple[Any, ...]:
             _array_append.__code__, _array_insert.__code__, _array_extend.__code__, _array_fromlist.__code__,
             _array_tofile.__code__, _mmap_setitem.__code__, _list_setitem.__code__, _bytearray_setitem.__code__,
             _bytearray_join.__code__, _bytearray_read.__code__, _bytearray_rmod.__code__, _view_hex.__code__,
+            _view_setitem.__code__, _view_index_like.__code__,
             _groupby_new.__code__, _groupby_classes.__code__, _groupby_step.__code__,
             _groupby_next.__code__, _grouper_next.__code__, _own_iter.__code__, _atexit_register.__code__,
             _atexit_unregister.__code__, _atexit_clear.__code__, _context_compare.__code__, _list_order.__code__,
