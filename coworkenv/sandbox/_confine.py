@@ -1438,8 +1438,17 @@ def _view_index_like(part: Any, /, *, _sealed_tools: Any = ()) -> bool:
 
 def _view_setitem(self: Any, key: Any, value: Any, /, *, _sealed_tools: Any = ()) -> None:
     (view_t, isinstance_, type_, getattr_, index_, len_, range_, tuple_t, slice_t, int_t, ellipsis, stores,
-     pack_into, lock, all_, zip_, map_, repeat_, is_index, type_error, value_error, index_error,
-     unsupported) = _sealed_tools
+     pack_into, lock, all_, zip_, map_, repeat_, is_index, type_error, value_error, index_error, unsupported,
+     plain) = _sealed_tools
+    if type_(key) is int_t and type_(value) is int_t and type_(self) is view_t:  # exact numbers: no code of the code's
+        held = plain.get(self.format)  # ValueError where released, as C's
+        if held is not None and self.ndim == 1 and not self.readonly:
+            pack_value, low, high, pack_item = held
+            count = len_(self)
+            place = key + count if key < 0 else key
+            if low <= value <= high and 0 <= place < count:
+                pack_item(self[place:place + 1], 0, pack_value(value))
+                return
     if not isinstance_(self, view_t):
         raise type_error(f"descriptor '__setitem__' requires a 'memoryview' object but received a "
                          f"'{type_(self).__name__}'")
@@ -1576,13 +1585,19 @@ def seal_memoryview() -> str | None:
         if not block or get_buffer(scratch, block, 0) != 0:  # an export never released: the view stays for good
             return "memoryview's private views could not be held"
         stores[char] = (raw_store.__get__(scratch, cls), scratch, struct.Struct(f"{scratch.itemsize}s").pack_into)
+    plain = {}  # exact integers stored at exact indices: packed by struct, in range, with no conversion to make
+    for char in "bBhHiIlLqQnN":
+        size = struct.calcsize(char)
+        low, high = (-(1 << (8 * size - 1)), (1 << (8 * size - 1)) - 1) if char.islower() else (0, (1 << (8 * size)) - 1)
+        for name in (char, "@" + char):
+            plain[name] = (struct.Struct(char).pack, low, high, stores[char][2])
     index_like = function_t(_view_index_like.__code__, {}, "index_like", None, None)
     index_like.__kwdefaults__ = {"_sealed_tools": (builtins.isinstance, type, builtins.getattr, int)}
     gates["__setitem__"] = function_t(_view_setitem.__code__, {}, "__setitem__", None, None)
     gates["__setitem__"].__kwdefaults__ = {"_sealed_tools": (
         memoryview, builtins.isinstance, type, builtins.getattr, _index, builtins.len, range, tuple, slice, int,
         Ellipsis, stores, struct.pack_into, _thread.RLock(), builtins.all, builtins.zip, map, itertools.repeat,
-        index_like, TypeError, ValueError, IndexError, NotImplementedError)}
+        index_like, TypeError, ValueError, IndexError, NotImplementedError, plain)}
     gates["hex"] = function_t(_view_hex.__code__, {}, "hex", None, None)
     gates["hex"].__kwdefaults__ = {"_sealed_tools": (
         memoryview, builtins.isinstance, type, cls.__dict__["tobytes"], bytes.__dict__["hex"], TypeError)}
