@@ -1426,8 +1426,8 @@ def _view_hex(self: Any, /, *args: Any, _sealed_tools: Any = (), **kwargs: Any) 
 # the byte land in the freed block, where a list's table of items had gone: an item then named an address of the
 # code's choosing (fifty-eighth round). Sealed here: `__setitem__` is a gate that converts the key first (C's order and
 # errors, each index checked against its dimension before the next is asked), converts the value through C's own store
-# into a private view of the same format that nothing can release (an export of it is held for good, and the store the
-# gate holds is bound to it), then writes those bytes into a one-item view of the target with `struct.pack_into`,
+# into a private view of the same format whose buffer nothing can free (an export of another view of it is held for
+# good, and the store the gate holds is bound to the private view), then writes those bytes into a one-item view of the target with `struct.pack_into`,
 # which holds the target exported while it writes (a view released under it is refused, as C refuses for the other
 # formats); a slice store reads its value first and writes it the same way. It holds no store of the target's: item
 # deletion keeps C's (it refuses before it converts anything).
@@ -1578,13 +1578,17 @@ def seal_memoryview() -> str | None:
     get_buffer.argtypes, get_buffer.restype = (ctypes.py_object, ctypes.c_void_p, ctypes.c_int), ctypes.c_int
     allocate = ctypes.pythonapi.PyMem_RawMalloc
     allocate.argtypes, allocate.restype = (ctypes.c_size_t,), ctypes.c_void_p
-    stores = {}
+    base = cls(bytearray(8))
+    block = allocate(_PY_BUFFER_SIZE)
+    if not block or get_buffer(base, block, 0) != 0:  # an export never released: the buffer stays for good
+        return "memoryview's private view could not be held"
+    stores, packers = {}, {}
     for char in _NATIVE_VIEW_FORMATS:
-        scratch = cls(bytearray(8)).cast(char)
-        block = allocate(_PY_BUFFER_SIZE)
-        if not block or get_buffer(scratch, block, 0) != 0:  # an export never released: the view stays for good
-            return "memoryview's private views could not be held"
-        stores[char] = (raw_store.__get__(scratch, cls), scratch, struct.Struct(f"{scratch.itemsize}s").pack_into)
+        scratch = base.cast(char)  # the same buffer: a scratch the code releases only breaks its own later stores
+        if scratch.itemsize not in packers:
+            packers[scratch.itemsize] = struct.Struct(f"{scratch.itemsize}s").pack_into
+        stores[char] = (raw_store.__get__(scratch, cls), scratch, packers[scratch.itemsize])
+    del base
     plain = {}  # exact integers stored at exact indices: packed by struct, in range, with no conversion to make
     for char in "bBhHiIlLqQnN":
         size = struct.calcsize(char)
