@@ -1207,13 +1207,44 @@ def _bytearray_join(self: Any, iterable: Any, /, *, _sealed_tools: Any = ()) -> 
 # asks the `bytes` method of the same name (the same C code, the same answers and errors) on the copy, which nothing
 # can free; `%` and its reflected form answer a bytearray, as C's. They hold `bytes` methods only (immutable bytes).
 def _bytearray_read(self: Any, /, *args: Any, _sealed_tools: Any = (), **kwargs: Any) -> Any:
-    bytearray_t, isinstance_, type_, join, empty, method, result_t, type_error, name, slot = _sealed_tools
+    (bytearray_t, isinstance_, type_, join, empty, method, result_t, type_error, name, slot, tail, plain, int_t,
+     tuple_t, view_t, len_, max_) = _sealed_tools
     if not isinstance_(self, bytearray_t):
         if slot:
             raise type_error(f"descriptor '{name}' requires a 'bytearray' object but received a "
                              f"'{type_(self).__name__}'")
         raise type_error(f"descriptor '{name}' for 'bytearray' objects doesn't apply to a '{type_(self).__name__}' "
                          f"object")
+    if tail and not kwargs and 1 <= len_(args) <= 3:  # startswith, endswith: only the bytes they compare, where
+        # every argument is of a type whose conversion runs nothing of the code's (C's answer, as tailmatch's)
+        affix, bounds = args[0], args[1:]
+        affixes = affix if type_(affix) is tuple_t else (affix,)
+        longest = 0
+        for part in affixes:
+            if type_(part) not in plain:
+                longest = -1
+                break
+            longest = max_(longest, len_(part))
+        for part in bounds:
+            if part is not None and type_(part) is not int_t:
+                longest = -1
+        if longest >= 0:
+            size = len_(self)
+            start = 0 if len_(bounds) < 1 or bounds[0] is None else bounds[0]
+            end = size if len_(bounds) < 2 or bounds[1] is None else bounds[1]
+            if end > size:
+                end = size
+            elif end < 0:
+                end = max_(end + size, 0)
+            if start < 0:
+                start = max_(start + size, 0)
+            if start > end:
+                return False
+            if tail < 0:
+                low, high = start, (end if end < start + longest else start + longest)
+            else:
+                low, high = max_(start, end - longest), end
+            return method(join(empty, (view_t(self)[low:high],)), affix)
     answer = method(join(empty, (self,)), *args, **kwargs)  # the copy is taken before the code's own code runs
     return answer if result_t is None else result_t(answer)
 
@@ -1299,7 +1330,9 @@ def seal_bytearray() -> str | None:
         gate = function_t(_bytearray_read.__code__, {}, name, None, None)
         gate.__kwdefaults__ = {"_sealed_tools": (
             cls, builtins.isinstance, type, bytes.__dict__["join"], b"", bytes.__dict__[name],
-            cls if name == "__mod__" else None, TypeError, name, name.startswith("__"))}
+            cls if name == "__mod__" else None, TypeError, name, name.startswith("__"),
+            {"startswith": -1, "endswith": 1}.get(name, 0), frozenset((bytes, bytearray)), int, tuple, memoryview,
+            builtins.len, builtins.max)}
         gates[name] = gate
     gates["__rmod__"] = function_t(_bytearray_rmod.__code__, {}, "__rmod__", None, None)
     gates["__rmod__"].__kwdefaults__ = {"_sealed_tools": (
