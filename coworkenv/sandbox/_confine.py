@@ -1472,7 +1472,7 @@ def _view_index_like(part: Any, /, *, _sealed_tools: Any = ()) -> bool:
 def _view_setitem(self: Any, key: Any, value: Any, /, *, _sealed_tools: Any = ()) -> None:
     (view_t, isinstance_, type_, getattr_, index_, len_, range_, tuple_t, slice_t, int_t, ellipsis, stores,
      pack_into, lock, all_, zip_, map_, repeat_, is_index, type_error, value_error, index_error, unsupported,
-     plain) = _sealed_tools
+     plain, tuple_items, whole) = _sealed_tools
     if type_(key) is int_t and type_(value) is int_t and type_(self) is view_t:  # exact numbers: no code of the code's
         held = plain.get(self.format)  # ValueError where released, as C's
         if held is not None and self.ndim == 1 and not self.readonly:
@@ -1494,7 +1494,7 @@ def _view_setitem(self: Any, key: Any, value: Any, /, *, _sealed_tools: Any = ()
     ndim, shape = self.ndim, self.shape
     places = []
     if ndim == 0:
-        if key is not ellipsis and not (isinstance_(key, tuple_t) and not len_(key)):
+        if key is not ellipsis and not (isinstance_(key, tuple_t) and not len_(tuple_items(key, whole))):
             raise type_error("invalid indexing of 0-dim memory")
     elif is_index(key):
         if ndim > 1:
@@ -1534,13 +1534,15 @@ def _view_setitem(self: Any, key: Any, value: Any, /, *, _sealed_tools: Any = ()
         for at in range_(target.shape[0]):
             pack_into(f"{size}s", target[at:at + 1], 0, data[at * size:(at + 1) * size])
         return
-    elif isinstance_(key, tuple_t) and all_(map_(is_index, key)):
+    elif isinstance_(key, tuple_t) and all_(map_(is_index, tuple_items(key, whole))):  # the items C reads
+        key = tuple_items(key, whole)
         if len_(key) < ndim:
             raise unsupported("sub-views are not implemented")
         if len_(key) > ndim:
             raise type_error(f"cannot index {ndim}-dimension view with {len_(key)}-element tuple")
         places.extend(key)
-    elif isinstance_(key, slice_t) or (isinstance_(key, tuple_t) and all_(map_(isinstance_, key, repeat_(slice_t)))):
+    elif isinstance_(key, slice_t) or (isinstance_(key, tuple_t)
+                                       and all_(map_(isinstance_, tuple_items(key, whole), repeat_(slice_t)))):
         raise unsupported("memoryview slice assignments are currently restricted to ndim = 1")
     else:
         raise type_error("memoryview: invalid slice key")
@@ -1634,7 +1636,7 @@ def seal_memoryview() -> str | None:
     gates["__setitem__"].__kwdefaults__ = {"_sealed_tools": (
         memoryview, builtins.isinstance, type, builtins.getattr, _index, builtins.len, range, tuple, slice, int,
         Ellipsis, stores, struct.pack_into, _thread.RLock(), builtins.all, builtins.zip, map, itertools.repeat,
-        index_like, TypeError, ValueError, IndexError, NotImplementedError, plain)}
+        index_like, TypeError, ValueError, IndexError, NotImplementedError, plain, tuple.__getitem__, slice(None))}
     gates["hex"] = function_t(_view_hex.__code__, {}, "hex", None, None)
     gates["hex"].__kwdefaults__ = {"_sealed_tools": (
         memoryview, builtins.isinstance, type, cls.__dict__["tobytes"], bytes.__dict__["hex"], TypeError)}
