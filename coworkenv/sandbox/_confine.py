@@ -1200,7 +1200,7 @@ def _bytearray_join(self: Any, iterable: Any, /, *, _sealed_tools: Any = ()) -> 
 # `bytearray`'s searches (`find`, `rfind`, `index`, `rindex`, `count`, `startswith`, `endswith`, `in`), its `%`
 # formatting and its `hex` take the data pointer and size first, then ask the arguments for their numbers, lengths
 # and texts (a bound's or needle's `__index__`, a separator's `__len__`, a formatted value's `__index__`, `__bytes__`
-# or `__str__`: Python code of the code's own), then read from that pointer (gh-142558 to gh-142560 for the searches;
+# or `__repr__`: Python code of the code's own), then read from that pointer (gh-142558 to gh-142560 for the searches;
 # the separator and the formatting found in the fifty-eighth round; none fixed in 3.11): an argument that emptied the
 # bytearray had C read the freed block (what took it next, in a `hex` that answers those bytes) or an unmapped page
 # (SIGSEGV). Sealed with the stores: each is a gate that copies the bytearray before anything of the code's runs and
@@ -1355,8 +1355,8 @@ def seal_bytearray() -> str | None:
 # one; shapes and errors as C's (an unknown format compares unequal, a buffer that cannot be had answers
 # NotImplemented, a released view equals itself only). They hold no C comparison (its struct route is the hole), set
 # through `type.__setattr__` so the comparison slot follows; `<` and the others stay C's (NotImplemented at once).
-_NATIVE_VIEW_FORMATS = "cbB?hHiIlLqQnNfdP"
-_PY_BUFFER_SIZE = 80  # sizeof(Py_buffer) on a 64-bit build  # what C's get_native_fmtchar takes (CPython 3.11: no 'e')
+_NATIVE_VIEW_FORMATS = "cbB?hHiIlLqQnNfdP"  # what C's get_native_fmtchar takes (CPython 3.11: no 'e')
+_PY_BUFFER_ROOM = 128  # more than a Py_buffer takes (80 bytes on a 64-bit build)
 
 
 def _view_compare(self: Any, other: Any, /, *, _sealed_tools: Any = ()) -> Any:
@@ -1460,10 +1460,11 @@ def _view_hex(self: Any, /, *args: Any, _sealed_tools: Any = (), **kwargs: Any) 
 # code's choosing (fifty-eighth round). Sealed here: `__setitem__` is a gate that converts the key first (C's order and
 # errors, each index checked against its dimension before the next is asked), converts the value through C's own store
 # into a private view of the same format whose buffer nothing can free (an export of another view of it is held for
-# good, and the store the gate holds is bound to the private view), then writes those bytes into a one-item view of the target with `struct.pack_into`,
-# which holds the target exported while it writes (a view released under it is refused, as C refuses for the other
-# formats); a slice store reads its value first and writes it the same way. It holds no store of the target's: item
-# deletion keeps C's (it refuses before it converts anything).
+# good, and the store the gate holds is bound to the private view: called by the code with any key, it writes there),
+# then writes those bytes into a one-item view of the target with `struct.pack_into`, which holds the target exported
+# while it writes (a view released meanwhile is refused, as C refuses for the other formats); a slice store reads its
+# value first and writes it the same way. It holds no store of the target's; item deletion keeps C's (it refuses
+# before it converts anything). Exact integers stored at exact indices of a 1-d integer view skip the private view.
 def _view_index_like(part: Any, /, *, _sealed_tools: Any = ()) -> bool:
     isinstance_, type_, getattr_, int_t = _sealed_tools
     return isinstance_(part, int_t) or getattr_(type_(part), "__index__", None) is not None
@@ -1614,7 +1615,7 @@ def seal_memoryview() -> str | None:
     allocate = ctypes.pythonapi.PyMem_RawMalloc
     allocate.argtypes, allocate.restype = (ctypes.c_size_t,), ctypes.c_void_p
     base = cls(bytearray(8))
-    block = allocate(_PY_BUFFER_SIZE)
+    block = allocate(_PY_BUFFER_ROOM)
     if not block or get_buffer(base, block, 0) != 0:  # an export never released: the buffer stays for good
         return "memoryview's private view could not be held"
     stores, packers = {}, {}
