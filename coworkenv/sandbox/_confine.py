@@ -1473,7 +1473,7 @@ def _view_index_like(part: Any, /, *, _sealed_tools: Any = ()) -> bool:
 def _view_setitem(self: Any, key: Any, value: Any, /, *, _sealed_tools: Any = ()) -> None:
     (view_t, isinstance_, type_, getattr_, index_, len_, range_, tuple_t, slice_t, int_t, ellipsis, stores,
      pack_into, lock, all_, zip_, map_, repeat_, is_index, type_error, value_error, index_error, unsupported,
-     plain, tuple_items, whole) = _sealed_tools
+     plain, tuple_items, whole, bytes_t, unsigned_bytes) = _sealed_tools
     if type_(key) is int_t and type_(value) is int_t and type_(self) is view_t:  # exact numbers: no code of the code's
         held = plain.get(self.format)  # ValueError where released, as C's
         if held is not None and self.ndim == 1 and not self.readonly:
@@ -1482,6 +1482,17 @@ def _view_setitem(self: Any, key: Any, value: Any, /, *, _sealed_tools: Any = ()
             place = key + count if key < 0 else key
             if low <= value <= high and 0 <= place < count:
                 pack_item(self[place:place + 1], 0, pack_value(value))
+                return
+    if type_(key) is slice_t and type_(value) is bytes_t and type_(self) is view_t and key.step is None:
+        first, last = key.start, key.stop  # bytes into a byte view's plain slice: no code of the code's to run
+        if ((first is None or type_(first) is int_t) and (last is None or type_(last) is int_t)
+                and self.format in unsigned_bytes and self.ndim == 1 and not self.readonly and self.c_contiguous):
+            start, stop, _ = slice_t(first, last).indices(len_(self))
+            if stop < start:
+                stop = start
+            if stop - start == len_(value):  # otherwise C's message, below
+                if value:
+                    pack_into(f"{len_(value)}s", self[start:stop], 0, value)
                 return
     if not isinstance_(self, view_t):
         raise type_error(f"descriptor '__setitem__' requires a 'memoryview' object but received a "
@@ -1637,7 +1648,8 @@ def seal_memoryview() -> str | None:
     gates["__setitem__"].__kwdefaults__ = {"_sealed_tools": (
         memoryview, builtins.isinstance, type, builtins.getattr, _index, builtins.len, range, tuple, slice, int,
         Ellipsis, stores, struct.pack_into, _thread.RLock(), builtins.all, builtins.zip, map, itertools.repeat,
-        index_like, TypeError, ValueError, IndexError, NotImplementedError, plain, tuple.__getitem__, slice(None))}
+        index_like, TypeError, ValueError, IndexError, NotImplementedError, plain, tuple.__getitem__, slice(None), bytes,
+        frozenset(("B", "@B")))}
     gates["hex"] = function_t(_view_hex.__code__, {}, "hex", None, None)
     gates["hex"].__kwdefaults__ = {"_sealed_tools": (
         memoryview, builtins.isinstance, type, cls.__dict__["tobytes"], bytes.__dict__["hex"], TypeError)}
