@@ -689,6 +689,217 @@ def test_sealed_memoryview_compares_and_hashes_copies_and_bytearray_join_reads_i
     assert done.returncode == 0 and done.stdout.strip() == "[] [True, True, True] [1] b'[]'", (done.stdout, done.stderr)
 
 
+def test_sealed_memoryview_store_converts_its_key_before_it_writes() -> None:
+    """After `seal_memoryview` a memoryview's item store by a tuple of indices whose `__index__` releases the view and
+    empties its bytearray is refused, and the list whose table took the freed block keeps its items (C's store for the
+    format 'c' wrote a byte over the table's first item); stores from a value's own `__index__` and from threads land
+    where they were sent; 2500 random stores and deletions (every native format, 0-d, n-d, strided, released, read-only
+    views, int, tuple, slice, ellipsis and wrong keys, values of every kind) answer as C's. In an interpreter of its
+    own."""
+    code = """if True:
+        import array, importlib.util, operator, random, sys, threading
+        spec = importlib.util.spec_from_file_location("_confine", sys.argv[1])
+        confine = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(confine)
+
+        class Ix:
+            def __init__(self, n):
+                self.n = n
+            def __index__(self):
+                return self.n
+
+        class Fl:
+            def __float__(self):
+                return 2.5
+
+        def target(rnd):
+            kind, base = rnd.randrange(7), bytearray(bytes(range(48)))
+            if kind == 0:
+                return memoryview(base).cast(rnd.choice("cbB?hHiIlLqQnNfdP"))
+            if kind == 1:
+                return memoryview(base).cast("B")[::rnd.choice((2, -1, 3, -2))]
+            if kind == 2:
+                return memoryview(base).cast(*rnd.choice((("B", (6, 8)), ("q", (2, 3)), ("c", (4, 12)), ("i", (2, 2, 3)))))
+            if kind == 3:
+                return memoryview(bytes(48)).cast(rnd.choice("Bq"))
+            if kind == 4:
+                released = memoryview(base)
+                released.release()
+                return released
+            if kind == 5:
+                return memoryview(base[:8]).cast(rnd.choice("qd"), [])
+            return memoryview(array.array(rnd.choice("bBhHiIlLqQfd"), [1, 2, 3, 4]))
+
+        def battery():
+            rnd, out = random.Random(5), []
+            keys = [0, 1, -1, 5, -6, 100, 2**70, Ix(2), Ix(-1), True, "x", 1.5, None, ..., (), (1,), (1, 2), (Ix(1), 0),
+                    (0, 0, 0), (1, -1), (9, 0), (0, "x"), slice(None), slice(1, 3), slice(None, None, 2),
+                    slice(None, None, -1), slice(Ix(1), Ix(4)), slice(5, 1), slice(None, None, 0), slice("a", 2),
+                    (slice(1, 2), slice(0, 1))]
+            values = [0, 1, 255, 256, -1, 2**64, Ix(7), 1.5, Fl(), True, b"x", b"xy", bytearray(b"z"), "s", None,
+                      bytes(3), bytes(24), memoryview(bytes(8)).cast("q"), array.array("B", [1, 2, 3]), [1], 1e300]
+            for _ in range(2500):
+                m, key, value = target(rnd), rnd.choice(keys), rnd.choice(values)
+                try:
+                    (m.__setitem__, lambda k, v: operator.setitem(m, k, v),
+                     lambda k, v: memoryview.__setitem__(m, k, v))[rnd.randrange(3)](key, value)
+                    out.append(bytes(m.obj) if m.obj is not None else None)
+                except Exception as exc:
+                    out.append((type(exc).__name__, str(exc)))
+                try:
+                    del m[key]
+                except Exception as exc:
+                    out.append((type(exc).__name__, str(exc)))
+            return out
+
+        before = battery()
+        assert confine.seal_memoryview() is None
+        assert battery() == before
+
+        intact = []
+        for _ in range(8):
+            data, held = bytearray(56), []
+            view = memoryview(data).cast("c")
+
+            class Key:
+                def __index__(self):
+                    view.release()
+                    data.clear()  # C wrote the byte into this freed block after
+                    held.append([None] * 7)
+                    return 0
+
+            try:
+                view[(Key(),)] = b"\\x01"
+            except ValueError:
+                pass
+            intact.append(all(item is None for item in held[0]))
+        first, second = memoryview(bytearray(4)), memoryview(bytearray(4))
+
+        class Nested:
+            def __index__(self):
+                second[1] = 9
+                return 7
+
+        first[0] = Nested()
+        many = memoryview(bytearray(8 * 500)).cast("q")
+        workers = [threading.Thread(target=lambda n=n: [many.__setitem__(i, n) for i in range(500)]) for n in range(4)]
+        [worker.start() for worker in workers]
+        [worker.join() for worker in workers]
+        print(len(intact), all(intact), bytes(first.obj), bytes(second.obj), set(many.tolist()) <= {0, 1, 2, 3})
+    """
+    confine = Path(__file__).resolve().parents[1] / "coworkenv" / "sandbox" / "_confine.py"
+    done = subprocess.run([sys.executable, "-c", code, str(confine)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.strip() == (
+        "8 True b'\\x07\\x00\\x00\\x00' b'\\x00\\t\\x00\\x00' True"), (done.stdout, done.stderr)
+
+
+def test_sealed_bytearray_reads_a_copy_taken_before_its_arguments_run() -> None:
+    """After `seal_bytearray` and `seal_memoryview` a bytearray's searches, `in`, `hex` and `%` (and a memoryview's
+    `hex`) whose argument's `__index__` or `__len__` empties the bytearray answer from a copy taken before (C read the
+    freed block: other answers, or SIGSEGV over an unmapped page); 1500 random searches, containments, formats, hex
+    texts and descriptor calls (every kind of needle, bound, separator and value, subclasses, released views) answer as
+    C's. In an interpreter of its own."""
+    code = """if True:
+        import importlib.util, random, sys
+        spec = importlib.util.spec_from_file_location("_confine", sys.argv[1])
+        confine = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(confine)
+
+        class Ix:
+            def __init__(self, n):
+                self.n = n
+            def __index__(self):
+                return self.n
+
+        class Sub(bytearray):
+            pass
+
+        class Sep(str):
+            pass
+
+        def battery():
+            rnd, out = random.Random(11), []
+            subs = [b"", b"a", b"ab", b"zz", 97, 300, -1, Ix(98), bytearray(b"b"), memoryview(b"c"), "a", 1.5,
+                    (b"a", b"c"), (b"q",), (1,), None]
+            bounds = [None, 0, 1, -1, 3, -4, 100, -100, 2**70, Ix(2), "x", 1.5]
+            names = ["find", "rfind", "index", "rindex", "count", "startswith", "endswith"]
+            for _ in range(1500):
+                b = (bytearray if rnd.random() < .8 else Sub)(rnd.choice([b"", b"abcab", b"aaaa", b"xabcx" * 7]))
+                kind = rnd.randrange(12)
+                try:
+                    if kind < 7:
+                        args = [rnd.choice(subs)] + [rnd.choice(bounds) for _ in range(rnd.randrange(4))]
+                        answer = getattr(b, names[kind])(*args)
+                    elif kind == 7:
+                        answer = rnd.choice(subs) in b
+                    elif kind == 8:
+                        fmt = rnd.choice([b"%d", b"%s-%s", b"%c", b"x", b"%(a)s", b"%r %a", b"%x%%", b"%b", b"%5.2f"])
+                        value = rnd.choice([1, (1, 2), b"q", {"a": b"z"}, (Ix(65),), 1.5, "s", [], bytearray(b"w"), ()])
+                        answer = (type(b)(fmt) % value) if rnd.random() < .7 else (bytearray(fmt) % b)
+                        answer = (type(answer).__name__, answer)
+                    elif kind == 9:
+                        args = rnd.choice([(), (":",), (b"-",), (Sep("."),), (":", 2), (":", -3), ("ab",), (1,), ("", 1)])
+                        answer = b.hex(*args) if rnd.random() < .7 else b.hex(bytes_per_sep=rnd.choice([1, 2, Ix(3)]))
+                    elif kind == 10:
+                        view = memoryview(b).cast(rnd.choice("Bc"))[::rnd.choice((1, 2, -1))]
+                        if rnd.random() < .2:
+                            view.release()
+                        answer = view.hex(*rnd.choice([(), (":",), (":", 2), ("ab",)]))
+                    else:
+                        name = rnd.choice(["find", "count", "__contains__", "__mod__", "__rmod__", "hex"])
+                        args = [rnd.choice([b"a", 97, b])] if name != "hex" else []
+                        answer = getattr(bytearray, name)(rnd.choice([b, b"x", 3, bytearray(b"%s")]), *args)
+                    out.append(answer)
+                except Exception as exc:
+                    out.append((type(exc).__name__, str(exc)))
+            return out
+
+        before = battery()
+        assert confine.seal_bytearray() is None and confine.seal_memoryview() is None
+        assert battery() == before
+
+        def freeing(data, number, view=None):
+            class Freer(str):
+                def __index__(self):
+                    data.clear()  # C read the freed block after this
+                    return number
+                def __len__(self):
+                    if view is not None:
+                        view.release()
+                    data.clear()
+                    return 1
+            return Freer(":")
+
+        routes = (lambda d: d.count(b"a", freeing(d, 0)) == 56, lambda d: d.find(b"a" * 8, freeing(d, 0)) == 0,
+                  lambda d: d.index(b"a" * 8, freeing(d, 0)) == 0,
+                  lambda d: d.rfind(b"a" * 56, 0, freeing(d, 56)) == 0,
+                  lambda d: d.rindex(b"a" * 56, freeing(d, 0)) == 0, lambda d: d.startswith(b"a" * 8, freeing(d, 0)),
+                  lambda d: d.endswith(b"a" * 56, freeing(d, 0)), lambda d: freeing(d, 0x61) in d,
+                  lambda d: d.hex(freeing(d, 0)) == ":".join(["61"] * 56),
+                  lambda d: (lambda v: v.hex(freeing(d, 0, v), 8))(memoryview(d)) == ":".join(["61" * 8] * 7),
+                  lambda d: (d.__setitem__(slice(0, 2), b"%c") or d % (freeing(d, 0x62),)) == b"b" + b"a" * 54,
+                  lambda d: bytearray.__rmod__(Shown(d), d) == b"'b'" + b"a" * 54)
+        class Shown(bytearray):
+            def __init__(self, target):
+                super().__init__()
+                self.target = target
+            def __repr__(self):
+                self.target.clear()  # the format C read after this
+                return "'b'"
+
+        answers = []
+        for route in routes:
+            data = bytearray(b"a" * 56)
+            if route is routes[-1]:
+                data[:2] = b"%a"
+            answers.append(route(data) is True and data == b"")
+        print(len(answers), all(answers))
+    """
+    confine = Path(__file__).resolve().parents[1] / "coworkenv" / "sandbox" / "_confine.py"
+    done = subprocess.run([sys.executable, "-c", code, str(confine)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.strip() == "12 True", (done.stdout, done.stderr)
+
+
 def test_sealed_groupby_holds_the_keys_it_compares() -> None:
     """After `seal_groupby` a key whose `__eq__` advances its own groupby (or its group) while the groupby compares
     it hands the other key's `__eq__` a live key (C freed it first: the argument was a freed block, refilled here by

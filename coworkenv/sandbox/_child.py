@@ -657,10 +657,10 @@ def isolate(
             # A list's slice store converts the value before it works the slice out (its `__iter__` could shrink the list).
             ("seal_list", "a list's extended-slice store writes past the table the code's value shrank"),
             # A bytearray's stores convert key, bounds and value before C takes its pointer (an `__index__` could free it).
-            ("seal_bytearray", "a bytearray's store writes where the code's values freed its buffer"),
+            ("seal_bytearray", "a bytearray's store writes, or its search reads, where the code's values freed its buffer"),
             # A memoryview's comparisons run on copies with the real struct.Struct (C lent the struct module's, the
             # code's own, a view of a block it freed after).
-            ("seal_memoryview", "a memoryview comparison lends the code's Struct memory it frees"),
+            ("seal_memoryview", "a memoryview comparison, hash, hex or store reaches memory the code's own code freed"),
             # A list's ordering comparisons hold the items they compare again (an item's reflected method freed one).
             ("seal_list_order", "a list's comparison hands the code an item it freed"),
             # A struct.Struct is initialised once (a second `__init__` freed the codes a pack still walked).

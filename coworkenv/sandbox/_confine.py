@@ -1197,6 +1197,71 @@ def _bytearray_join(self: Any, iterable: Any, /, *, _sealed_tools: Any = ()) -> 
     return bytearray_t(join(bytes_t(read(self, whole)), iterable))
 
 
+# `bytearray`'s searches (`find`, `rfind`, `index`, `rindex`, `count`, `startswith`, `endswith`, `in`), its `%`
+# formatting and its `hex` take the data pointer and size first, then ask the arguments for their numbers, lengths
+# and texts (a bound's or needle's `__index__`, a separator's `__len__`, a formatted value's `__index__`, `__bytes__`
+# or `__repr__`: Python code of the code's own), then read from that pointer (gh-142558 to gh-142560 for the searches;
+# the separator and the formatting found in the fifty-eighth round; none fixed in 3.11): an argument that emptied the
+# bytearray had C read the freed block (what took it next, in a `hex` that answers those bytes) or an unmapped page
+# (SIGSEGV). Sealed with the stores: each is a gate that copies the bytearray before anything of the code's runs and
+# asks the `bytes` method of the same name (the same C code, the same answers and errors) on the copy, which nothing
+# can free; `%` and its reflected form answer a bytearray, as C's. They hold `bytes` methods only (immutable bytes).
+def _bytearray_read(self: Any, /, *args: Any, _sealed_tools: Any = (), **kwargs: Any) -> Any:
+    (bytearray_t, isinstance_, type_, join, empty, method, result_t, type_error, name, slot, tail, plain, int_t,
+     tuple_t, view_t, len_, max_) = _sealed_tools
+    if not isinstance_(self, bytearray_t):
+        if slot:
+            raise type_error(f"descriptor '{name}' requires a 'bytearray' object but received a "
+                             f"'{type_(self).__name__}'")
+        raise type_error(f"descriptor '{name}' for 'bytearray' objects doesn't apply to a '{type_(self).__name__}' "
+                         f"object")
+    if tail and not kwargs and 1 <= len_(args) <= 3:  # startswith, endswith: only the bytes they compare, where
+        # every argument is of a type whose conversion runs nothing of the code's (C's answer, as tailmatch's)
+        affix, bounds = args[0], args[1:]
+        affixes = affix if type_(affix) is tuple_t else (affix,)
+        longest = 0
+        for part in affixes:
+            if type_(part) not in plain:
+                longest = -1
+                break
+            longest = max_(longest, len_(part))
+        for part in bounds:
+            if part is not None and type_(part) is not int_t:
+                longest = -1
+        if longest >= 0:
+            size = len_(self)
+            start = 0 if len_(bounds) < 1 or bounds[0] is None else bounds[0]
+            end = size if len_(bounds) < 2 or bounds[1] is None else bounds[1]
+            if end > size:
+                end = size
+            elif end < 0:
+                end = max_(end + size, 0)
+            if start < 0:
+                start = max_(start + size, 0)
+            if start > end:
+                return False
+            if tail < 0:
+                low, high = start, (end if end < start + longest else start + longest)
+            else:
+                low, high = max_(start, end - longest), end
+            return method(join(empty, (view_t(self)[low:high],)), affix)
+    answer = method(join(empty, (self,)), *args, **kwargs)  # the copy is taken before the code's own code runs
+    return answer if result_t is None else result_t(answer)
+
+
+def _bytearray_rmod(self: Any, other: Any, /, *, _sealed_tools: Any = ()) -> Any:
+    bytearray_t, isinstance_, type_, join, empty, mod, not_implemented, type_error = _sealed_tools
+    if not isinstance_(self, bytearray_t):
+        raise type_error(f"descriptor '__rmod__' requires a 'bytearray' object but received a '{type_(self).__name__}'")
+    if not isinstance_(other, bytearray_t):
+        return not_implemented
+    return bytearray_t(mod(join(empty, (other,)), self))  # the format copied before the values' own code runs
+
+
+_BYTEARRAY_READS = ("find", "rfind", "index", "rindex", "count", "startswith", "endswith", "hex")
+_BYTEARRAY_READ_SLOTS = ("__contains__", "__mod__")
+
+
 def seal_bytearray() -> str | None:
     """Make `bytearray`'s item and slice stores convert what they are given before they take a pointer, and `join`
     read its argument before its separator (above). Returns why it could not, or None."""
@@ -1257,7 +1322,23 @@ def seal_bytearray() -> str | None:
     gates["join"].__kwdefaults__ = {"_sealed_tools": (
         cls, bytes, list, tuple, builtins.isinstance, type, builtins.iter, own["__getitem__"], slice(None),
         bytes.__dict__["join"], TypeError)}
-    _install_gates(cls, flags, gates)  # the item slots of the type (and any subclass) follow
+    for name in _BYTEARRAY_READS + _BYTEARRAY_READ_SLOTS + ("__rmod__",):
+        kind = "wrapper_descriptor" if name.startswith("__") else "method_descriptor"
+        if type(own.get(name)).__name__ != kind or type(bytes.__dict__.get(name)).__name__ != kind:
+            return "bytearray is not the C type this bootstrap knows"
+    for name in _BYTEARRAY_READS + _BYTEARRAY_READ_SLOTS:
+        gate = function_t(_bytearray_read.__code__, {}, name, None, None)
+        gate.__kwdefaults__ = {"_sealed_tools": (
+            cls, builtins.isinstance, type, bytes.__dict__["join"], b"", bytes.__dict__[name],
+            cls if name == "__mod__" else None, TypeError, name, name.startswith("__"),
+            {"startswith": -1, "endswith": 1}.get(name, 0), frozenset((bytes, bytearray)), int, tuple, memoryview,
+            builtins.len, builtins.max)}
+        gates[name] = gate
+    gates["__rmod__"] = function_t(_bytearray_rmod.__code__, {}, "__rmod__", None, None)
+    gates["__rmod__"].__kwdefaults__ = {"_sealed_tools": (
+        cls, builtins.isinstance, type, bytes.__dict__["join"], b"", bytes.__dict__["__mod__"], NotImplemented,
+        TypeError)}
+    _install_gates(cls, flags, gates)  # the item, containment and remainder slots (and every subclass's) follow
     return None
 
 
@@ -1275,6 +1356,7 @@ def seal_bytearray() -> str | None:
 # NotImplemented, a released view equals itself only). They hold no C comparison (its struct route is the hole), set
 # through `type.__setattr__` so the comparison slot follows; `<` and the others stay C's (NotImplemented at once).
 _NATIVE_VIEW_FORMATS = "cbB?hHiIlLqQnNfdP"  # what C's get_native_fmtchar takes (CPython 3.11: no 'e')
+_PY_BUFFER_ROOM = 128  # more than a Py_buffer takes (80 bytes on a 64-bit build)
 
 
 def _view_compare(self: Any, other: Any, /, *, _sealed_tools: Any = ()) -> Any:
@@ -1358,10 +1440,160 @@ def _view_hash(self: Any, /, *, _sealed_tools: Any = ()) -> Any:
         return hash_(held.tobytes())
 
 
+# A memoryview's `hex(sep)` takes the view's pointer and size, then asks a separator of the code's own for its
+# length (`__len__` of a str subclass: Python code), then reads: a `__len__` that released the view and emptied its
+# bytearray had C read the freed buffer (fifty-eighth round, as the bytearray's own `hex`). Sealed here: `hex` is a
+# gate that copies the view first (`tobytes`: C order, the released view's error) and asks `bytes.hex` on the copy.
+def _view_hex(self: Any, /, *args: Any, _sealed_tools: Any = (), **kwargs: Any) -> Any:
+    view_t, isinstance_, type_, tobytes, hex_, type_error = _sealed_tools
+    if not isinstance_(self, view_t):
+        raise type_error(f"descriptor 'hex' for 'memoryview' objects doesn't apply to a '{type_(self).__name__}' "
+                         f"object")
+    return hex_(tobytes(self), *args, **kwargs)
+
+
+# A memoryview's item store by a tuple of indices (`m[(i,)] = v`, `m[i, j] = v`) takes the view's data pointer first,
+# then asks each index for its number (`__index__`: Python code of the code's own), then packs the value at the
+# pointer it walked to; for the format 'c' nothing is checked after (every other format asks whether the view was
+# released once it converted the value: gh-92888's fix). An index that released the view and emptied its bytearray had
+# the byte land in the freed block, where a list's table of items had gone: an item then named an address of the
+# code's choosing (fifty-eighth round). Sealed here: `__setitem__` is a gate that converts the key first (C's order and
+# errors, each index checked against its dimension before the next is asked), converts the value through C's own store
+# into a private view of the same format whose buffer nothing can free (an export of another view of it is held for
+# good, and the store the gate holds is bound to the private view: called by the code with any key, it writes there),
+# then writes those bytes into a one-item view of the target with `struct.pack_into`, which holds the target exported
+# while it writes (a view released meanwhile is refused, as C refuses for the other formats); a slice store reads its
+# value first and writes it the same way. It holds no store of the target's; item deletion keeps C's (it refuses
+# before it converts anything). Exact integers stored at exact indices of a 1-d integer view skip the private view.
+def _view_index_like(part: Any, /, *, _sealed_tools: Any = ()) -> bool:
+    isinstance_, type_, getattr_, int_t = _sealed_tools
+    return isinstance_(part, int_t) or getattr_(type_(part), "__index__", None) is not None
+
+
+def _view_setitem(self: Any, key: Any, value: Any, /, *, _sealed_tools: Any = ()) -> None:
+    (view_t, isinstance_, type_, getattr_, index_, len_, range_, tuple_t, slice_t, int_t, ellipsis, stores,
+     pack_into, lock, all_, zip_, map_, repeat_, is_index, type_error, value_error, index_error, unsupported,
+     plain, tuple_items, whole, bytes_t, unsigned_bytes) = _sealed_tools
+    if type_(key) is int_t and type_(value) is int_t and type_(self) is view_t:  # exact numbers: no code of the code's
+        held = plain.get(self.format)  # ValueError where released, as C's
+        if held is not None and self.ndim == 1 and not self.readonly:
+            pack_value, low, high, pack_item = held
+            count = len_(self)
+            place = key + count if key < 0 else key
+            if low <= value <= high and 0 <= place < count:
+                pack_item(self[place:place + 1], 0, pack_value(value))
+                return
+    if type_(key) is slice_t and type_(value) is bytes_t and type_(self) is view_t and key.step is None:
+        first, last = key.start, key.stop  # bytes into a byte view's plain slice: no code of the code's to run
+        if ((first is None or type_(first) is int_t) and (last is None or type_(last) is int_t)
+                and self.format in unsigned_bytes and self.ndim == 1 and not self.readonly and self.c_contiguous):
+            start, stop, _ = slice_t(first, last).indices(len_(self))
+            if stop < start:
+                stop = start
+            if stop - start == len_(value):  # otherwise C's message, below
+                if value:
+                    pack_into(f"{len_(value)}s", self[start:stop], 0, value)
+                return
+    if not isinstance_(self, view_t):
+        raise type_error(f"descriptor '__setitem__' requires a 'memoryview' object but received a "
+                         f"'{type_(self).__name__}'")
+    fmt = self.format  # ValueError where released, as C's
+    single = fmt[1:] if fmt[:1] == "@" else fmt
+    if len_(single) != 1:
+        raise unsupported(f"memoryview: unsupported format {fmt}")
+    if self.readonly:
+        raise type_error("cannot modify read-only memory")
+    ndim, shape = self.ndim, self.shape
+    places = []
+    if ndim == 0:
+        if key is not ellipsis and not (isinstance_(key, tuple_t) and not len_(tuple_items(key, whole))):
+            raise type_error("invalid indexing of 0-dim memory")
+    elif is_index(key):
+        if ndim > 1:
+            raise unsupported("sub-views are not implemented")
+        places.append(key)
+    elif isinstance_(key, slice_t) and ndim == 1:
+        try:
+            source = view_t(value)  # the value's buffer first, as C's (no code of the code's runs here)
+        except type_error:
+            raise type_error(f"a bytes-like object is required, not '{type_(value).__name__}'") from None
+        try:
+            bounds = []
+            for part in (key.step, key.start, key.stop):  # C's order, each asked once
+                if part is not None and type_(part) is not int_t:
+                    if getattr_(type_(part), "__index__", None) is None:
+                        raise type_error("slice indices must be integers or None or have an __index__ method")
+                    part = index_(part)
+                bounds.append(part)
+                if len_(bounds) == 1 and part == 0:
+                    raise value_error("slice step cannot be zero")
+            start, stop, step = slice_t(bounds[1], bounds[2], bounds[0]).indices(shape[0])
+            target = self[slice_t(start, stop if stop >= 0 else None, step)]  # refused where released, as C's
+            mine, theirs = target.format, source.format
+            if ((mine[1:] if mine[:1] == "@" else mine) != (theirs[1:] if theirs[:1] == "@" else theirs)
+                    or target.itemsize != source.itemsize or target.ndim != source.ndim
+                    or target.shape != source.shape):
+                raise value_error("memoryview assignment: lvalue and rvalue have different structures")
+            data = source.tobytes()
+        finally:
+            source.release()
+        if not data:
+            return
+        if target.c_contiguous:
+            pack_into(f"{len_(data)}s", target, 0, data)
+            return
+        size = target.itemsize
+        for at in range_(target.shape[0]):
+            pack_into(f"{size}s", target[at:at + 1], 0, data[at * size:(at + 1) * size])
+        return
+    elif isinstance_(key, tuple_t) and all_(map_(is_index, tuple_items(key, whole))):  # the items C reads
+        key = tuple_items(key, whole)
+        if len_(key) < ndim:
+            raise unsupported("sub-views are not implemented")
+        if len_(key) > ndim:
+            raise type_error(f"cannot index {ndim}-dimension view with {len_(key)}-element tuple")
+        places.extend(key)
+    elif isinstance_(key, slice_t) or (isinstance_(key, tuple_t)
+                                       and all_(map_(isinstance_, tuple_items(key, whole), repeat_(slice_t)))):
+        raise unsupported("memoryview slice assignments are currently restricted to ndim = 1")
+    else:
+        raise type_error("memoryview: invalid slice key")
+    for dim in range_(len_(places)):  # each index converted and checked before the next is asked, as C's
+        place = places[dim]
+        if type_(place) is not int_t:
+            place = index_(place)  # the code's own code runs here, before anything is written
+        if not -9223372036854775808 <= place <= 9223372036854775807:
+            raise index_error("cannot fit 'int' into an index-sized integer")
+        if place < 0:
+            place += shape[dim]
+        if place < 0 or place >= shape[dim]:
+            raise index_error(f"index out of bounds on dimension {dim + 1}")
+        places[dim] = place
+    held = stores.get(single)
+    if held is None:
+        raise unsupported(f"memoryview: format {single} not supported")
+    store, scratch, pack_item = held
+    with lock:  # one private view per format: its bytes read back before another store of it
+        store(0, value)  # C's own conversion and errors, written where nothing is freed
+        data = scratch.tobytes()
+    if not places:
+        target = self
+    elif ndim == 1:
+        target = self[places[0]:places[0] + 1]  # refused where the view was released meanwhile
+    else:
+        offset = 0
+        for place, stride in zip_(places, self.strides):
+            offset += place * stride
+        target = view_t.cast(self, "B")[offset:offset + self.itemsize]
+    pack_item(target, 0, data)  # the target exported while the bytes are written
+
+
 def seal_memoryview() -> str | None:
-    """Make a memoryview's comparisons hand no view of C's own memory to a `Struct` of the code's (above). Returns why
-    it could not, or None."""
+    """Make a memoryview's comparisons hand no view of C's own memory to a `Struct` of the code's, and its hash, `hex`
+    and item stores read and write no memory the code's own code freed (above). Returns why it could not, or None."""
+    import _thread
     import builtins
+    import itertools
 
     cls: Any = memoryview
     flags = ctypes.c_ulong.from_address(id(cls) + _TP_FLAGS)
@@ -1383,6 +1615,44 @@ def seal_memoryview() -> str | None:
     gates["__hash__"].__kwdefaults__ = {"_sealed_tools": (
         memoryview, builtins.isinstance, type, builtins.hash, frozenset(("B", "b", "c", "@B", "@b", "@c")), ValueError,
         TypeError)}
+    if (type(cls.__dict__.get("hex")).__name__ != "method_descriptor"
+            or type(cls.__dict__.get("tobytes")).__name__ != "method_descriptor"):
+        return "memoryview is not the C type this bootstrap knows"
+    raw_store = cls.__dict__.get("__setitem__")
+    if type(raw_store).__name__ != "wrapper_descriptor":
+        return "memoryview is not the C type this bootstrap knows"
+    get_buffer = ctypes.pythonapi.PyObject_GetBuffer
+    get_buffer.argtypes, get_buffer.restype = (ctypes.py_object, ctypes.c_void_p, ctypes.c_int), ctypes.c_int
+    allocate = ctypes.pythonapi.PyMem_RawMalloc
+    allocate.argtypes, allocate.restype = (ctypes.c_size_t,), ctypes.c_void_p
+    base = cls(bytearray(8))
+    block = allocate(_PY_BUFFER_ROOM)
+    if not block or get_buffer(base, block, 0) != 0:  # an export never released: the buffer stays for good
+        return "memoryview's private view could not be held"
+    stores, packers = {}, {}
+    for char in _NATIVE_VIEW_FORMATS:
+        scratch = base.cast(char)  # the same buffer: a scratch the code releases only breaks its own later stores
+        if scratch.itemsize not in packers:
+            packers[scratch.itemsize] = struct.Struct(f"{scratch.itemsize}s").pack_into
+        stores[char] = (raw_store.__get__(scratch, cls), scratch, packers[scratch.itemsize])
+    del base
+    plain = {}  # exact integers stored at exact indices: packed by struct, in range, with no conversion to make
+    for char in "bBhHiIlLqQnN":
+        size = struct.calcsize(char)
+        low, high = (-(1 << (8 * size - 1)), (1 << (8 * size - 1)) - 1) if char.islower() else (0, (1 << (8 * size)) - 1)
+        for name in (char, "@" + char):
+            plain[name] = (struct.Struct(char).pack, low, high, stores[char][2])
+    index_like = function_t(_view_index_like.__code__, {}, "index_like", None, None)
+    index_like.__kwdefaults__ = {"_sealed_tools": (builtins.isinstance, type, builtins.getattr, int)}
+    gates["__setitem__"] = function_t(_view_setitem.__code__, {}, "__setitem__", None, None)
+    gates["__setitem__"].__kwdefaults__ = {"_sealed_tools": (
+        memoryview, builtins.isinstance, type, builtins.getattr, _index, builtins.len, range, tuple, slice, int,
+        Ellipsis, stores, struct.pack_into, _thread.RLock(), builtins.all, builtins.zip, map, itertools.repeat,
+        index_like, TypeError, ValueError, IndexError, NotImplementedError, plain, tuple.__getitem__, slice(None), bytes,
+        frozenset(("B", "@B")))}
+    gates["hex"] = function_t(_view_hex.__code__, {}, "hex", None, None)
+    gates["hex"].__kwdefaults__ = {"_sealed_tools": (
+        memoryview, builtins.isinstance, type, cls.__dict__["tobytes"], bytes.__dict__["hex"], TypeError)}
     _install_gates(cls, flags, gates)  # the comparison and hash slots of the type follow
     return None
 
@@ -2314,7 +2584,9 @@ def sealed_codes() -> tuple[Any, ...]:
     return (_own_method_get.__code__, _own_method_set.__code__, _buffered_new.__code__, _array_setitem.__code__,
             _array_append.__code__, _array_insert.__code__, _array_extend.__code__, _array_fromlist.__code__,
             _array_tofile.__code__, _mmap_setitem.__code__, _list_setitem.__code__, _bytearray_setitem.__code__,
-            _bytearray_join.__code__, _groupby_new.__code__, _groupby_classes.__code__, _groupby_step.__code__,
+            _bytearray_join.__code__, _bytearray_read.__code__, _bytearray_rmod.__code__, _view_hex.__code__,
+            _view_setitem.__code__, _view_index_like.__code__,
+            _groupby_new.__code__, _groupby_classes.__code__, _groupby_step.__code__,
             _groupby_next.__code__, _grouper_next.__code__, _own_iter.__code__, _atexit_register.__code__,
             _atexit_unregister.__code__, _atexit_clear.__code__, _context_compare.__code__, _list_order.__code__,
             _view_compare.__code__, _view_hash.__code__, _odict_compare.__code__, _odict_repr.__code__,
