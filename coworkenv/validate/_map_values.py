@@ -1,15 +1,15 @@
 """A write's map argument whose value for a key is a word: another value for that key.
 
 A write passing a map (`services_update_config(changes={"region": "eu-west-1"})`) had near misses for each key's
-value only where the value is a number, a flag, a time, a person or an id (`_mutate_scalar`): a word such as a region
-got none. A check reading the key's presence, not its value (`values contains region`, an outsider's "the region was
+value only where the value is a number, a flag, a time, a person or an id (`_mutate_scalar`): a word such as a region,
+or a version as text (`tls_min_version: "1.2"`, correct_bad_data 7), got none. A check reading the key's presence, not its value (`values contains region`, an outsider's "the region was
 set"), or a check on another key, was then never put against a config set to the wrong region: the agent that
 writes `eu-west-2`, or leaves the region the bad value it was asked to correct, passes. Found by the outsider hunt
 (`benchmarks/hunt_mutants.py --family d117`, kind `dict_key_present`: 8 of 8 mutants on correct_bad_data 3-5 accepted,
 every one witnessed by `changes.region=eu-west-2`).
 
-`map_value_mutations` gives each such value (a word of the map, no id, address, time or free text) up to two
-others: the values the world's records hold under the same key in a map field (another service's region, the bad one
+`map_value_mutations` gives each such value (a word or a version of the map, no id, address, time, count or free
+text) up to two others: the values the world's records hold under the same key in a map field (another service's region, the bad one
 the task corrects), the record the call names first; else the value with its last digit moved (`eu-west-2`). Each is
 a replay of the write that must fail a check (`mutant_survived`).
 """
@@ -25,7 +25,7 @@ from coworkenv.spec import EnvSpec, ReferenceStep, ToolCallSpec
 from coworkenv.validate._mutation_core import Mutation, replaced
 from coworkenv.validate.entities import MAX_ID_CHARS, EntityIndex
 
-_WORD = re.compile(r"^[A-Za-z][\w.:/-]*$")  # a region, a tier, a mode: no time, no number, no sentence
+_WORD = re.compile(r"^[A-Za-z0-9][\w.:/-]*$")  # a region, a tier, a version (`1.2`): no sentence, no count
 _TIME = re.compile(r"^\d{4}-\d\d-\d\d")
 _LIMIT = 2
 
@@ -53,7 +53,7 @@ def _others(spec: EnvSpec, key: str, leaf: str, named: set[str]) -> list[str]:
 
 def _word(leaf: Any, index: EntityIndex) -> bool:
     return isinstance(leaf, str) and len(leaf) <= MAX_ID_CHARS and bool(_WORD.match(leaf)) \
-        and not _TIME.match(leaf) and leaf not in index.table_of and not index.is_recipient(leaf)
+        and not leaf.isdigit() and not _TIME.match(leaf) and leaf not in index.table_of and not index.is_recipient(leaf)
 
 
 def map_value_mutations(spec: EnvSpec, writes: list[tuple[int, int, ToolCallSpec]],

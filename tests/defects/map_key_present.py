@@ -3,11 +3,13 @@
 region, so any region passes: the agent that sets `eu-west-2`, or writes back the bad region it was asked to correct,
 passes. The write's near misses changed a map's value only where it is a number, a flag, a time, a person or an id;
 a word (a region) got none, so no replay ever set another region. Found by `benchmarks/hunt_mutants.py --family d117`
-(`dict_key_present`, witnessed on correct_bad_data 3-5 by `changes.region=eu-west-2`). The sound twin is the shipped
+(`dict_key_present`, witnessed on correct_bad_data 3-5 by `changes.region=eu-west-2`, on 7 by
+`changes.tls_min_version=1.3`: a version as text, which got no near miss either). The sound twin is the shipped
 spec (the value compared `equals`)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -45,12 +47,13 @@ def _key_only(which: int) -> Edit:
     return edit
 
 
-def _other_value(which: int, tool: str, arg: str, value: str) -> Callable[[Spec], list[dict[str, Any]]]:
-    """The reference setting the checked key to `value` in the write of the config the `which`-th condition reads
-    (`svc-orders@4`: the call for svc-orders)."""
+def _other_value(which: int, tool: str, arg: str) -> Callable[[Spec], list[dict[str, Any]]]:
+    """The reference setting the checked key to the checked value with its last digit moved (`eu-west-2`, `1.3`) in
+    the write of the config the `which`-th condition reads (`svc-orders@4`: the call for svc-orders)."""
     def witness(spec: Spec) -> list[dict[str, Any]]:
         r, i = _nth(spec, which)
         key = r["where"][i]["field"].partition(".")[2]
+        value = re.sub(r"(\d)(?!.*\d)", lambda m: str((int(m.group(1)) + 1) % 10), str(r["where"][i]["value"]))
         rid = next((w["value"] for w in r["where"] if w["field"] == "id"), "")
         ref = reference(spec)
         for turn in ref:
@@ -66,7 +69,7 @@ def _other_value(which: int, tool: str, arg: str, value: str) -> Callable[[Spec]
 
 def _defect(name: str, base: str, which: int, away: str) -> Defect:
     return Defect(CLASS, name, base, away, breaks=_key_only(which),
-                  witness=_other_value(which, "services_update_config", "changes", "eu-west-2"),
+                  witness=_other_value(which, "services_update_config", "changes"),
                   gate="mutations", code="mutant_survived")
 
 
@@ -81,4 +84,6 @@ DEFECTS = [
             "sets the third service's region to eu-west-2; the check reads `values contains region`"),
     _defect("region-set-5", "synth:correct_bad_data@5", 1,
             "sets the second service's region to eu-west-2; the check reads `values contains region`"),
+    _defect("tls-version-set-7", "synth:correct_bad_data@7", 0,
+            "sets the minimum TLS version to 1.3 for 1.2; the check reads `values contains tls_min_version`"),
 ]
