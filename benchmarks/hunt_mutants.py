@@ -81,6 +81,18 @@ Families of mutation kinds, kept apart in the registry (`KINDS`, name -> family,
   of the untouched world already meets). Its witness search (for every family) adds a date-time moved a week or two
   days, a number two or ten up, a short token replaced by a longer value of the world holding it, and a list argument
   cut to its first item.
+- `d117` (defects117, 10 kinds, bare names; its block sits after d111's): `in_as_text` (`equals v` as `in "v"`, an
+  `in` list as one comma-separated text: Python's substring test), `rx_alt_ungrouped` (an `in` list or a `^(a|b)$`
+  pattern as `^a|b$`: the anchors bind one branch each), `rx_unescaped` (a dotted value as a pattern, its dots
+  unescaped), `dict_key_present` (a map key's value check as the key being there: `values contains region`),
+  `dict_changed` (a map key's value check as "the map is not what it was"), `write_as_read` (a `called`/`order`
+  matcher's write tool as a read tool of its app taking the same record), `guard_sibling_tool` (a forbidden call
+  moved onto another write tool of its app taking the same arguments, one no other guard forbids),
+  `guard_arg_required` (a forbidden call counted only when an optional argument is given), `absence_never_held` (a
+  records absence, `count 0`, on a value no record holds), `guard_turn0` (a text guard of a multi-turn task bound
+  to its first turn). Its witness search (for every family) adds a write replaced by a sibling write of the same
+  arguments (a draft for a mail), a text argument cut by its last character or before its first `-`, a dot replaced,
+  and each key of a map argument changed.
 
 Kinds whose name starts with `py_` or `python.` are sandboxed (slow) and run only with `--python`; as in
 defects69, `py_*` mutants (of `d69`, `d73`, `d77` and `d83`) are made on the examples and seed 1 only, one per base, kind and rule kind.
@@ -107,6 +119,7 @@ for files already written.
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples hunt:1-5 --family d94 --out d94.jsonl --summary
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples hunt:1-5 --family d99 --out d99.jsonl --summary
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples hunt:1-5 --family d111 --out d111.jsonl --summary
+    PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples hunt:1-5 --family d117 --out d117.jsonl --summary
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples --kinds state_to_log 'records.*drop_cond' --out o.jsonl
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --tally d65.jsonl d69.jsonl
 """
@@ -133,6 +146,7 @@ if str(ROOT) not in sys.path:  # run as a plain script from anywhere
     sys.path.insert(0, str(ROOT))
 
 from coworkenv.agents import OraclePolicy  # noqa: E402
+from coworkenv.apps import TOOLS  # noqa: E402
 from coworkenv.env import Env  # noqa: E402
 from coworkenv.examples import example_names  # noqa: E402
 from coworkenv.loading import parse_spec  # noqa: E402
@@ -146,7 +160,7 @@ Rule = dict[str, Any]
 
 
 class Kind(NamedTuple):
-    family: str  # "d65", "d69", "d73", "d77", "d83", "d92", "d94", "d99" or "d111"
+    family: str  # "d65", "d69", "d73", "d77", "d83", "d92", "d94", "d99", "d111" or "d117"
     rule: str  # the rule kind it mutates ("check"/"scoring" for the check's or spec's own settings)
     python: bool  # the mutant runs a Python check in the sandbox
 
@@ -226,6 +240,8 @@ KINDS: dict[str, Kind] = {
     **_kinds("d99", "any", "cc_counts_as_to addr_domain_only dt_window_1h id_in_similar enum_sibling_in order_either"),
     **_kinds("d111", "any", "num_at_least id_at_least token_substring dt_month_only dt_weekday_only sibling_record "
              "guard_never_fires list_any_item where_untouched_field records_initial_match"),
+    **_kinds("d117", "any", "in_as_text rx_alt_ungrouped rx_unescaped dict_key_present dict_changed write_as_read "
+             "guard_sibling_tool guard_arg_required absence_never_held guard_turn0"),
 }
 
 
@@ -2225,6 +2241,168 @@ def episodes111(spec: Spec) -> Iterator[tuple[str, Episode]]:
 FAMILIES["d111"] = mutants111
 
 
+# -- family d117 ------------------------------------------------------------------------------------------------
+# defects117: an outside tester's fresh kinds (its own block, as d111's): a value tested `in` a text (Python's
+# substring test), a map's key checked present or the map changed for the key's value, an alternation ungrouped
+# (`^a|b$`), a dotted value as an unescaped pattern, a write check met by the read of the record, a guard moved onto a
+# sibling tool, an absence or a text guard that never fires, a forbidden call narrowed to one carrying an optional
+# argument.
+_META117 = re.compile(r"[.]")
+
+
+def _spec_tools117(spec: Spec) -> list[str]:
+    return [t["name"] if isinstance(t, dict) else str(t) for t in spec.get("tools") or []]
+
+
+def _initial_record117(spec: Spec, app: str, table: str, rid: Any) -> dict[str, Any] | None:
+    return next((r for r in _rows(world_table(spec, app, table)) if r.get("id") == rid), None)
+
+
+def _cond_kinds117(conds: list[dict[str, Any]], spec: Spec, old: dict[str, Any] | None
+                   ) -> Iterator[tuple[str, list[dict[str, Any]]]]:
+    """(kind, new conditions) of one list of conditions; `old`: the record as the untouched world holds it."""
+    for i, w in enumerate(conds):
+        f, op, v = str(w.get("field")), w.get("op", "equals"), w.get("value")
+
+        def at(*new: dict[str, Any], i: int = i) -> list[dict[str, Any]]:
+            return [*conds[:i], *new, *conds[i + 1:]]
+        if op == "equals" and isinstance(v, str) and v:  # `in "v"`: Python's substring test
+            yield "in_as_text", at({**w, "op": "in", "value": v})
+        if op == "in" and isinstance(v, list) and len(v) > 1 and all(isinstance(x, str) for x in v):
+            yield "in_as_text", at({**w, "op": "in", "value": ", ".join(v)})
+            yield "rx_alt_ungrouped", at({**w, "op": "matches", "value": "^" + "|".join(map(re.escape, v)) + "$"})
+        if op == "matches" and isinstance(v, str) and (m := re.fullmatch(r"\^\((?:\?:)?([^()]*\|[^()]*)\)\$", v)):
+            yield "rx_alt_ungrouped", at({**w, "value": "^" + m.group(1) + "$"})
+        if op == "equals" and isinstance(v, str) and _META117.search(v) and not _DAY111.match(v):
+            yield "rx_unescaped", at({**w, "op": "matches", "value": "^" + v + "$"})
+        if "." in f and op in ("equals", "gte", "lte", "in"):
+            head, _, key = f.partition(".")
+            if "." not in key:
+                yield "dict_key_present", at({"field": head, "op": "contains", "value": key})
+                held = old.get(head) if old else None
+                if isinstance(held, dict):
+                    yield "dict_changed", at({"field": head, "op": "not_equals", "value": held})
+
+
+def _read_tool117(spec: Spec, tool: str, args: dict[str, Any]) -> str | None:
+    """A read tool of the write tool's app, in the spec's tools, taking every argument the matcher names but the
+    written ones: the write's record looked at (`tickets_get(ticket_id)` for `tickets_update(ticket_id, ...)`)."""
+    w = TOOLS.get(tool)
+    if w is None or w.kind != "write":
+        return None
+    for name in _spec_tools117(spec):
+        r = TOOLS.get(name)
+        if r is not None and r.app == w.app and r.kind == "read" and args and set(args) & set(r.params.model_fields):
+            return name
+    return None
+
+
+def _sibling_write117(spec: Spec, tool: str, avoid: set[str]) -> str | None:
+    """Another write tool of the tool's app, in the spec's tools, taking the same arguments (mail_save_draft for
+    mail_send), none of `avoid`."""
+    w = TOOLS.get(tool)
+    if w is None:
+        return None
+    for name in _spec_tools117(spec):
+        r = TOOLS.get(name)
+        if r is not None and name != tool and name not in avoid and r.app == w.app and r.kind == "write" \
+                and set(r.params.model_fields) == set(w.params.model_fields):
+            return name
+    return None
+
+
+def rule_kinds117(rule: Rule, spec: Spec, role: str) -> Iterator[tuple[str, Rule]]:
+    """(kind, new rule): defects117's mutations of one rule."""
+    k = rule["kind"]
+    if k == "field":
+        t = rule["target"]
+        old = _initial_record117(spec, t["app"], t["table"], t.get("id"))
+        cond = {"field": t["field"], "op": rule.get("op", "equals"), "value": rule.get("value")}
+        for name, new in _cond_kinds117([cond], spec, old):
+            c = new[0]
+            yield name, {**rule, "target": {**t, "field": c["field"]}, "op": c["op"], "value": c["value"]}
+    elif k == "records":
+        where = rule.get("where") or []
+        rid = next((w["value"] for w in where if w.get("field") == "id" and w.get("op", "equals") == "equals"), None)
+        old = _initial_record117(spec, rule["app"], rule["table"], rid) if rid is not None else None
+        for name, new in _cond_kinds117(where, spec, old):
+            yield name, {**rule, "where": new}
+        absent = rule.get("count_op", "gte") in ("lte", "equals") and rule.get("count", 1) == 0
+        if absent:  # an absence whose condition never holds: the value no record holds
+            for i, w in enumerate(where):
+                nv = _never_held111(spec, w.get("value")) if w.get("op", "equals") == "equals" else None
+                if nv is not None:
+                    yield "absence_never_held", {**rule, "where": [*where[:i], {**w, "value": nv}, *where[i + 1:]]}
+    elif k in ("called", "order", "forbidden"):
+        keys = ["call"] if k != "order" else ["first", "then"]
+        for key in keys:
+            m = rule[key]
+            for name, new in _cond_kinds117(m.get("where") or [], spec, None):
+                if k != "forbidden":  # a guard loosened fires more often: not unsound
+                    yield name, {**rule, key: {**m, "where": new}}
+            if k != "forbidden" and (rt := _read_tool117(spec, m["tool"], m.get("args") or {})):
+                keep = set(TOOLS[rt].params.model_fields)
+                yield "write_as_read", {**rule, key: {"tool": rt, "args": {a: x for a, x in (m.get("args") or {}).items()
+                                                                           if a in keep}, "where": []}}
+            if k == "forbidden":
+                others = {c["rule"]["call"]["tool"] for c in spec["checks"] if c["rule"]["kind"] == "forbidden"}
+                if (sib := _sibling_write117(spec, m["tool"], others)):
+                    yield "guard_sibling_tool", {**rule, key: {**m, "tool": sib}}
+                tool = TOOLS.get(m["tool"])
+                named = set(m.get("args") or {}) | {c.get("field") for c in m.get("where") or []}
+                opt = [p for p, fi in (tool.params.model_fields.items() if tool else [])
+                       if p not in named and not fi.is_required()]
+                if opt:  # the guard fires only on a call carrying an optional argument
+                    yield "guard_arg_required", {**rule, key: {**m, "where": [*(m.get("where") or []),
+                                                                              {"field": opt[0], "op": "matches",
+                                                                               "value": "."}]}}
+    elif k == "text" and role == "guard" and rule.get("none_of") and rule.get("turn") is None \
+            and len(spec["turns"]) > 1:
+        yield "guard_turn0", {**rule, "turn": 0}
+
+
+def mutants117(spec: Spec) -> Iterator[Mutant]:
+    for ci, c in enumerate(spec["checks"]):
+        for name, r in rule_kinds117(c["rule"], spec, c.get("role") or (
+                "guard" if c["rule"]["kind"] in ("frame", "forbidden") else "completion")):
+            s2 = copy.deepcopy(spec)
+            s2["checks"][ci] = {**c, "rule": r}
+            yield Mutant(name, ci, s2, "")
+
+
+def episodes117(spec: Spec) -> Iterator[tuple[str, Episode]]:
+    """defects117's episodes: a string argument cut (its last character, its part before the first `-`), a map
+    argument's value changed for each key, a write call replaced by a sibling write of the same arguments (a draft
+    for a mail), a dotted value's dot replaced."""
+    ref = spec["reference"]
+    steps = [(t, s) for t, turn in enumerate(ref) for s, st in enumerate(turn["steps"]) if st.get("call")]
+    for t, s in steps:
+        c = ref[t]["steps"][s]["call"]
+        if (sib := _sibling_write117(spec, c["name"], set())):
+            r = copy.deepcopy(ref)
+            r[t]["steps"][s]["call"]["name"] = sib
+            yield f"{c['name']} as {sib}", r
+        for a, v in c["arguments"].items():
+            tries: list[tuple[str, Any]] = []
+            if isinstance(v, str) and len(v) > 2 and not _DAY111.match(v):
+                tries.append((f"{a}[:-1]", v[:-1]))
+                if "-" in v.strip("-"):
+                    tries.append((f"{a} after -", v.split("-", 1)[1]))
+                if "." in v:
+                    tries.append((f"{a} . as _", v.replace(".", "_", 1)))
+            if isinstance(v, dict):
+                for key, x in v.items():
+                    for y in bump(x)[:1]:
+                        tries.append((f"{a}.{key}={str(y)[:30]}", {**v, key: y}))
+            for lab, x in tries:
+                r = copy.deepcopy(ref)
+                r[t]["steps"][s]["call"]["arguments"][a] = x
+                yield f"{c['name']}.{lab}", r
+
+
+FAMILIES["d117"] = mutants117
+
+
 
 class Witnesses:
     """Per base, the near-reference episodes the shipped spec fails; the first one a mutant passes is its witness."""
@@ -2235,7 +2413,8 @@ class Witnesses:
     def find(self, base: str, spec: Spec, mutant: Spec) -> str | None:
         if base not in self._failing:
             self._failing[base] = []
-            for lab, ep in itertools.chain(episodes(spec), episodes94(spec), episodes99(spec), episodes111(spec)):
+            for lab, ep in itertools.chain(episodes(spec), episodes94(spec), episodes99(spec), episodes111(spec),
+                                            episodes117(spec)):
                 try:
                     if not play(spec, ep).passed:
                         self._failing[base].append((lab, ep))

@@ -12,6 +12,8 @@ HINTS: dict[str, str] = {
     "guard_value_unreal": "name the record as the world spells it (the whole id, path, flag or address); a guard on a "
                           "value no call carries never fires",
     "value_never_held": "compare with a value of the field's own type and spelling (false, not \"false\"; p1, not P1)",
+    "in_text_value": "give `in` a list of the values (in [\"p1\", \"p2\"]); one value is `equals`, a piece of text "
+                     "`contains`",
     "key_respelled": "spell a map's key as the records spell it (flags.smart_retry, not flags.smart-retry)",
     "failure_unscored": "make every required check and guard cost score when it fails (a weight, a guard penalty)",
     "harm_underpriced": "make a failed guard keep the score below passing (guard_failure zero, a larger penalty; "

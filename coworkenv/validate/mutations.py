@@ -70,6 +70,7 @@ from coworkenv.validate._date_parts import date_part_shifts
 from coworkenv.validate._declared_calls import op_params
 from coworkenv.validate._listed_numbers import listed_number_mutations
 from coworkenv.validate._loose_values import loose_value_mutations
+from coworkenv.validate._map_values import map_value_mutations
 from coworkenv.validate._mutation_core import (
     Mutation,
     MutationKind,
@@ -128,6 +129,7 @@ def near_miss_mutations(spec: EnvSpec, world: World | EntityIndex, *, max_altern
     out += loose_value_mutations(spec, writes, tools, index)  # a value a loose check admits beside a written id
     out += admitted_value_mutations(spec, writes, tools, index)  # a value a check's pattern admits beside it
     out += listed_number_mutations(spec, writes, tools)  # a number an `in` list of numbers admits a distance away
+    out += map_value_mutations(spec, writes, index)  # a map's word for a key (a region) set to another held one
     out += asked_label_mutations(spec, writes, tools, index)  # a label the instructions ask for, left out
     for t, s, call in writes:
         # a record made twice: a second ticket, a double-booked meeting, a to-do (by the op the tool runs: a declared

@@ -126,6 +126,7 @@ from tests.defects import (
     guard_wrong_app,
     half_pinned,
     harm_underpriced,
+    in_as_text,
     in_list_respelled,
     instant_part_read,
     instant_pinned,
@@ -148,6 +149,7 @@ from tests.defects import (
     list_value_widened,
     loose_value_admitted,
     machine_read,
+    map_key_present,
     name_bounded,
     namesake_record,
     nested_rule_evades,
@@ -468,6 +470,8 @@ MODULES = (
     person_listed_elsewhere,
     name_bounded,
     frame_selector_split,
+    in_as_text,
+    map_key_present,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
