@@ -830,8 +830,9 @@ class LocalGitPublisher:
 
     def _may_filter(self) -> bool:
         """Whether a git command of this publish may run a filter: the repository's config may name one, or a
-        global or system config defines one (`_take_outside_filters`)."""
-        return bool(self._outside) or may_name_filters(self._git_dir)
+        global or system config defines one (`_take_outside_filters`; an attributes file of theirs runs none of its
+        own)."""
+        return any(key.startswith("filter.") for key in self._outside) or may_name_filters(self._git_dir)
 
     def _take_outside_filters(self) -> None:
         """Look up the filters that the system's and the user's global git config define, which a publish reads
