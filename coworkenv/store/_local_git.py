@@ -868,7 +868,7 @@ class LocalGitPublisher:
         origins = {key.rsplit(".", 1)[0]: origin for key, (_, origin) in self._outside.items()}
         names = sorted(filters) or ["NAME"]
         return " and ".join(f"`git config --file {origins[f'filter.{name}']} --remove-section filter.{name}`, or "
-                            f"`filter={name}` from the repository's attributes" if f"filter.{name}" in origins else
+                            f"`filter={name}` from the attributes that apply it" if f"filter.{name}" in origins else
                             f"`git -C {self.repo_dir} config --remove-section filter.{name}`" for name in names)
 
     def _run(self, *args: str, locate: bool = True, input: str | None = None,

@@ -145,6 +145,8 @@ def test_a_required_filter_that_fails_on_the_attributes_file_stops_the_publish(
     told = str(failed)
     assert "because a filter of the repository failed" in told and "clean filter 'x' failed" in told
     assert f"{attributes} (core.attributesFile, set in {config})" in told
+    assert f"git config --file {config} --remove-section filter.x`, or `filter=x` from the attributes that apply it" \
+        in told
     assert _git(repo, "tag", "--list").split() == ["v1"]
     assert (repo / "weights.bin").read_text() == "v1 weights\n"
     assert not list((repo / ".git").glob("*.lock")), "a lock file was left"
