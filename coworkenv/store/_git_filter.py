@@ -17,7 +17,10 @@ writes `filter.lfs.*` into the user's global config, and the repository's `.gita
 out, the version's files went into git raw where the user's own git stores LFS pointers, and content published again
 was taken for other content (its blob compared with a raw hash). So the `filter.*` settings of the global and
 system configs (`outside_filters`) are given to a publish's git commands, under the repository's own, and watched the
-same way.
+same way. So is their `core.attributesFile`: the attributes file of the user's (`*.parquet filter=lfs` kept there for
+every repository of theirs) applies filters as the repository's `.gitattributes` does, and without it the version's
+files went into git raw too, a required filter that fails there did not stop the publish, and one that hangs was not
+run to be watched.
 """
 
 from __future__ import annotations
@@ -36,6 +39,8 @@ from coworkenv.store._git_hook import seconds_setting, stop_group
 from coworkenv.store._git_locks import git_locks
 
 FILTER_TIMEOUT_ENV = "COWORKENV_FILTER_TIMEOUT_S"
+# The setting (as `git config` lists it) that names an attributes file read besides the repository's own.
+ATTRIBUTES_FILE = "core.attributesfile"
 DEFAULT_FILTER_TIMEOUT_S = 60.0
 _PROC = Path("/proc")
 # How a publish's errors about a filter begin: one that stalled, one that failed.
@@ -76,10 +81,11 @@ def may_name_filters(git_dir: Path) -> bool:
 
 
 def outside_filters(git_dir: Path, work_tree: Path, environ: Mapping[str, str]) -> dict[str, tuple[str, str]]:
-    """The filter settings (`filter.X.clean`, `.smudge`, `.process`, `.required`) of the system's and the user's
-    global git config, as the user's git reads them (`environ`: GIT_CONFIG_GLOBAL, GIT_CONFIG_SYSTEM,
-    GIT_CONFIG_NOSYSTEM, HOME, XDG_CONFIG_HOME honoured, includes followed): key -> (value, the file that sets it),
-    the global's over the system's. No git command runs unless one of those files mentions a filter or an include."""
+    """The filter settings (`filter.X.clean`, `.smudge`, `.process`, `.required`) and the attributes file that
+    applies them (`core.attributesfile`, ATTRIBUTES_FILE) of the system's and the user's global git config, as the
+    user's git reads them (`environ`: GIT_CONFIG_GLOBAL, GIT_CONFIG_SYSTEM, GIT_CONFIG_NOSYSTEM, HOME,
+    XDG_CONFIG_HOME honoured, includes followed): key -> (value, the file that sets it), the global's over the
+    system's. No git command runs unless one of those files mentions a filter, an attributes file or an include."""
     user = {key: value for key, value in environ.items()
             if not key.startswith("GIT_") or key in ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM")}
     user["GIT_DIR"] = str(git_dir)  # `includeIf "gitdir:..."` of the global config is matched against this repository
@@ -89,7 +95,7 @@ def outside_filters(git_dir: Path, work_tree: Path, environ: Mapping[str, str]) 
             continue
         try:
             listing = subprocess.run(["git", "config", scope, "--includes", "--show-origin", "-z", "--get-regexp",
-                                      r"^filter\."], cwd=work_tree, env=user, capture_output=True, check=False,
+                                      r"^(filter\.|core\.attributesfile$)"], cwd=work_tree, env=user, capture_output=True, check=False,
                                      timeout=30).stdout.decode(errors="replace")
         except (OSError, subprocess.TimeoutExpired):  # git missing: the publish says so at its first command
             continue
@@ -97,7 +103,8 @@ def outside_filters(git_dir: Path, work_tree: Path, environ: Mapping[str, str]) 
         for origin, entry in zip(records[0::2], records[1::2], strict=False):
             key, _, value = entry.partition("\n")
             _name, dot, setting = key.removeprefix("filter.").rpartition(".")
-            if key.startswith("filter.") and dot and setting in ("clean", "smudge", "process", "required"):
+            if key == ATTRIBUTES_FILE or (key.startswith("filter.") and dot
+                                          and setting in ("clean", "smudge", "process", "required")):
                 found[key] = (value, origin.removeprefix("file:"))
     return found
 
@@ -130,7 +137,7 @@ def _mentions_filters(path: Path) -> bool:
         return False
     except OSError:  # unreadable here: git tells what it reads
         return True
-    return "filter" in text or "include" in text
+    return "filter" in text or "include" in text or "attributesfile" in text
 
 
 def filters_named(listing: str) -> dict[str, dict[str, str]]:

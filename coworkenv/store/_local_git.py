@@ -26,6 +26,7 @@ from coworkenv.atomic import (
 )
 from coworkenv.store._git_dir import git_dir_of
 from coworkenv.store._git_filter import (
+    ATTRIBUTES_FILE,
     FILTER_TIMEOUT_ENV,
     FILTER_WORDS,
     described,
@@ -815,8 +816,8 @@ class LocalGitPublisher:
         return (f"`git {' '.join(args)}` in {self.repo_dir} {FILTER_WORDS[0]} ({self._described(filters)}) and "
                 f"did nothing for {stall_s:g} s (no read or write by git or a filter, no CPU time of git's: a filter "
                 "that only uses CPU is caught in a loop): stopped it and "
-                "what it started; a publish commits the files through the clean and smudge filters that the "
-                ".gitattributes (or .git/info/attributes) of the repository apply; fix the filter (run it by hand "
+                "what it started; a publish commits the files through the clean and smudge filters that "
+                f"{self._attribute_files()} apply; fix the filter (run it by hand "
                 f"on a file to see why it waits), or remove it ({self._remove_filters(filters)}), or give "
                 f"it longer with {FILTER_TIMEOUT_ENV}=SECONDS, then publish again")
 
@@ -829,8 +830,9 @@ class LocalGitPublisher:
 
     def _may_filter(self) -> bool:
         """Whether a git command of this publish may run a filter: the repository's config may name one, or a
-        global or system config defines one (`_take_outside_filters`)."""
-        return bool(self._outside) or may_name_filters(self._git_dir)
+        global or system config defines one (`_take_outside_filters`; an attributes file of theirs runs none of its
+        own)."""
+        return any(key.startswith("filter.") for key in self._outside) or may_name_filters(self._git_dir)
 
     def _take_outside_filters(self) -> None:
         """Look up the filters that the system's and the user's global git config define, which a publish reads
@@ -844,7 +846,18 @@ class LocalGitPublisher:
         if not found:
             return
         own = {f"filter.{name}.{setting}".lower() for name, settings in self._filters().items() for setting in settings}
+        if ATTRIBUTES_FILE in found and self._run("config", "--get", ATTRIBUTES_FILE, watch=False).returncode == 0:
+            own.add(ATTRIBUTES_FILE)  # the repository's own attributes file is read instead, as in git
         self._outside = {key: held for key, held in found.items() if key.lower() not in own}
+
+    def _attribute_files(self) -> str:
+        """The files whose attributes apply the filters of a publish: the repository's, and the attributes file that
+        the global or system git config names (`core.attributesFile`) where it is given to the publish."""
+        own = "the .gitattributes (or .git/info/attributes) of the repository"
+        if ATTRIBUTES_FILE not in self._outside:
+            return own
+        path, origin = self._outside[ATTRIBUTES_FILE]
+        return f"{own} and {path} (core.attributesFile, set in {origin})"
 
     def _described(self, filters: dict[str, dict[str, str]]) -> str:
         return described(filters, {key: origin for key, (_, origin) in self._outside.items()})
@@ -855,7 +868,7 @@ class LocalGitPublisher:
         origins = {key.rsplit(".", 1)[0]: origin for key, (_, origin) in self._outside.items()}
         names = sorted(filters) or ["NAME"]
         return " and ".join(f"`git config --file {origins[f'filter.{name}']} --remove-section filter.{name}`, or "
-                            f"`filter={name}` from the repository's attributes" if f"filter.{name}" in origins else
+                            f"`filter={name}` from the attributes that apply it" if f"filter.{name}" in origins else
                             f"`git -C {self.repo_dir} config --remove-section filter.{name}`" for name in names)
 
     def _run(self, *args: str, locate: bool = True, input: str | None = None,
@@ -897,7 +910,7 @@ class LocalGitPublisher:
             raise PublishError(
                 f"`git {' '.join(args)}` failed in {self.repo_dir} (exit {result.returncode}) {FILTER_WORDS[1]} "
                 f"({failed_filter}; its filters: {self._described(filters)}); a publish commits the "
-                "files through the clean and smudge filters that its .gitattributes (or .git/info/attributes) "
+                f"files through the clean and smudge filters that {self._attribute_files()} "
                 f"apply; fix the filter (run it by hand on that file to see why), or remove it "
                 f"({self._remove_filters(filters)}), then publish again")
         if result.returncode != 0:

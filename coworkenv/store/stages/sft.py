@@ -34,6 +34,7 @@ from coworkenv.rollout.record import MESSAGE_TYPE, TrajectoryRecord, trajectorie
 from coworkenv.store._parquet import check_bytes, checked_footer, close_parquet_writer, parquet_writer, read_parquet
 from coworkenv.store.stages._card_split import card_files, card_rows_problem, card_split
 from coworkenv.store.stages._stage import Stage, StageError, _compatible, first_line, missing_path, no_special_files
+from coworkenv.store.stages._versioned import held_by_version
 
 _HINT = "write SFT shards with `coworkenv curate TRAJ --out DIR` (or the sft_shards asset)"
 SFT_SCHEMA = pa.schema([
@@ -258,6 +259,14 @@ def _check_complete(files: list[Path]) -> None:
                              f"repeat rows. {_HINT} into an empty folder")
         count, indices = next(iter(counts.items()))
         missing = sorted(set(range(count)) - indices)
+        held = held_by_version(where, [shard_name(split, i, count) for i in missing]) if missing else None
+        if held is not None:
+            shown = ", ".join(held.paths[:5]) + (f" and {len(held.paths) - 5} more" if len(held.paths) > 5 else "")
+            is_, it = ("is", "it") if len(held.paths) == 1 else ("are", "them")
+            raise StageError(f"{where}: the {split!r} split has {len(indices)} of its {count} shards: {shown} {is_} "
+                             f"missing from the folder, though the version {held.version} of the repository "
+                             f"{held.top} holds {it} (deleted by hand, or by a tool that cleans or syncs folders?); "
+                             f"put {it} back with `{held.put_back()}` and run again; nothing was read")
         if missing:
             raise StageError(f"{where}: the {split!r} split has {len(indices)} of its {count} shards (missing "
                              f"{', '.join(shard_name(split, i, count) for i in missing[:5])}), so an earlier write "
