@@ -108,7 +108,11 @@ def system_prompt(spec: EnvSpec, world: World) -> str:
 
 
 def opening_messages(spec: EnvSpec, world: World) -> list[dict[str, Any]]:
-    """The messages before the first user turn: the fixed instructions, then the env's own system text."""
+    """The messages before the first user turn: the fixed instructions, then the env's own system text; with
+    `context_only` (a source benchmark's own system prompt, such as an imported Claw-Eval task's), the context alone,
+    as that benchmark's agent gets it: one system message, nothing before or after it."""
+    if spec.context_only:
+        return [{"role": "system", "content": spec.context}]
     return [{"role": "system", "content": AGENT_INSTRUCTIONS}, {"role": "system", "content": system_prompt(spec, world)}]
 
 

@@ -3,7 +3,8 @@ built by `runner/system_prompt.py` (`build_system_prompt`, default `PromptConfig
 tools with their descriptions and JSON Schemas, rules on tool calls (call them natively, do not narrate routine ones)
 and on replies (`NO_REPLY` when none is needed, reply tags, heartbeat), the skills and workspace sections. An imported
 spec's context was one line ("Imported from a Claw-Eval task; ..."), so the agent acted under the env's own rules
-alone. Now the context is Claw-Eval's prompt for the task (`--system-prompt env` keeps the line). The last test, over
+alone. Now the context is Claw-Eval's prompt for the task (`--system-prompt env` keeps the line), sent alone as the
+agent's one system message (import49: `EnvSpec.context_only`), before the task's prompt, as Claw-Eval's loop sends it. The last test, over
 a real checkout (CLAW_EVAL_CHECKOUT), compares the context with what Claw-Eval's own code builds for every task
 imported from it."""
 
@@ -29,6 +30,9 @@ from coworkenv.importers.claw_eval import ENV_CONTEXT
 from coworkenv.importers.claw_eval_prompt import claw_eval_system_prompt
 from coworkenv.importers.claw_eval_task import ClawTool, load_task
 from coworkenv.loading import load_spec
+from coworkenv.rollout import run_agent
+from coworkenv.spec import EnvSpec
+from tests.test_rollout_agent_loop import ScriptedBackend, say
 
 CHECKOUT = Path(__file__).parent / "fixtures" / "claw_eval_like"
 TASK = CHECKOUT / "tasks" / "CE02_vpn_ticket_triage"
@@ -75,6 +79,29 @@ def test_the_agent_gets_claw_evals_system_prompt_for_the_task() -> None:
         at = text.index(heading, at)
         for line in lines:
             assert line in text[at:], line
+
+
+def test_the_agent_sees_claw_evals_system_message_alone_then_the_task_prompt() -> None:
+    """Claw-Eval's loop sends `[system: build_system_prompt(...), user: prompt.text]` and nothing else before the
+    first model call. main: the env's own first system message (`AGENT_INSTRUCTIONS`, "You are an AI coworker...")
+    came first, then a second one with the env's line on the user, the time and the apps before Claw-Eval's prompt."""
+    spec, report = import_task(TASK)
+    assert spec is not None, report.notes
+    doc = yaml.safe_load((TASK / "task.yaml").read_text(encoding="utf-8"))
+    backend = ScriptedBackend([say("Done.")])
+    run_agent(Env(spec), backend)
+    sent = backend.requests[0].messages
+    assert [m["role"] for m in sent] == ["system", "user"], [m["role"] for m in sent]
+    assert sent[0]["content"] == spec.context and sent[0]["content"].startswith(
+        "You are a personal assistant running inside OpenClaw.")
+    assert sent[1]["content"] == doc["prompt"]["text"].strip()
+    assert "You are an AI coworker" not in sent[0]["content"] and "You act for" not in sent[0]["content"]
+    # the env's own opening stays for the one-line context, and for every spec that does not ask otherwise
+    plain, _ = import_task(TASK, system_prompt="env")
+    assert plain is not None and not plain.context_only
+    assert [m["role"] for m in Env(plain).reset()[0]] == ["system", "system", "user"]
+    with pytest.raises(ValueError, match="context_only is true but the context is empty"):
+        EnvSpec.model_validate({**json.loads(spec.to_json()), "context": " "})
 
 
 def test_the_env_option_keeps_the_one_line_context(tmp_path: Path) -> None:
