@@ -48,7 +48,7 @@ SCHEMA_VERSION: Literal["2"] = "2"
 # 2: guards carry no credit, graded checks, text checks, forbidden counts failed attempts, EnvSpec.scoring.
 VERIFIER_VERSION = "2"
 # Optional spec sections a spec id leaves out while unset, so that specs without them keep their ids.
-UNSET_WHEN_FALSY = ("tool_decls", "faults", "max_steps", "time_limit_s", "context_only")
+UNSET_WHEN_FALSY = ("tool_decls", "faults", "max_steps", "time_limit_s", "source_prompt")
 # Bump when the bytes a spec id hashes change for the same spec: sealed files (which carry their id) are then
 # validated and hashed again. 2: empty tables and apps with no records are left out.
 SPEC_ID_SCHEME = "2"
@@ -213,10 +213,11 @@ class EnvSpec(_Wire):
         "Wall-clock seconds a recorded episode may run: checked before each assistant message, past it the episode "
         "stops and is scored as it stands (a source benchmark's own clock, such as Claw-Eval's "
         "`environment.timeout_seconds`). A run limit, not part of the environment's hash. None: no clock"))] = None
-    context_only: Annotated[bool, Field(description=(
-        "True: `context` is the agent's whole system prompt, its one system message (a source benchmark's own "
-        "prompt, such as Claw-Eval's runner's), in place of the env's fixed instructions and its line on the user, "
-        "the time and the apps. False: those, then `context`"))] = False
+    source_prompt: Annotated[bool, Field(description=(
+        "True: the agent's prompt is a source benchmark's own, sent as that benchmark sends it (an imported "
+        "Claw-Eval task's runner prompt): `context` is the agent's one system message, in place of the env's fixed "
+        "instructions and its line on the user, the time and the apps, and the declared tools keep their declared "
+        "order (not sorted by name). False: the env's own prompt, then `context`"))] = False
     dynamics: Dynamics = Dynamics()
     checks: Annotated[list[Check], Field(min_length=1)]
     scoring: Annotated[Scoring, Field(description="How check results compose into the score and the verdict")] = (
@@ -227,9 +228,9 @@ class EnvSpec(_Wire):
 
     @model_validator(mode="after")
     def _context_to_send(self) -> Self:
-        if self.context_only and not self.context.strip():
-            raise ValueError("context_only is true but the context is empty: the agent would get an empty system "
-                             "prompt; write the system prompt into `context`, or set context_only to false")
+        if self.source_prompt and not self.context.strip():
+            raise ValueError("source_prompt is true but the context is empty: the agent would get an empty system "
+                             "prompt; write the system prompt into `context`, or set source_prompt to false")
         return self
 
     # Older schema versions are migrated here rather than in a "before" validator, which would make pydantic

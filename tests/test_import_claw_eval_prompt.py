@@ -4,7 +4,8 @@ tools with their descriptions and JSON Schemas, rules on tool calls (call them n
 and on replies (`NO_REPLY` when none is needed, reply tags, heartbeat), the skills and workspace sections. An imported
 spec's context was one line ("Imported from a Claw-Eval task; ..."), so the agent acted under the env's own rules
 alone. Now the context is Claw-Eval's prompt for the task (`--system-prompt env` keeps the line), sent alone as the
-agent's one system message (import49: `EnvSpec.context_only`), before the task's prompt, as Claw-Eval's loop sends it. The last test, over
+agent's one system message (import49: `EnvSpec.source_prompt`), before the task's prompt, with the tools in
+task.yaml's order, as Claw-Eval's loop sends them. The last test, over
 a real checkout (CLAW_EVAL_CHECKOUT), compares the context with what Claw-Eval's own code builds for every task
 imported from it."""
 
@@ -96,11 +97,15 @@ def test_the_agent_sees_claw_evals_system_message_alone_then_the_task_prompt() -
         "You are a personal assistant running inside OpenClaw.")
     assert sent[1]["content"] == doc["prompt"]["text"].strip()
     assert "You are an AI coworker" not in sent[0]["content"] and "You act for" not in sent[0]["content"]
+    # the tools as its provider sends them (`_tool_spec_to_openai`), in task.yaml's order (main: sorted by name)
+    assert backend.requests[0].tools == [
+        {"type": "function", "function": {"name": t["name"], "description": t["description"],
+                                          "parameters": t["input_schema"]}} for t in doc["tools"]]
     # the env's own opening stays for the one-line context, and for every spec that does not ask otherwise
     plain, _ = import_task(TASK, system_prompt="env")
-    assert plain is not None and not plain.context_only
+    assert plain is not None and not plain.source_prompt
     assert [m["role"] for m in Env(plain).reset()[0]] == ["system", "system", "user"]
-    with pytest.raises(ValueError, match="context_only is true but the context is empty"):
+    with pytest.raises(ValueError, match="source_prompt is true but the context is empty"):
         EnvSpec.model_validate({**json.loads(spec.to_json()), "context": " "})
 
 

@@ -130,7 +130,7 @@ def import_task(task_dir: Path, error_rate: float | None = None, judge: bool = F
 
     `system_prompt`: what the spec's `context` (the env's system text) carries: `claw-eval`, the system prompt
     Claw-Eval's runner gives the task's agent (its persona, the tools with their schemas, its rules on tool calls and
-    replies: `claw_eval_prompt`), sent alone as the agent's one system message (`context_only`), as there; `env`, one
+    replies: `claw_eval_prompt`), sent alone as the agent's one system message (`source_prompt`), as there; `env`, one
     line saying the task is imported, after the env's own system messages.
 
     Claw-Eval's mock services inject errors at a rate `ERROR_RATE` (a service's env in task.yaml, else
@@ -253,7 +253,7 @@ def import_task(task_dir: Path, error_rate: float | None = None, judge: bool = F
         "context": claw_eval_system_prompt([t for t in task.tools if t.name in declared])
         if system_prompt == "claw-eval" else ENV_CONTEXT,
         # Claw-Eval's agent gets its runner's prompt as its one system message, then the task's prompt
-        "context_only": system_prompt == "claw-eval",
+        "source_prompt": system_prompt == "claw-eval",
         "world": {"start": _start(apps, raw_fixtures.get("gmail", []), raw_fixtures.get("calendar", [])),
                   "tick_s": 30, "apps": apps},
         "tools": [], "tool_decls": [d.model_dump(mode="json") for d in decls],
