@@ -14,6 +14,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import shutil
 import sys
 import types
 from pathlib import Path
@@ -82,20 +83,25 @@ def test_the_agent_gets_claw_evals_system_prompt_for_the_task() -> None:
             assert line in text[at:], line
 
 
-def test_the_agent_sees_claw_evals_system_message_alone_then_the_task_prompt() -> None:
+def test_the_agent_sees_claw_evals_system_message_alone_then_the_task_prompt(tmp_path: Path) -> None:
     """Claw-Eval's loop sends `[system: build_system_prompt(...), user: prompt.text]` and nothing else before the
     first model call. main: the env's own first system message (`AGENT_INSTRUCTIONS`, "You are an AI coworker...")
-    came first, then a second one with the env's line on the user, the time and the apps before Claw-Eval's prompt."""
-    spec, report = import_task(TASK)
+    came first, then a second one with the env's line on the user, the time and the apps before Claw-Eval's prompt;
+    the prompt's text was stripped and the tools sorted by name."""
+    task = tmp_path / TASK.name
+    shutil.copytree(TASK, task)
+    doc = yaml.safe_load((task / "task.yaml").read_text(encoding="utf-8"))
+    doc["prompt"]["text"] = f"  {doc['prompt']['text']}\n"  # as a YAML block (`text: |`) ends, with a newline
+    (task / "task.yaml").write_text(yaml.safe_dump(doc, allow_unicode=True), encoding="utf-8")
+    spec, report = import_task(task)
     assert spec is not None, report.notes
-    doc = yaml.safe_load((TASK / "task.yaml").read_text(encoding="utf-8"))
     backend = ScriptedBackend([say("Done.")])
     run_agent(Env(spec), backend)
     sent = backend.requests[0].messages
     assert [m["role"] for m in sent] == ["system", "user"], [m["role"] for m in sent]
     assert sent[0]["content"] == spec.context and sent[0]["content"].startswith(
         "You are a personal assistant running inside OpenClaw.")
-    assert sent[1]["content"] == doc["prompt"]["text"].strip()
+    assert sent[1]["content"] == doc["prompt"]["text"]  # as written, its block's last newline too
     assert "You are an AI coworker" not in sent[0]["content"] and "You act for" not in sent[0]["content"]
     # the tools as its provider sends them (`_tool_spec_to_openai`), in task.yaml's order (main: sorted by name)
     assert backend.requests[0].tools == [

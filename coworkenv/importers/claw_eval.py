@@ -258,7 +258,7 @@ def import_task(task_dir: Path, error_rate: float | None = None, judge: bool = F
                   "tick_s": 30, "apps": apps},
         "tools": [], "tool_decls": [d.model_dump(mode="json") for d in decls],
         "faults": _faults(task, adapters, error_rate, _unreached(task, decls)),
-        "turns": [{"content": task.prompt.text.strip()}],
+        "turns": [{"content": task.prompt.text}],  # as the loop sends it (a YAML block's last newline too)
         # Claw-Eval's loop stops after `max_turns` model calls (the tool calls of the last are dispatched) and grades
         "max_steps": min(task.environment.max_turns, MAX_STEPS),
         # ... or once its wall clock, checked before each model call, is past `timeout_seconds` (above 0 here)
