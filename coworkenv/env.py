@@ -108,7 +108,11 @@ def system_prompt(spec: EnvSpec, world: World) -> str:
 
 
 def opening_messages(spec: EnvSpec, world: World) -> list[dict[str, Any]]:
-    """The messages before the first user turn: the fixed instructions, then the env's own system text."""
+    """The messages before the first user turn: the fixed instructions, then the env's own system text; with
+    `source_prompt` (a source benchmark's own system prompt, such as an imported Claw-Eval task's), the context
+    alone, as that benchmark's agent gets it: one system message, nothing before or after it."""
+    if spec.source_prompt:
+        return [{"role": "system", "content": spec.context}]
     return [{"role": "system", "content": AGENT_INSTRUCTIONS}, {"role": "system", "content": system_prompt(spec, world)}]
 
 
@@ -205,7 +209,11 @@ class Env:
     def _prompt_tools_json(self) -> bytes:
         # The tools as every request of every episode carries them (sorted, compact): built once per Env.
         declared = {d.name for d in self.spec.tool_decls}  # shown exactly as the spec declares them
-        return orjson.dumps(prompt_tools(self.toolbox.openai_tools(), verbatim=declared))
+        tools = prompt_tools(self.toolbox.openai_tools(), verbatim=declared)
+        if self.spec.source_prompt:  # a source benchmark's prompt: its tools in the order it sends them
+            at = {d.name: i for i, d in enumerate(self.spec.tool_decls)}
+            tools.sort(key=lambda t: at.get(t["function"]["name"], -1))
+        return orjson.dumps(tools)
 
     def robustness_report(self) -> Robustness:
         """The faults injected so far and how many failing ones the agent recovered from (docs/robustness.md)."""

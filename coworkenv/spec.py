@@ -8,7 +8,7 @@ from functools import cached_property
 from typing import Annotated, Any, Literal, Self
 
 import orjson
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from coworkenv.apps import WorldApps
 from coworkenv.bindings import ToolDecl
@@ -47,6 +47,8 @@ SCHEMA_VERSION: Literal["2"] = "2"
 # Bump when the meaning of a check kind or of the score changes: stored runs are re-scored when this changes.
 # 2: guards carry no credit, graded checks, text checks, forbidden counts failed attempts, EnvSpec.scoring.
 VERIFIER_VERSION = "2"
+# Optional spec sections a spec id leaves out while unset, so that specs without them keep their ids.
+UNSET_WHEN_FALSY = ("tool_decls", "faults", "max_steps", "time_limit_s", "source_prompt")
 # Bump when the bytes a spec id hashes change for the same spec: sealed files (which carry their id) are then
 # validated and hashed again. 2: empty tables and apps with no records are left out.
 SPEC_ID_SCHEME = "2"
@@ -207,6 +209,15 @@ class EnvSpec(_Wire):
     max_steps: Annotated[int | None, Field(ge=1, le=MAX_STEPS, description=(
         "Assistant messages an episode may take before it is cut (a source benchmark's own turn limit, such as "
         "Claw-Eval's `environment.max_turns`); every runner's own limit is lowered to it. None: the runner's"))] = None
+    time_limit_s: Annotated[int | None, Field(ge=1, description=(
+        "Wall-clock seconds a recorded episode may run: checked before each assistant message, past it the episode "
+        "stops and is scored as it stands (a source benchmark's own clock, such as Claw-Eval's "
+        "`environment.timeout_seconds`). A run limit, not part of the environment's hash. None: no clock"))] = None
+    source_prompt: Annotated[bool, Field(description=(
+        "True: the agent's prompt is a source benchmark's own, sent as that benchmark sends it (an imported "
+        "Claw-Eval task's runner prompt): `context` is the agent's one system message, in place of the env's fixed "
+        "instructions and its line on the user, the time and the apps, and the declared tools keep their declared "
+        "order (not sorted by name). False: the env's own prompt, then `context`"))] = False
     dynamics: Dynamics = Dynamics()
     checks: Annotated[list[Check], Field(min_length=1)]
     scoring: Annotated[Scoring, Field(description="How check results compose into the score and the verdict")] = (
@@ -214,6 +225,13 @@ class EnvSpec(_Wire):
     )
     reference: list[ReferenceTurn]
     metadata: Metadata = Metadata()
+
+    @model_validator(mode="after")
+    def _context_to_send(self) -> Self:
+        if self.source_prompt and not self.context.strip():
+            raise ValueError("source_prompt is true but the context is empty: the agent would get an empty system "
+                             "prompt; write the system prompt into `context`, or set source_prompt to false")
+        return self
 
     # Older schema versions are migrated here rather than in a "before" validator, which would make pydantic
     # build Python objects from JSON first (about a third slower for every spec).
@@ -240,7 +258,7 @@ class EnvSpec(_Wire):
     def id(self) -> str:
         """Content-hash id of the whole spec."""
         # Unused optional sections are left out so that specs without them keep their ids.
-        unused = {k for k in ("tool_decls", "faults", "max_steps") if not getattr(self, k)}
+        unused = {k for k in UNSET_WHEN_FALSY if not getattr(self, k)}
         # The world's records are the bulk: their field dicts are read as they are (the same JSON as dumping them).
         data = self.model_dump(mode="json", by_alias=True, exclude=unused | {"world"})
         data["world"] = {**self.world.model_dump(mode="json", by_alias=True, exclude={"apps"}),

@@ -3,7 +3,9 @@ built by `runner/system_prompt.py` (`build_system_prompt`, default `PromptConfig
 tools with their descriptions and JSON Schemas, rules on tool calls (call them natively, do not narrate routine ones)
 and on replies (`NO_REPLY` when none is needed, reply tags, heartbeat), the skills and workspace sections. An imported
 spec's context was one line ("Imported from a Claw-Eval task; ..."), so the agent acted under the env's own rules
-alone. Now the context is Claw-Eval's prompt for the task (`--system-prompt env` keeps the line). The last test, over
+alone. Now the context is Claw-Eval's prompt for the task (`--system-prompt env` keeps the line), sent alone as the
+agent's one system message (import49: `EnvSpec.source_prompt`), before the task's prompt, with the tools in
+task.yaml's order, as Claw-Eval's loop sends them. The last test, over
 a real checkout (CLAW_EVAL_CHECKOUT), compares the context with what Claw-Eval's own code builds for every task
 imported from it."""
 
@@ -12,6 +14,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import shutil
 import sys
 import types
 from pathlib import Path
@@ -29,6 +32,9 @@ from coworkenv.importers.claw_eval import ENV_CONTEXT
 from coworkenv.importers.claw_eval_prompt import claw_eval_system_prompt
 from coworkenv.importers.claw_eval_task import ClawTool, load_task
 from coworkenv.loading import load_spec
+from coworkenv.rollout import run_agent
+from coworkenv.spec import EnvSpec
+from tests.test_rollout_agent_loop import ScriptedBackend, say
 
 CHECKOUT = Path(__file__).parent / "fixtures" / "claw_eval_like"
 TASK = CHECKOUT / "tasks" / "CE02_vpn_ticket_triage"
@@ -75,6 +81,38 @@ def test_the_agent_gets_claw_evals_system_prompt_for_the_task() -> None:
         at = text.index(heading, at)
         for line in lines:
             assert line in text[at:], line
+
+
+def test_the_agent_sees_claw_evals_system_message_alone_then_the_task_prompt(tmp_path: Path) -> None:
+    """Claw-Eval's loop sends `[system: build_system_prompt(...), user: prompt.text]` and nothing else before the
+    first model call. main: the env's own first system message (`AGENT_INSTRUCTIONS`, "You are an AI coworker...")
+    came first, then a second one with the env's line on the user, the time and the apps before Claw-Eval's prompt;
+    the prompt's text was stripped and the tools sorted by name."""
+    task = tmp_path / TASK.name
+    shutil.copytree(TASK, task)
+    doc = yaml.safe_load((task / "task.yaml").read_text(encoding="utf-8"))
+    doc["prompt"]["text"] = f"  {doc['prompt']['text']}\n"  # as a YAML block (`text: |`) ends, with a newline
+    (task / "task.yaml").write_text(yaml.safe_dump(doc, allow_unicode=True), encoding="utf-8")
+    spec, report = import_task(task)
+    assert spec is not None, report.notes
+    backend = ScriptedBackend([say("Done.")])
+    run_agent(Env(spec), backend)
+    sent = backend.requests[0].messages
+    assert [m["role"] for m in sent] == ["system", "user"], [m["role"] for m in sent]
+    assert sent[0]["content"] == spec.context and sent[0]["content"].startswith(
+        "You are a personal assistant running inside OpenClaw.")
+    assert sent[1]["content"] == doc["prompt"]["text"]  # as written, its block's last newline too
+    assert "You are an AI coworker" not in sent[0]["content"] and "You act for" not in sent[0]["content"]
+    # the tools as its provider sends them (`_tool_spec_to_openai`), in task.yaml's order (main: sorted by name)
+    assert backend.requests[0].tools == [
+        {"type": "function", "function": {"name": t["name"], "description": t["description"],
+                                          "parameters": t["input_schema"]}} for t in doc["tools"]]
+    # the env's own opening stays for the one-line context, and for every spec that does not ask otherwise
+    plain, _ = import_task(TASK, system_prompt="env")
+    assert plain is not None and not plain.source_prompt
+    assert [m["role"] for m in Env(plain).reset()[0]] == ["system", "system", "user"]
+    with pytest.raises(ValueError, match="source_prompt is true but the context is empty"):
+        EnvSpec.model_validate({**json.loads(spec.to_json()), "context": " "})
 
 
 def test_the_env_option_keeps_the_one_line_context(tmp_path: Path) -> None:

@@ -20,9 +20,14 @@ from coworkenv.env import Action, ToolCallRequest
 from coworkenv.importers import claw_eval_grader_runtime as runtime
 from coworkenv.importers import import_checkout
 from coworkenv.loading import load_spec
+from coworkenv.rollout import record as record_module
+from coworkenv.rollout import run_agent, run_episode
+from coworkenv.rollout.record import environment_hash
 from coworkenv.spec import EnvSpec
 from tests.test_import_claw_eval_answers import _one_tool_checkout
 from tests.test_import_claw_eval_framework import _GMAIL
+from tests.test_rollout_agent_loop import ScriptedBackend
+from tests.test_rollout_agent_loop import call as model_call
 
 CHECKOUT = Path(__file__).parent / "fixtures" / "claw_eval_like"
 TASK = "CE02_vpn_ticket_triage"
@@ -32,10 +37,11 @@ _MAIL = [{"message_id": "msg_1", "from": "a@x.test", "to": "me@acme.test", "subj
 
 @pytest.fixture(scope="module")
 def imported(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[EnvSpec, dict]]:
-    """CE02 as given (no `environment`), cut to 3 turns, and with the harness's tools on: each imported."""
+    """CE02 as given (no `environment`), cut to 3 turns and 120 s, and with the harness's tools on: each imported."""
     root = tmp_path_factory.mktemp("runner")
     shutil.copytree(CHECKOUT / "src", root / "src")
-    variants = {"given": None, "three": {"max_turns": 3}, "harness": {"enable_todo": True, "enable_compact": True},
+    variants = {"given": None, "three": {"max_turns": 3, "timeout_seconds": 120},
+                "harness": {"enable_todo": True, "enable_compact": True},
                 **{name: environment for name, (environment, _) in NEVER_CALLED.items()}}
     for name, environment in variants.items():
         task = root / "tasks" / f"{TASK}_{name}"
@@ -154,3 +160,47 @@ def test_an_endpoint_at_a_port_no_service_listens_on_is_a_refused_connection(tmp
                                           "error": entry.error}) == (500, {"error": "[Errno 111] Connection refused"})
     env.step(Action.call("gmail_list_messages", {}))
     assert env.audit[-1].ok  # at the service's port: served
+
+
+@pytest.mark.parametrize(("name", "limit", "calls"), [("given", 300, 4), ("three", 120, 2)])
+def test_the_episode_stops_once_its_wall_clock_is_past_timeout_seconds(
+        imported: dict[str, tuple[EnvSpec, dict]], monkeypatch: pytest.MonkeyPatch, name: str, limit: int,
+        calls: int) -> None:
+    """Claw-Eval's loop checks `elapsed > timeout_seconds` before each model call (300 s unless the task says) and,
+    past it, stops and grades the episode as it stands. main: the spec had no clock, the agent went on to its turns
+    (20 of a model taking 100 s a call, 3 of the cut variant)."""
+    spec, _ = imported[name]
+    assert spec.time_limit_s == limit  # main: no such field
+    clock = [0.0]
+    monkeypatch.setattr("time.perf_counter", lambda: clock[0])
+
+    def slow(request: object) -> object:  # every model call takes 100 s of the loop's wall clock
+        clock[0] += 100.0
+        return model_call("helpdesk_list_tickets", {})
+
+    record = run_agent(Env(spec), ScriptedBackend([slow]))  # type: ignore[list-item]
+    # calls at 0, 100, 200 (and 300, not past 300) s; the next check is past the limit: graded as it stands
+    assert len(record.steps) == calls and record.stop_reason == "time_limit", (len(record.steps), record.stop_reason)
+    assert record.truncated and record.score is not None and record.checks and not record.error
+    assert record.timings.wall_s == calls * 100.0
+    # the validation gates' transcript-free episodes keep no clock: the same calls however slow the machine
+    assert run_episode(Env(spec), _Looping(), max_steps=2).stop_reason == "max_steps"
+
+
+class _Looping:
+    name = "looping"
+
+    def act(self, env: Env) -> Action:
+        return Action.call("helpdesk_list_tickets", {})
+
+
+def test_the_wall_clock_is_kept_out_of_the_environment_hash(imported: dict[str, tuple[EnvSpec, dict]]) -> None:
+    """The clock limits a run, not what the agent acted in: records of the env keep their hash (and re-score) when
+    only the limit changes, and a spec without one hashes as before the field existed."""
+    spec, _ = imported["given"]
+    data = json.loads(spec.to_json())
+    record_module._ENVIRONMENT_HASHES.clear()
+    other = EnvSpec.model_validate({**data, "time_limit_s": 60})
+    unset = EnvSpec.model_validate({k: v for k, v in data.items() if k != "time_limit_s"})
+    assert len({spec.id, other.id, unset.id}) == 3  # a different spec...
+    assert environment_hash(spec) == environment_hash(other) == environment_hash(unset)  # ...in the same environment

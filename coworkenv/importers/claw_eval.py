@@ -130,7 +130,8 @@ def import_task(task_dir: Path, error_rate: float | None = None, judge: bool = F
 
     `system_prompt`: what the spec's `context` (the env's system text) carries: `claw-eval`, the system prompt
     Claw-Eval's runner gives the task's agent (its persona, the tools with their schemas, its rules on tool calls and
-    replies: `claw_eval_prompt`); `env`, one line saying the task is imported (the env's own system text alone).
+    replies: `claw_eval_prompt`), sent alone as the agent's one system message (`source_prompt`), as there; `env`, one
+    line saying the task is imported, after the env's own system messages.
 
     Claw-Eval's mock services inject errors at a rate `ERROR_RATE` (a service's env in task.yaml, else
     `error_rate`): 35% of them 429, 35% 500, 30% slow. They become the spec's seeded fault plan. With `judge`, a
@@ -251,13 +252,17 @@ def import_task(task_dir: Path, error_rate: float | None = None, judge: bool = F
         "user": USER_ID,
         "context": claw_eval_system_prompt([t for t in task.tools if t.name in declared])
         if system_prompt == "claw-eval" else ENV_CONTEXT,
+        # Claw-Eval's agent gets its runner's prompt as its one system message, then the task's prompt
+        "source_prompt": system_prompt == "claw-eval",
         "world": {"start": _start(apps, raw_fixtures.get("gmail", []), raw_fixtures.get("calendar", [])),
                   "tick_s": 30, "apps": apps},
         "tools": [], "tool_decls": [d.model_dump(mode="json") for d in decls],
         "faults": _faults(task, adapters, error_rate, _unreached(task, decls)),
-        "turns": [{"content": task.prompt.text.strip()}],
+        "turns": [{"content": task.prompt.text}],  # as the loop sends it (a YAML block's last newline too)
         # Claw-Eval's loop stops after `max_turns` model calls (the tool calls of the last are dispatched) and grades
         "max_steps": min(task.environment.max_turns, MAX_STEPS),
+        # ... or once its wall clock, checked before each model call, is past `timeout_seconds` (above 0 here)
+        "time_limit_s": task.environment.timeout_seconds,
         "checks": checks, "reference": [{"steps": reference}],
         "metadata": {"title": task.task_name or task.task_id, "apps": sorted({a.app for a in adapters.values()}),
                      "generator": IMPORTED_BY, "tags": ["claw-eval", task.category, *task.tags]},

@@ -91,7 +91,7 @@ class ClawEnvironment(_Lenient):
 
     max_turns: int = 20  # model calls before the loop stops (`runner/loop.py`); then it grades (0: none at all)
     timeout_seconds: int = 300  # the loop's wall clock, checked before each model call: past it the loop stops and
-    # grades, at no turn a replay could say (0 or less: before the first call)
+    # grades (the spec's `time_limit_s`; 0 or less: before the first call, so the task is skipped)
     enable_todo: bool = False  # the harness's own `todo` tool, answered in the loop (`runner/agent_tools.py`)
     enable_compact: bool = False  # the harness's `compact` tool and its summaries of the conversation
 

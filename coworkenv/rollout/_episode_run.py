@@ -42,6 +42,9 @@ INFRASTRUCTURE_STOP_REASONS = frozenset({LLM_ERROR, USER_SIM_ERROR, ENV_ERROR})
 # The model's reply was cut off at max_tokens: the model's failure, with its own stop reason. (So is
 # "context_length": the conversation outgrew the model's context.)
 REPLY_TRUNCATED = "reply_truncated"
+# The spec's wall clock (`EnvSpec.time_limit_s`, an imported benchmark's own) ran out before an assistant message:
+# the episode stops and is scored as it stands, as Claw-Eval's loop breaks on its timeout and grades.
+TIME_LIMIT = "time_limit"
 
 _NO_TOKENS = dict.fromkeys(("agent_prompt", "agent_completion", "user_prompt", "user_completion"), 0)
 _NO_SECONDS = dict.fromkeys(("model", "env", "user"), 0.0)
@@ -122,6 +125,7 @@ class EpisodeRun:
     failure: tuple[str, str] | None = None
     started_at: str = ""
     t0: float = 0.0
+    out_of_time: bool = False  # the spec's wall clock ran out (latched: the record says so however late it is made)
 
     def start(self) -> None:
         messages, info = self.env.reset()
@@ -142,7 +146,17 @@ class EpisodeRun:
             return "max_steps"
         if self.tokens["agent_prompt"] + self.tokens["agent_completion"] >= self.limits.max_tokens_total:
             return "token_budget"
+        if self.out_of_time or self._past_time_limit():
+            self.out_of_time = True
+            return TIME_LIMIT
         return None
+
+    def _past_time_limit(self) -> bool:
+        """Whether the episode's wall clock, from its start, is past the spec's `time_limit_s` (as Claw-Eval's loop
+        checks `elapsed > timeout_seconds` before each model call). Only a recorded run keeps a clock: the
+        validation gates' transcript-free episodes play the same calls however slow the machine is."""
+        limit = self.env.spec.time_limit_s
+        return limit is not None and self.keep_transcript and time.perf_counter() - self.t0 > limit
 
     def fail(self, reason: str, message: str) -> None:
         self.failure = (reason, message)

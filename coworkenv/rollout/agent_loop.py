@@ -3,8 +3,8 @@
 An agent is a `Policy` (sync, reads the Env: the oracle, noop, scripted agents) or an LLM backend (async: any chat
 model with OpenAI-style tool calling). The Env gives the system prompt, the spec's tools, the user turns and the
 world's dynamics between them; a user simulator may answer within a turn. The loop (`_play`) runs one assistant
-message at a time and stops when the episode ends, at the step limit, at the token budget or when an LLM server
-fails. Tool calls are read from native `tool_calls` or, as a fallback, from Qwen/hermes `<tool_call>` text; a call
+message at a time and stops when the episode ends, at the step limit, at the token budget, past the spec's wall
+clock (`time_limit_s`, recorded runs only) or when an LLM server fails. Tool calls are read from native `tool_calls` or, as a fallback, from Qwen/hermes `<tool_call>` text; a call
 that does not parse still reaches the Env (so it is audited as a failed call) and its tool message says what was
 wrong.
 
@@ -32,6 +32,7 @@ from coworkenv.rollout._episode_run import (
     INFRASTRUCTURE_STOP_REASONS,
     LLM_ERROR,
     REPLY_TRUNCATED,
+    TIME_LIMIT,
     USER_SIM_ERROR,
     Episode,
     EpisodeRun,
@@ -57,6 +58,7 @@ __all__ = [
     "INFRASTRUCTURE_STOP_REASONS",
     "LLM_ERROR",
     "REPLY_TRUNCATED",
+    "TIME_LIMIT",
     "USER_SIM_ERROR",
     "Episode",
     "arun_agent",
@@ -164,8 +166,9 @@ def run_agent(
 ) -> TrajectoryRecord:
     """Reset `env` and let `model` (an LLM backend or a Policy) act until the episode ends; return its record.
 
-    Stops when the Env is done, after `max_steps` assistant messages, or once the agent used `max_tokens_total`
-    prompt + completion tokens. `sampling` (temperature, max_tokens, seed) goes to every model request and
+    Stops when the Env is done, after `max_steps` assistant messages, once the agent used `max_tokens_total`
+    prompt + completion tokens, or, before an assistant message, once the episode ran past the spec's
+    `time_limit_s` seconds (stop reason `time_limit`, scored as it stands). `sampling` (temperature, max_tokens, seed) goes to every model request and
     into the record. `user_sim` defaults to the spec's scripted turns.
     """
     if not _needs_event_loop(model, user_sim):  # the oracle teacher's fast path: no event loop to start

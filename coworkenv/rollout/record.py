@@ -100,13 +100,18 @@ _ENVIRONMENT_HASHES: dict[str, str] = {}  # by spec id: ids are content hashes, 
 def environment_hash(spec: EnvSpec) -> str:
     """Hash of what the agent acted in: the spec without its checks, reference solution and metadata.
 
-    Re-scoring needs this unchanged; a change of checks alone changes `spec.id` but not this hash.
+    Re-scoring needs this unchanged; a change of checks alone changes `spec.id` but not this hash. The wall clock
+    (`time_limit_s`, a limit of the run, not of what the agent acted in) is left out, and so is `source_prompt`
+    while false: the hashes of specs without them stay as they were.
     """
     cached = _ENVIRONMENT_HASHES.get(spec.id)
     if cached is None:
         if len(_ENVIRONMENT_HASHES) >= 4096:
             _ENVIRONMENT_HASHES.clear()
-        data = spec.model_dump(mode="json", by_alias=True, exclude={"checks", "reference", "metadata"})
+        kept_out = {"checks", "reference", "metadata", "time_limit_s"}
+        if not spec.source_prompt:
+            kept_out.add("source_prompt")
+        data = spec.model_dump(mode="json", by_alias=True, exclude=kept_out)
         cached = _ENVIRONMENT_HASHES[spec.id] = content_hash(data)[:32]
     return cached
 
