@@ -51,6 +51,9 @@ class Verifier:
         # Set by a caller that reads only whether the episode passed (`SpecEpisodes.lazy_python`): a sandboxed check
         # is left unrun where the other checks already fail the episode (`decided_fail`); the result then lacks it.
         self.lazy_python = False
+        # Set by a validation that keeps its sandboxed runs (`coworkenv.validate._run_memo.RunMemo`): `get(rule,
+        # payload)` answers a run it may stand in for (None: run it), `put(rule, payload, outcome)` is told each run.
+        self.python_runs: Any = None
 
     def score(
         self,
@@ -104,6 +107,8 @@ class Verifier:
             return score, reason, error, None
         if kind == "tiers":
             return self._tiers(rule, world, audit, transcript)
+        if kind == "python":
+            return _python(rule, world, audit, transcript, self.python_runs)
         handler = _RULES.get(kind)
         if handler is None:
             raise TypeError(f"unknown check rule {type(rule).__name__}")
@@ -219,7 +224,8 @@ def paced(run: Callable[[], Any]) -> Any:
     return outcome
 
 
-def _python(rule: PythonRule, world: World, audit: Sequence[AuditEntry], transcript: Transcript) -> Outcome:
+def _python(rule: PythonRule, world: World, audit: Sequence[AuditEntry], transcript: Transcript,
+            runs: Any = None) -> Outcome:
     from coworkenv.sandbox import run_sandboxed  # the sandbox spawns processes: load it only when needed
 
     state = world.to_wire()
@@ -238,11 +244,17 @@ def _python(rule: PythonRule, world: World, audit: Sequence[AuditEntry], transcr
             options = sandbox_options(rule)
         except NoJudge as exc:
             return 0.0, f"check error (judge): {exc}", True, None
+    known = runs.get(rule, payload) if runs is not None else None
+    if known is not None:
+        return known  # type: ignore[no-any-return]
     # the setup the sandbox gate's probes run too, with their values (`run_setup`): a check cannot tell the two
     outcome = paced(lambda: run_sandboxed(rule.code, rule.entrypoint, payload, prelude=setup(), **options))
     if not outcome.ok:
         return 0.0, f"check error ({outcome.error_kind}): {outcome.error}", True, None
-    return python_outcome(outcome.value)
+    found = python_outcome(outcome.value)
+    if runs is not None:
+        runs.put(rule, payload, found)
+    return found
 
 
 def verdict_of(score: float, verdict: bool | None, pass_score: float) -> bool:

@@ -29,6 +29,7 @@ from coworkenv.validate._check_reads import python_rules, spec_rules
 from coworkenv.validate._mutation_core import turn_of
 from coworkenv.validate._pace import quiet_read, reads_left
 from coworkenv.validate._reads import read_matchers, without_reads
+from coworkenv.validate._run_memo import RunMemo
 from coworkenv.validate.dependencies import made_by_step
 from coworkenv.validate.entities import EntityIndex, check_choices, check_values
 from coworkenv.validate.mutations import Mutation, is_write
@@ -131,6 +132,9 @@ class SpecEpisodes:
         # Every reset hands out the tool schemas; the gates never read them, so build them once, not per episode.
         schemas = self.env.toolbox.openai_tools()
         self.env.toolbox.openai_tools = lambda: schemas  # type: ignore[method-assign]
+        # The sandboxed runs of every episode, kept for the mutants to reuse where the job is the same (`_run_memo`).
+        self.python_runs = RunMemo()
+        self.env.verifier.python_runs = self.python_runs
         # Scored before any episode: the world is still exactly the spec's initial state.
         self.initial: VerifierResult = self.env.verifier.score(self.env.state, [], [])
         has_python = any(python_rules(c.rule) for c in spec.checks)  # in tiers too
@@ -288,8 +292,12 @@ class SpecEpisodes:
         key = repr([[(s.call.name, s.call.arguments) if s.call else s.say for s in t.steps] for t in reference])
         found = self._mutants.get(key)
         if found is None or (found.partial and not lazy):  # a lazy one played again in full (episodes are replays)
-            found = self._mutants[key] = self.run(OraclePolicy(self.spec, reference=reference), keep_signature=None,
-                                                  lazy=lazy)
+            self.python_runs.replaying = True  # a trusted check's run of a job already seen is not repeated
+            try:
+                found = self._mutants[key] = self.run(OraclePolicy(self.spec, reference=reference),
+                                                      keep_signature=None, lazy=lazy)
+            finally:
+                self.python_runs.replaying = False
         return found
 
     def run(self, policy: Policy, keep_signature: bool | None = False, lazy: bool = False) -> EpisodeOutcome:

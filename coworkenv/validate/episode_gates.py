@@ -123,7 +123,20 @@ def python_probes(ctx: GateContext) -> dict[str, list[Probe]]:
                 for rule in python_rules(check.rule):
                     ctx.python_probes.setdefault(check.id, []).extend(_probe_tier(ctx, rule, audit, oracle.replies,
                                                                                    referenced))
+    episodes.python_runs.trust(_clean_code(ctx.spec, ctx.python_probes))
     return ctx.python_probes
+
+
+def _clean_code(spec: EnvSpec, probes: dict[str, list[Probe]]) -> set[str]:
+    """The code of the Python rules whose every check was probed and found sound (a mutant episode may reuse a
+    run of theirs on a job already seen: `_run_memo`); a crashed, unprobed or judged check's code is not."""
+    clean: set[str] = set()
+    doubted: set[str] = set()
+    for check in spec.checks:
+        for rule in python_rules(check.rule):
+            sound = check.id in probes and not probes[check.id] and not rule.judge
+            (clean if sound else doubted).add(rule.code)
+    return clean - doubted
 
 
 def _probe_tier(ctx: GateContext, rule: PythonRule, audit: list[dict[str, Any]], replies: list[Any],

@@ -301,7 +301,11 @@ def _probe_check(rule: PythonRule, expected: bool, oracle: dict[str, Any], repli
         return found  # its verdict elsewhere is the limit's: the other probes would judge nothing more of it
     if settled:
         return found
-    for what, messages in paraphrases(replies):
+    # A check that never reads the replies (`parts_read`) is handed, in a paraphrase or backdoor-word run, the very job
+    # it already ran (the reference's final state, the untouched world): where no probe found its runs to differ, that
+    # is one more repeat beyond `repeats` (12 runs a check), and it is left out; a judged check's runs ask a judge.
+    repeats_only = "messages" not in parts_read(rule.code, rule.entrypoint) and not judged
+    for what, messages in [] if repeats_only and not found else paraphrases(replies):
         verdict, error = run({**oracle, "messages": messages})
         if error:
             found.append(Probe("python_crash", f"on the reference's replies with {what}: {error}"))
@@ -329,7 +333,7 @@ def _probe_check(rule: PythonRule, expected: bool, oracle: dict[str, Any], repli
             verdict, error = run(reordered)
             if error or verdict != expected:
                 found.append(Probe(code, told.format(got=_shown(verdict, error), expected=expected)))
-    if untouched is not None and untouched_verdict is False:
+    if untouched is not None and untouched_verdict is False and not (repeats_only and not found):
         said = " ".join(r.text for r in replies).lower()
         for word in literals(rule, said):
             messages = [{"turn": t, "text": word} for t in sorted({r.turn for r in replies} or {0})]

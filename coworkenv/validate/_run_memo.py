@@ -1,0 +1,78 @@
+"""The verifier's sandboxed runs of one validation, kept so a mutant episode need not repeat a job already seen.
+
+Most of a Python-check spec's sandboxed runs are the mutant episodes the sandbox gate scans for crashes (95 of 122 for
+a python_messages_table spec), and a mutant often changes only what a check does not read: a write to an app outside
+its `apps`, an argument in the audit of a check that reads the state alone, a reply a state check never looks at. Its
+run is then the job the check already ran: the same code, the same setup, the same parts it reads (`parts_read`, the
+gates' own reading of the entrypoint: a part it cannot tell is read counts as read).
+
+A run is not a pure function of its job where the check draws on randomness, the clock or the machine: that is what
+the probes look for. So an earlier run stands in for a mutant's only
+- for a check whose probes found nothing (no nondeterminism, clock dependence, cost near the limit, no finding at all:
+  `RunMemo.trust`, set once they ran), never a judged one (its judge is an LLM);
+- where that earlier run returned (a crash or a stopped run is never reused: the mutant runs it again);
+- where every run of the same job so far gave the same outcome (two runs of the reference, or a mutant and the
+  reference, that disagree make the check untrusted for the rest of the validation);
+and only in mutant episodes (`SpecEpisodes.mutant`): the reference's second run and the probes are reruns on purpose.
+Every other episode of the validation (initial state, reference, noop, mutants) records its runs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+import orjson
+
+from coworkenv.spec import PythonRule
+from coworkenv.validate._check_reads import parts_read
+
+Outcome = tuple[float, str, bool, bool | None]
+_PARTS = ("state", "audit", "messages")
+
+
+class RunMemo:
+    """The outcomes of one validation's sandboxed runs by job (`get`/`put`, the verifier's `python_runs`)."""
+
+    def __init__(self) -> None:
+        self._outcomes: dict[bytes, Outcome] = {}
+        self.trusted: frozenset[str] = frozenset()  # check code whose runs may stand in for each other
+        self._untrusted: set[str] = set()  # code two runs of one job answered differently for
+        self.replaying = False  # set while a mutant episode plays: only then is a run reused
+        self.reused = 0
+
+    def trust(self, codes: set[str]) -> None:
+        """The code of the checks the probes found nothing in (only these runs are reused)."""
+        self.trusted = frozenset(codes)
+
+    def get(self, rule: PythonRule, payload: dict[str, Any]) -> Outcome | None:
+        """The outcome of an earlier run of the same job, where one may stand in for this run (None: run it)."""
+        if not self.replaying or rule.judge or rule.code not in self.trusted or rule.code in self._untrusted:
+            return None
+        key = _job(rule, payload)
+        found = self._outcomes.get(key) if key is not None else None
+        if found is not None:
+            self.reused += 1
+        return found
+
+    def put(self, rule: PythonRule, payload: dict[str, Any], outcome: Outcome) -> None:
+        """A run that returned; a job whose runs disagree makes its check untrusted."""
+        if rule.judge:
+            return
+        key = _job(rule, payload)
+        if key is None:
+            return
+        seen = self._outcomes.setdefault(key, outcome)
+        if seen != outcome:
+            self._untrusted.add(rule.code)
+
+
+def _job(rule: PythonRule, payload: dict[str, Any]) -> bytes | None:
+    """What a run of the check can tell apart: its code and entrypoint, and the parts of the payload it reads (in
+    their order: a check iterating a dict sees it); None where they do not serialise (a number past 64 bits)."""
+    read = parts_read(rule.code, rule.entrypoint)
+    try:
+        text = orjson.dumps([rule.code, rule.entrypoint, [payload.get(p) if p in read else None for p in _PARTS]])
+    except orjson.JSONEncodeError:
+        return None
+    return hashlib.blake2b(text, digest_size=20).digest()
