@@ -33,30 +33,39 @@ DETECTION = (
 _PREFIX = "svc_"
 
 
+_COMMA = frozenset({"to", "cc", "bcc", "message_ids", "recipients", "attendees"})  # people and ids a service lists
+
+
 def _lists(tool: str) -> set[str]:
-    """The parameters of a built-in tool that take a list of texts."""
+    """The parameters of a built-in tool that take a list of people or ids (`_COMMA`)."""
     props = TOOLS[tool].openai_schema()["function"]["parameters"].get("properties", {})
-    return {p for p, s in props.items() if s.get("type") == "array" and s.get("items", {}).get("type") == "string"}
+    return {p for p, s in props.items() for t in [s, *s.get("anyOf", [])] if p in _COMMA
+            and t.get("type") == "array" and t.get("items", {}).get("type") == "string"}
 
 
-def _decl(tool: str) -> dict[str, Any]:
-    """`tool` declared as `svc_<tool>`: its own schema with each list of texts a comma-separated text, split."""
+def _decl(tool: str, renames: dict[str, str]) -> dict[str, Any]:
+    """`tool` declared as `svc_<tool>`: its own schema with each list of texts a comma-separated text, split, and each
+    parameter `renames` names under that name."""
     params = TOOLS[tool].openai_schema()["function"]["parameters"]
     lists = _lists(tool)
-    props = {p: ({"type": "string", "description": "comma-separated"} if p in lists else s)
+    props = {renames.get(p, p): ({"type": "string", "description": "comma-separated"} if p in lists else s)
              for p, s in params.get("properties", {}).items()}
-    args: dict[str, Any] = {p: ({"to": p, "convert": ["split"]} if p in lists else p) for p in props}
+    args: dict[str, Any] = {renames.get(p, p): ({"to": p, "convert": ["split"]} if p in lists else p)
+                            for p in params.get("properties", {})}
+    required = [renames.get(p, p) for p in params.get("required", [])]
     return {"name": _PREFIX + tool, "description": f"Calls {tool} in the service's own words.",
-            "parameters": {**params, "properties": props}, "bind": {"op": tool, "args": args}}
+            "parameters": {**params, "properties": props, "required": required}, "bind": {"op": tool, "args": args}}
 
 
-def _joined(args: dict[str, Any], lists: set[str]) -> dict[str, Any]:
-    return {k: ", ".join(map(str, v)) if k in lists and isinstance(v, list) else v for k, v in args.items()}
+def _joined(args: dict[str, Any], lists: set[str], renames: dict[str, str]) -> dict[str, Any]:
+    return {renames.get(k, k): ", ".join(map(str, v)) if k in lists and isinstance(v, list) else v
+            for k, v in args.items()}
 
 
-def _matchers(node: Any, names: dict[str, str]) -> None:
+def _matchers(node: Any, names: dict[str, str], renames: dict[str, str]) -> None:
     """Every call matcher in `node` on a tool of `names` moved to its declared tool: a list an `args` value pins
-    matched item by item (`contains`), a condition wanting a list `equals` its comma list."""
+    matched item by item (`contains`), a condition wanting a list `equals` its comma list; each argument `renames`
+    names under that name."""
     if isinstance(node, dict):
         for key in ("first", "then"):
             if isinstance(node.get(key), str) and node[key] in names:
@@ -77,19 +86,24 @@ def _matchers(node: Any, names: dict[str, str]) -> None:
                         else cond["value"]
                 elif cond["field"] in lists and cond["op"] != "contains":
                     raise CorpusError(f"a {cond['op']} condition on the comma list {cond['field']}")
+                head, dot, rest = cond["field"].partition(".")
+                cond["field"] = renames.get(head, head) + dot + rest
+            node["args"] = {renames.get(k, k): v for k, v in args.items()}
             if where:
                 node["where"] = where
             return
         for value in node.values():
-            _matchers(value, names)
+            _matchers(value, names, renames)
     elif isinstance(node, list):
         for value in node:
-            _matchers(value, names)
+            _matchers(value, names, renames)
 
 
-def declare_service(spec: Spec) -> None:
-    """Every built-in write tool given that takes a list of texts declared as `svc_<tool>` (`_decl`), the built-in
-    one no longer given; the reference, the checks' matchers, the dynamics rules and the turns follow."""
+def declare_service(spec: Spec, renames: dict[str, str] | None = None) -> None:
+    """Every built-in write tool given that takes a list of texts declared as `svc_<tool>` (`_decl`: its parameters
+    `renames` names under those names), the built-in one no longer given; the reference, the checks' matchers, the
+    dynamics rules and the turns follow."""
+    renames = renames or {}
     names = {n: _PREFIX + n for n in spec["tools"] if n in TOOLS and TOOLS[n].kind == "write" and _lists(n)}
     if not names:
         raise CorpusError(f"{spec['capability']}: no write tool given takes a list")
@@ -97,15 +111,15 @@ def declare_service(spec: Spec) -> None:
         raise CorpusError(f"{spec['capability']}: a Python check reads the calls by name")
     for n in names:
         spec["tools"].remove(n)
-        spec.setdefault("tool_decls", []).append(_decl(n))
+        spec.setdefault("tool_decls", []).append(_decl(n, renames))
     for turn in spec["reference"]:
         for st in turn["steps"]:
             call = st.get("call")
             if call and call["name"] in names:
-                call["arguments"] = _joined(call["arguments"], _lists(call["name"]))
+                call["arguments"] = _joined(call["arguments"], _lists(call["name"]), renames)
                 call["name"] = names[call["name"]]
     for key in ("checks", "dynamics", "turns"):
-        _matchers(spec.get(key), names)
+        _matchers(spec.get(key), names, renames)
 
 
 def _then_declared(edit: Edit | None) -> Edit:
