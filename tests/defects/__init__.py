@@ -239,6 +239,7 @@ from tests.defects import (
     written_number_loose,
     wrong_expected,
     wrong_route,
+    wrong_route_declared,
     zone_pinned,
     zone_unprobed,
 )
@@ -282,6 +283,7 @@ MODULES = (
     guard_default_arg,
     namesake_record,
     wrong_route,
+    wrong_route_declared,
     python_argument_order,
     python_record_order,
     python_messages_table,
