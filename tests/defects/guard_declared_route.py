@@ -164,14 +164,14 @@ def _exact(defect: Defect) -> Defect:
 # _guard_routes: the other routes (another recipient field, a defaulted argument, a batch) built for guards on
 # built-in tools only; a declared tool whose binding converts an argument (a comma list split) was skipped
 # (guard_one_route's guards on `to` alone, declared, are also caught by the near miss copying the person on the
-# reference's own mail, `harm_unguarded`, on main: not here)
+# reference's own mail, `harm_unguarded`, on main: not here; also measured, outside the corpus for test time:
+# guard_batch_evades' mail-to-two-approval-1 and the exact text of mail-to-two-report's, accepted on main, rejected
+# `guard_bypassed` on the branch, twins kept)
 DEFECTS = [
     _declared(guard_one_route, "bystander-to-inbox"),
     _declared(guard_default_arg, "mail-read-without-read"),
     _declared(guard_default_arg, "mail-read-without-read-draft"),
     _declared(guard_default_arg, "mail-read-without-read-contact"),
-    _declared(guard_batch_evades, "mail-to-two-approval-1"),
     _declared(guard_batch_evades, "mail-to-two-contact-1"),
-    _exact(next(d for d in guard_batch_evades.DEFECTS if d.name == "mail-to-two-report")),
     _exact(next(d for d in guard_batch_evades.DEFECTS if d.name == "mark-read-with-others-2")),
 ]

@@ -105,9 +105,10 @@ def _declared(name: str) -> Defect:
                   gate="mutations", code="wrong_route")
 
 
-# _wrong_routes: the app's other tools paired with the reference's write by their record argument's name
+# _wrong_routes: the app's other tools paired with the reference's write by their record argument's name (also
+# measured, outside the corpus for test time: mails-archived-not-labelled-2, accepted on main, rejected here)
 DEFECTS = [_declared(n) for n in (
     "roster-deleted-not-fixed", "roster-deleted-not-fixed-2", "mails-archived-not-labelled-1",
-    "mails-archived-not-labelled-2", "mails-labelled-not-archived-1", "mails-labelled-not-archived-2",
+    "mails-labelled-not-archived-1", "mails-labelled-not-archived-2",
     "stock-written-off-1",
 )]
