@@ -30,10 +30,11 @@ from typing import Any
 
 from coworkenv.apps import TOOLS
 from coworkenv.bindings import DeclaredTool, exposed_tools, spec_catalog
-from coworkenv.checks import call_matches
 from coworkenv.spec import EnvSpec, ForbiddenRule
 from coworkenv.tools import ToolDef
 from coworkenv.validate._check_reads import spec_rules
+from coworkenv.validate._declared_calls import as_op
+from coworkenv.validate._guard_ops import op_view
 from coworkenv.validate._guard_values import world_spelled
 from coworkenv.validate._rewrites import first_required, key_rollbacks, rewrites
 from coworkenv.validate.entities import leaves
@@ -58,23 +59,30 @@ def evaded_guards(spec: EnvSpec, world: World) -> list[GateError]:
     forbidden = [(path, c, r) for _, c, path, r in spec_rules(spec.checks) if isinstance(r, ForbiddenRule)]
     matchers = [r.call for _, _, r in forbidden]
 
-    def unguarded(route: Route) -> bool:
-        return not any(call_matches(m, tool, args) for tool, args in route for m in matchers)
+    view = op_view(spec)  # the routes below are built on ops, and made through every tool the agent is given
 
-    exposed = set(exposed_tools(spec))
+    def unguarded(route: Route) -> bool:
+        return view.unguarded(route, matchers) is not None
+
+    exposed = set(exposed_tools(view.spec))
     catalog = spec_catalog(spec)
-    # The reference's own calls (tool, record): a rewrite the task itself makes is the task, not a route to harm.
-    done = {(st.call.name, str(st.call.arguments.get(first_required(TOOLS[st.call.name]) or "")))
-            for turn in spec.reference for st in turn.steps if st.call and st.call.name in TOOLS}
+    # The reference's own calls (op, record): a rewrite the task itself makes is the task, not a route to harm.
+    done = set()
+    for call in (st.call for turn in spec.reference for st in turn.steps if st.call):
+        op, args = as_op(catalog, call)
+        if op in TOOLS:
+            done.add((op, str(args.get(first_required(TOOLS[op]) or ""))))
     errors = []
     for path, check, rule in forbidden:  # a tier's forbidden rule too
-        tool = rule.call.tool
-        if tool not in exposed:
+        if rule.call.tool not in exposed:
             continue
         where = f"{path}.call"
-        if tool not in TOOLS:  # a declared tool: the other messages by its op (the routes below read built-in schemas)
-            errors += _messaged(check.id, rule, where, _other_messages(rule, exposed, world, catalog), unguarded)
+        errors += _messaged(check.id, rule, where, _other_messages(rule, exposed, world, catalog), unguarded)
+        lifted = view.lift(rule)  # the routes below read built-in schemas: a declared tool's guard on its op
+        if lifted is None:
             continue
+        rule = lifted
+        tool = rule.call.tool
         for arg, value, other, args in _other_closings(rule):
             if unguarded([(tool, args)]):
                 errors.append(GateError("mutations", "guard_bypassed", where, (
@@ -99,7 +107,6 @@ def evaded_guards(spec: EnvSpec, world: World) -> list[GateError]:
                     f"{tool}, but services_rollback_config {args} makes config version {version} active, which "
                     f"makes that change all the same, and matches no forbidden guard; forbid rolling "
                     f"{args['service']!r} back too")))
-        errors += _messaged(check.id, rule, where, _other_messages(rule, exposed, world, catalog), unguarded)
     return errors
 
 

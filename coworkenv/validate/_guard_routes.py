@@ -37,6 +37,7 @@ from coworkenv.checks import call_matches
 from coworkenv.spec import EnvSpec, ForbiddenRule
 from coworkenv.validate._check_reads import spec_rules
 from coworkenv.validate._declared_calls import bound_message, made_through
+from coworkenv.validate._guard_ops import op_view
 from coworkenv.validate._spelling import FORMS, respelled_value
 from coworkenv.validate.gates import GateError
 from coworkenv.validate.task_mutations import meeting_values, where_values
@@ -64,12 +65,16 @@ def bypassed_guards(spec: EnvSpec, world: World) -> list[GateError]:
         return not any(call_matches(m, tool, args) for tool, args in route for m in matchers)
 
     errors = []
+    view = op_view(spec)  # the routes below are built on ops, and made through every tool the agent is given
 
     def bypassed(path: str, check_id: str, route: list[tuple[str, dict[str, Any]]], where: str, message: str) -> None:
-        """A `guard_bypassed` error at `<path>.<where>` where no forbidden guard matches the route."""
-        if unguarded(route):
+        """A `guard_bypassed` error at `<path>.<where>` where no forbidden guard matches the route (made through the
+        tools the agent is given: a declared tool bound to the route's op, its arguments in the tool's words)."""
+        made = view.unguarded(route, matchers)
+        if made is not None:
+            through = "" if made == route else f" (made as {'; '.join(f'{t} {a}' for t, a in made)})"
             errors.append(GateError("mutations", "guard_bypassed", f"{path}.{where}",
-                                    f"forbidden guard {check_id!r} {message}"))
+                                    f"forbidden guard {check_id!r} {message}{through}"))
 
     for path, check, rule in forbidden:  # a tier's forbidden rule too
         for arg, value, other in _respellings(rule, world):
@@ -84,30 +89,36 @@ def bypassed_guards(spec: EnvSpec, world: World) -> list[GateError]:
                 f"forbidden guard {check.id!r} matches {rule.call.tool} with {arg} {value!r} only: the same call "
                 f"with {arg}={other!r} (the same {FORMS[(rule.call.tool, arg)]}) does the harm unseen; list every "
                 "form the tool accepts (an `in` condition)"))
-        for moved, args in _other_fields(rule, spec, world):
+        for route in _drafted(rule, spec):
+            if unguarded(route):
+                errors.append(GateError("mutations", "guard_bypassed", f"{path}.call", (
+                    f"forbidden guard {check.id!r} forbids {rule.call.tool}, but the same mail saved with {route[0][0]} "
+                    f"and sent with {route[1][0]} matches no forbidden guard: the mail goes out all the same; forbid "
+                    f"{route[0][0]} with the same arguments too")))
+        # the other routes on the op the guarded tool runs (a declared tool's guard read through its binding)
+        op_rule = view.lift(rule)
+        if op_rule is None:
+            continue
+        rule = op_rule
+        for moved, args in _other_fields(rule, view.spec, world):
             bypassed(path, check.id, [(rule.call.tool, args)], "call", (
                 f"forbids {rule.call.tool} to {moved!r}, but the same mail with {moved!r} in another recipient field "
                 f"({sorted(k for k in args if k in _RECIPIENT_FIELDS)}) matches no forbidden guard: the person is "
                 "told all the same"))
-        for arg, args in _defaulted(rule, spec):
+        for arg, args in _defaulted(rule, view.spec):
             bypassed(path, check.id, [(rule.call.tool, args)], "call", (
                 f"pins {arg} to the value {rule.call.tool} gives it when it is left out: the same call without "
                 f"{arg!r} does the harm and matches no forbidden guard; leave {arg!r} out of the matcher"))
-        for other, args in _sibling_settings(rule, spec):
+        for other, args in _sibling_settings(rule, view.spec):
             bypassed(path, check.id, [(other, args)], "call", (
                 f"forbids {rule.call.tool}, but {other} {args} makes the same change to the same record and matches "
                 f"no forbidden guard; forbid {other} with those arguments too, or guard the record's state (a "
                 "records or frame check)"))
-        for arg, args in _batched(rule, spec, world):
+        for arg, args in _batched(rule, view.spec, world):
             bypassed(path, check.id, [(rule.call.tool, args)], "call.where", (
                 f"wants {rule.call.tool}'s {arg} to equal {where_values(rule.call.tool, rule.call.where)[arg]!r} as "
                 f"a whole, but the same call with {arg}={args[arg]!r} (the tool takes several at once) does the harm "
                 "and matches no forbidden guard; match with `contains` (or a bound on the key) instead of `equals`"))
-        for route in _drafted(rule, spec):
-            bypassed(path, check.id, route, "call", (
-                f"forbids {rule.call.tool}, but the same mail saved with {route[0][0]} and sent with {route[1][0]} "
-                f"matches no forbidden guard: the mail goes out all the same; forbid {route[0][0]} with the same "
-                "arguments too"))
     return errors
 
 
@@ -165,8 +176,9 @@ def _defaulted(rule: ForbiddenRule, spec: EnvSpec) -> Iterator[tuple[str, dict[s
         return
     fields = tool.params.model_fields
     pinned = {**{c.field: c.value for c in rule.call.where if c.op == "equals"}, **rule.call.args}
-    # The rest of the call as the matcher wants it (an `in` condition met by its first value).
-    others = {c.field: c.value[0] for c in rule.call.where if c.op == "in" and c.value and c.field not in pinned}
+    # The rest of the call as the matcher wants it (an `in` condition met by its first value, a list `contains` by
+    # the list of that one item).
+    others = {k: v for k, v in where_values(rule.call.tool, rule.call.where).items() if k not in pinned}
     for arg, value in pinned.items():
         field = fields.get(arg)
         if field is None or field.is_required() or field.default is None or value != field.default:
@@ -270,14 +282,19 @@ def _other_fields(rule: ForbiddenRule, spec: EnvSpec, world: World) -> Iterator[
     if matcher.tool not in _MAIL_TOOLS:
         return
     filler = _user_email(spec, world)
+    # the mail as the matcher wants it: its arguments, and, where the guard is on the person alone, what its
+    # conditions want (`to` containing the person; a guard on what is said to them, a bot's command, is not: the
+    # bot reads its command in `to` only, and the dynamics rule that reacts to it is the harm)
+    alone = all(f in _RECIPIENT_FIELDS for f in [*matcher.args, *(c.field for c in matcher.where)])
+    wanted = {**(where_values(matcher.tool, matcher.where) if alone else {}), **matcher.args}
     for field in _RECIPIENT_FIELDS:
-        named = matcher.args.get(field)
+        named = wanted.get(field)
         if not isinstance(named, list):
             continue
         for person in named:
             if isinstance(person, str) and person.lower() != filler.lower():
                 moved = {"to": [filler], "cc": [person]} if field == "to" else {"to": [person], "cc": []}
-                yield person, {**matcher.args, **moved}
+                yield person, {**wanted, **moved}
 
 
 def _user_email(spec: EnvSpec, world: World) -> str:

@@ -26,9 +26,11 @@ import typing
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from coworkenv.apps import TOOLS
 from coworkenv.bindings import exposed_tools
 from coworkenv.spec import EnvSpec, ReferenceStep, ToolCallSpec
 from coworkenv.tools import ToolDef
+from coworkenv.validate._declared_calls import as_op, made_through
 from coworkenv.validate._mutation_core import Mutation, replaced, turn_of
 from coworkenv.validate._pinned_wording import FREE_TEXT
 from coworkenv.validate.entities import EntityIndex
@@ -50,23 +52,38 @@ def wrong_route_mutations(spec: EnvSpec, tools: Mapping[str, ToolDef],
         tool = tools[call.name]
         if _DESTROYS.search(tool.method) or _DESTROYS.search(tool.op):
             continue
+        op_call = _op_call(tools, call)
         for other in exposed:
             if other.app != tool.app or other.kind != "write" or not (
                     _DESTROYS.search(other.method) or _DESTROYS.search(other.op)):
                 continue
-            fields = other.params.model_fields
+            fields = TOOLS[other.op].params.model_fields  # by the ops' parameters (a declared `id` is a `job_id`)
             required = [n for n, f in fields.items() if f.is_required()]
-            if not required or not all(n in call.arguments for n in required):
+            if not required or not all(n in op_call.arguments for n in required):
                 continue
-            args = {n: call.arguments[n] for n in fields if n in call.arguments}
-            try:
-                other.params.model_validate(args)
-            except Exception:
+            made = _made(spec, tools, other, {n: op_call.arguments[n] for n in fields if n in op_call.arguments})
+            if made is None:
                 continue
             where = f"reference[{t}].steps[{s}]"
-            step = ReferenceStep(call=ToolCallSpec(name=other.name, arguments=args))
-            yield Mutation("wrong_route", where, f"{other.name} {args} instead of {call.name} at {where}",
+            step = ReferenceStep(call=made)
+            yield Mutation("wrong_route", where, f"{other.name} {made.arguments} instead of {call.name} at {where}",
                            replaced(spec.reference, t, s, step), code="wrong_route", targets=(other.name,))
+
+
+def _op_call(tools: Mapping[str, ToolDef], call: ToolCallSpec) -> ToolCallSpec:
+    """The op call `call` runs (a declared tool's arguments through its binding: `id` as the op's `job_id`)."""
+    op, args = as_op(tools, call)
+    return ToolCallSpec(name=op, arguments=args)
+
+
+def _made(spec: EnvSpec, tools: Mapping[str, ToolDef], other: ToolDef, args: dict[str, Any]) -> ToolCallSpec | None:
+    """The call of `other` that runs its op with `args` (in a declared tool's own words); None where the op refuses
+    them or `other` cannot carry them."""
+    try:
+        TOOLS[other.op].params.model_validate(args)
+    except Exception:
+        return None
+    return made_through(spec, tools, other.op, args, other.name)
 
 
 def _first_required(tool: ToolDef) -> str | None:
@@ -163,26 +180,29 @@ def _sibling_routes(spec: EnvSpec, tools: Mapping[str, ToolDef], writes: list[tu
         tool = tools[call.name]
         if _DESTROYS.search(tool.op) or _CREATES.search(tool.method):
             continue
+        # by the ops' parameters (a declared tool's `id` pairs with a built-in `job_id`), each call made back through
+        # the tool the agent is given (a declared one in its own words)
+        op_call = _op_call(tools, call)
         for other in exposed:
             if other.name == tool.name or other.app != tool.app or other.kind != "write" or \
                     _DESTROYS.search(other.op) or _CREATES.search(other.method):
                 continue
-            named = _record_values(call, tool, other)
+            theirs = TOOLS[other.op]
+            named = _record_values(op_call, TOOLS[tool.op], theirs)
             if named is None or not all(index.table_of.get(v, ("",))[0] == tool.app for v in named[1]):
                 continue
             record_arg, records = named
-            plural = typing.get_origin(other.params.model_fields[record_arg].annotation) is list
-            for extra in _sibling_args(call, other, record_arg) or []:
+            plural = typing.get_origin(theirs.params.model_fields[record_arg].annotation) is list
+            for extra in _sibling_args(op_call, theirs, record_arg) or []:
                 calls = [{record_arg: records, **extra}] if plural else [{record_arg: r, **extra} for r in records]
-                try:
-                    steps = [ReferenceStep(call=ToolCallSpec(name=other.name, arguments=a)) for a in calls]
-                    for a in calls:
-                        other.params.model_validate(a)
-                except Exception:
+                made = [_made(spec, tools, other, a) for a in calls]
+                if any(m is None for m in made):
                     continue
+                steps = [ReferenceStep(call=m) for m in made if m is not None]
                 where = f"reference[{t}].steps[{s}]"
                 turn = list(spec.reference[t].steps)
                 turn[s:s + 1] = steps
                 reference = [*spec.reference[:t], turn_of(turn), *spec.reference[t + 1:]]
-                yield Mutation("wrong_route", where, f"{other.name} {calls} instead of {call.name} at {where}",
-                               reference, code="wrong_route", targets=(other.name,))
+                yield Mutation("wrong_route", where, f"{other.name} {[m.arguments for m in made if m is not None]} "
+                               f"instead of {call.name} at {where}", reference, code="wrong_route",
+                               targets=(other.name,))

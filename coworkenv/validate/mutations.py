@@ -313,8 +313,9 @@ def _argument_mutations(call: ToolCallSpec, tool: ToolDef, index: EntityIndex, l
                            f"{name}.{key} {leaf!r} -> {new!r}", core)
         elif isinstance(value, list):
             yield from _list_mutations(name, value, args, index, mentioned, required, limit)
-        if name == "to" and "cc" in tool.params.model_fields:
-            yield from _copied_not_addressed(value, args, index, mentioned)
+        copies_arg = next((k for k in tool.params.model_fields if params.get(k, k) == "cc"), None)
+        if param == "to" and copies_arg is not None:  # (a declared `recipients` and `copy_to` alike)
+            yield from _copied_not_addressed(tool, name, copies_arg, value, args, index, mentioned)
         elif isinstance(value, str) and param in CONTENT_ARGS:
             yield from _text_mutations(name, value, args, index, message, reply)
         elif isinstance(value, str) and _NUMBERISH.fullmatch(value):  # a phone or account number: one group off
@@ -361,23 +362,46 @@ def _list_mutations(name: str, value: list[Any], args: dict[str, Any], index: En
 _MOVED_TO_CC = 3  # recipients of one message moved to its copies, each in turn (each costs an episode)
 
 
-def _copied_not_addressed(value: Any, args: dict[str, Any], index: EntityIndex,
-                          mentioned: set[str]) -> Iterator[ArgMutation]:
+def _copied_not_addressed(tool: ToolDef, to_arg: str, cc_arg: str, value: Any, args: dict[str, Any],
+                          index: EntityIndex, mentioned: set[str]) -> Iterator[ArgMutation]:
     """A message to a person sent (or drafted) to someone else with that person only copied: the addressee moved to
-    `cc` and another person in its place in `to` (defects99: a check reading the addressee in `to` or in `cc`, as
-    tiers of two records rules, passed the reply drafted to a colleague with the asker copied; the wrong-recipient
-    near miss drops the person from the message altogether, so no near miss told `to` from `cc`)."""
-    items = value if isinstance(value, list) else [value]
-    cc = args.get("cc")
-    copies = list(cc) if isinstance(cc, list) else [cc] if isinstance(cc, str) and cc else []
+    the copies and another person in its place as addressee (defects99: a check reading the addressee in `to` or in
+    `cc`, as tiers of two records rules, passed the reply drafted to a colleague with the asker copied; the
+    wrong-recipient near miss drops the person from the message altogether, so no near miss told `to` from `cc`).
+    `to_arg` and `cc_arg` are the tool's arguments filling the op's `to` and `cc` (a declared tool's `recipients`
+    and `copy_to`), each written in the form the tool takes it (a list, or a comma-separated text)."""
+    items = _recipients(value)
+    copies = _recipients(args.get(cc_arg))
     for i, item in enumerate(items[:_MOVED_TO_CC]):
         if not isinstance(item, str) or not index.is_recipient(item):
             continue
         for other in index.recipients(item, mentioned | set(items) | set(map(str, copies)), 1):
             to = [other if j == i else v for j, v in enumerate(items)]
-            yield ("wrong_recipient", f"to[{i}]", {**args, "to": to if isinstance(value, list) else other,
-                                                    "cc": [*copies, item]},
-                   f"to {item!r} moved to cc, {other!r} addressed in its place", True)
+            moved = {to_arg: to if isinstance(value, list) else ", ".join(map(str, to)),
+                     cc_arg: _written(tool, cc_arg, args.get(cc_arg), [*copies, item])}
+            yield ("wrong_recipient", f"{to_arg}[{i}]", {**args, **moved},
+                   f"{to_arg} {item!r} moved to {cc_arg}, {other!r} addressed in its place", True)
+
+
+def _recipients(value: Any) -> list[Any]:
+    """The people a recipients argument names: a list's items, a comma-separated text's parts."""
+    if isinstance(value, list):
+        return list(value)
+    if isinstance(value, str):
+        return [p.strip() for p in value.split(",") if p.strip()]
+    return []
+
+
+def _written(tool: ToolDef, arg: str, was: Any, items: list[Any]) -> Any:
+    """`items` as `tool` takes its argument `arg`: a list, or the comma-separated text a declared tool whose schema
+    wants a text there takes (`was`, the call's own value, tells where it has one)."""
+    if isinstance(was, list):
+        return items
+    if isinstance(was, str):
+        return ", ".join(map(str, items))
+    schema = tool.openai_schema()["function"]["parameters"].get("properties", {}).get(arg, {})
+    kinds = {schema.get("type"), *(s.get("type") for s in schema.get("anyOf", []) if isinstance(s, dict))}
+    return ", ".join(map(str, items)) if "string" in kinds and "array" not in kinds else items
 
 
 _SEPARATORS = (",", ";")

@@ -50,6 +50,19 @@ def _declared_args(arguments: dict[str, Any], split: bool) -> dict[str, Any]:
     return out
 
 
+def matcher_args(node: dict[str, Any], split: bool) -> None:
+    """A call matcher's `args` on a mail tool moved to the declared tool's words: with `split`, a recipient list it
+    pins matched item by item with `contains` on the comma list (its exact text would miss the same person among
+    others: `guard_declared_route`)."""
+    args = _declared_args(node.get("args") or {}, split=False)
+    if split:
+        for field in [k for k in ("to", "cc") if k in args]:
+            items = args.pop(field)
+            node["where"] = [*(node.get("where") or []), *({"field": field, "op": "contains", "value": str(v)}
+                                                          for v in (items if isinstance(items, list) else [items]))]
+    node["args"] = args
+
+
 def _renamed(rule: Any, tool: str, name: str) -> None:
     """Every call matcher of `rule` (guards, orders) on `tool` renamed to the declared `name` (same arguments)."""
     if isinstance(rule, dict):

@@ -28,7 +28,7 @@ from coworkenv.rollout import run_episode
 from coworkenv.spec import ReferenceTurn
 from tests.defects import guard_draft_route, sent_draft_unchecked
 from tests.defects._core import CorpusError, Defect, Edit, Spec, reference
-from tests.defects.declared_draft_credited import _ARGS, _decl, _declared_args
+from tests.defects.declared_draft_credited import _ARGS, _decl, _declared_args, matcher_args
 
 CLASS = "declared_draft_unseen"
 GATE, CODE = sent_draft_unchecked.GATE, sent_draft_unchecked.CODE
@@ -63,13 +63,13 @@ def _matcher(node: Any, style: str) -> None:
     if isinstance(node, dict):
         if node.get("tool") == _SAVE and save is not None:
             node["tool"] = save
-            if node.get("args"):
-                node["args"] = _save_args(style, node["args"])
             for cond in node.get("where") or []:
                 if style == "gmail" and cond["field"] in ("to", "cc"):
                     raise CorpusError(f"a condition on {cond['field']} of a comma list")
                 if style == "gmail":
                     cond["field"] = {v: k for k, v in _ARGS.items()}[cond["field"]]
+            if node.get("args") and style == "gmail":  # its recipients by `contains` on the comma list (its exact
+                matcher_args(node, split=True)  # text misses a batch)
         elif node.get("tool") == _SEND and send is not None:
             node["tool"] = send
             node["args"] = {_send_key(style) if k == "draft_id" else k: v for k, v in (node.get("args") or {}).items()}

@@ -32,7 +32,7 @@ from tests.defects import (
     guard_other_channel,
 )
 from tests.defects._core import CorpusError, Defect, Edit, Spec
-from tests.defects.declared_draft_credited import _ARGS, _decl, _declared_args
+from tests.defects.declared_draft_credited import _ARGS, _decl, _declared_args, matcher_args
 from tests.defects.declared_write_as_read import _call_names, _renamed, _witness, declare_as
 from tests.defects.guard_phrase_respelled import _bystander_ticket
 from tests.defects.guard_wrong_app import _phrase_guarded, _phrase_said
@@ -128,12 +128,12 @@ def _gmail_matchers(node: Any) -> None:
     if isinstance(node, dict):
         if node.get("tool") in _GMAIL:
             node["tool"] = _GMAIL[node["tool"]]
-            if node.get("args"):
-                node["args"] = _declared_args(node["args"], split=True)
             for cond in node.get("where") or []:
                 if cond["field"] in ("to", "cc"):
                     raise CorpusError(f"a condition on {cond['field']} of a comma list")
                 cond["field"] = {v: k for k, v in _ARGS.items()}[cond["field"]]
+            if node.get("args"):  # recipients by `contains` on the comma list (its exact text misses a batch)
+                matcher_args(node, split=True)
         for value in node.values():
             _gmail_matchers(value)
     elif isinstance(node, list):
