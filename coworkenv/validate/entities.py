@@ -35,6 +35,19 @@ _DATE = re.compile(
     r"|\d{4}/\d{1,2}/\d{1,2}|\d{1,2}/\d{1,2}/\d{2,4})(?![\w/-])"
     rf"|\b(?:{_DAY}\s+(?:of\s+)?{_MONTH}\.?(?:,?\s+\d{{4}})?|{_MONTH}\.?\s+{_DAY}(?:,?\s+\d{{4}})?)\b"
     rf"|\b{_MONTH}\.?\s+\d{{4}}\b")
+# Other shapes an answer takes (defects115): a link, a mail address, a time of day (`2:30 pm`, `9:30`), an amount
+# with its currency sign (`$5`), a share (`7%`), a version (`v2.3`), a duration or size with its unit (`3 days`,
+# `5 GB`). `_NUMBER` drops only numbers of two or more digits, and those only where no letter or sign is glued to
+# them, so a reply whose answer is `7%`, `v2.3` or an address kept it in its "without its facts" near miss.
+_SHAPES = re.compile(
+    r"\bhttps?://[^\s<>()\"']*[^\s<>()\"'.,;:!?]"
+    r"|[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
+    r"|\b\d{1,2}(?::[0-5]\d){0,2}\s?[ap](?:\.m\.|m\b)|(?<![\d:.])\b\d{1,2}:[0-5]\d(?::[0-5]\d)?\b(?![:.]\d)"
+    r"|[$\u20ac\u00a3\u00a5]\s?\d(?:[\d,.]*\d)?"
+    r"|(?<![\w.])\d+(?:[.,]\d+)?\s?%"
+    r"|\bv\d+(?:\.\d+)+\b"
+    r"|(?<![\w.,/-])\d+(?:[.,]\d+)?\s?(?:ms|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?|weeks?|months?|"
+    r"years?|[KMGT]i?B)\b", re.IGNORECASE)
 CLOCK_TIME = re.compile(r"\b([01]?\d|2[0-3]):([0-5]\d)\b")
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(\.[\w-]+)+")
 # People one condition admits for it to read as "this one or that one" (more: "anyone of the team", another matter).
@@ -295,11 +308,38 @@ class EntityIndex:
         return altered if altered != text else None
 
     def drop_facts(self, text: str) -> str | None:
-        """`text` without its facts: the dates it states (`2027-04-19`, `19 April 2027`), the codes it quotes
-        (`ESC-4471`, `req-7f3a91`) and its numbers of two or more digits (None when it states none, or nothing would
-        be left)."""
-        vague = " ".join(_NUMBER.sub("", _CODE.sub("", _DATE.sub("", text))).split())
+        """`text` without its facts: the dates it states (`2027-04-19`, `19 April 2027`), its links, addresses, times
+        of day, amounts, shares, versions and durations (`_SHAPES`), the codes it quotes (`ESC-4471`, `req-7f3a91`)
+        and its numbers of two or more digits (None when it states none, or nothing would be left)."""
+        vague = " ".join(_NUMBER.sub("", _CODE.sub("", _SHAPES.sub("", _DATE.sub("", text)))).split())
         return vague if vague and vague != " ".join(text.split()) else None
+
+    @property
+    def user(self) -> str | None:
+        """The directory id of the person the agent works for (None: the world names none)."""
+        return self._world.user
+
+    def person_id(self, ref: str) -> str | None:
+        """The directory id of the person `ref` names (an id, an email, a handle, `@handle`); None: nobody."""
+        found = self.person_of.get(ref.lower())
+        return None if found is None else self.people[found[0]][0]
+
+    def channel_id(self, ref: str) -> str | None:
+        """The id of the channel `ref` names (its id, `#name` or bare name); None: no channel (a DM is none)."""
+        found = self.channel_of.get(ref.lower())
+        return None if found is None else self.channels[found[0]][0]
+
+    def address(self, ref: str) -> str | None:
+        """The mail address (lower case) of the person `ref` names, or `ref` itself where it is an address."""
+        found = self.person_of.get(ref.lower())
+        if found is not None:
+            email = self.people[found[0]][1]
+            return email.lower() if email else None
+        return ref.lower() if _EMAIL.fullmatch(ref) else None
+
+    def rows(self, app: str, table: str) -> list[dict[str, Any]]:
+        """The records of `app.table` in the indexed world (as the run that made the index left it), as JSON."""
+        return [record.model_dump(mode="json") for record in self._world.table(app, table)]
 
     def checked_times(self) -> set[str]:
         """The clock times (HH:MM) the checks name, e.g. in a body pattern `14:00|15:00`."""
@@ -336,6 +376,23 @@ def _admits(pattern: Any, text: str) -> bool:
         return search(pattern, text) is not None
     except PatternTimeout:
         return False
+
+
+def stated_facts(text: str) -> list[str]:
+    """The facts `drop_facts` leaves out of `text`, as it finds them: its dates, then its other shapes (`_SHAPES`),
+    its codes, its numbers of two or more digits."""
+    found = [m.group(0) for m in _DATE.finditer(text)]
+    rest = _DATE.sub("", text)
+    found += [m.group(0) for m in _SHAPES.finditer(rest)]
+    rest = _SHAPES.sub("", rest)
+    found += [m.group(0) for m in _CODE.finditer(rest)]
+    found += [m.group(0) for m in _NUMBER.finditer(_CODE.sub("", rest))]
+    return found
+
+
+def whole(fact: str) -> re.Pattern[str]:
+    """`fact` as a whole token of a text (see `_whole`), case aside."""
+    return _whole(fact)
 
 
 @lru_cache(maxsize=8192)

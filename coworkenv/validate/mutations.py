@@ -13,9 +13,10 @@ Argument-level kinds (each mutant differs from the reference in one place):
   a date without a time (a due day) a day either way, a time zone (`Asia/Dubai`) as UTC and as a zone far away;
 - `drop_item`: one member of a list argument (recipients, attendees, ids) is left out, each in turn;
 - `text_drop` / `text_alter` / `text_truncate` / `time_shift`: a content argument (body, text, content,
-  description) says nothing ("Done."), in a reply to a message keeps its words but loses its facts (codes such as
-  `ESC-4471`, numbers) or states them wrongly, a message states one of its facts wrongly where a check's pattern
-  admits it (`svc-recs@6` for `svc-recs@5`), states the clock times the checks name an hour later, or keeps only
+  description) says nothing ("Done."), in a reply to a message (or a message answering a question its recipient
+  asked in that conversation: a DM, a channel post, a new mail, see `_answered_questions`) keeps its words but loses
+  its facts (codes such as `ESC-4471`, numbers, dates, addresses, times, shares) or states them wrongly, a message
+  states one of its facts wrongly where a check's pattern admits it (`svc-recs@6` for `svc-recs@5`), states the clock times the checks name an hour later, or keeps only
   its first line; a label (title, subject) states the numbers the checks name one off (`HTTP 504`), a new mail's
   subject another code for the codes they name (`BUG-312`); a fact whose number a check on that text cuts (`20` of
   `2027-02-01`, see `_partial_facts`) restated with the rest of its digits wrong;
@@ -62,6 +63,7 @@ from coworkenv.spec import (
 )
 from coworkenv.tools import ToolDef
 from coworkenv.validate._admitted_values import admitted_value_mutations
+from coworkenv.validate._answered_questions import answered_question_mutations
 from coworkenv.validate._asked_facts import asked_probes
 from coworkenv.validate._asked_labels import asked_label_mutations
 from coworkenv.validate._check_reads import spec_rules
@@ -144,6 +146,7 @@ def near_miss_mutations(spec: EnvSpec, world: World | EntityIndex, *, max_altern
     out += wrong_route_mutations(spec, tools, writes, index)
     out += created_instead_mutations(spec, tools, writes, index)
     out += reply_mutations(spec, index, values)
+    out += answered_question_mutations(spec, writes, tools, index, CONTENT_ARGS)  # a DM answering without its facts
     out += partial_fact_mutations(spec, writes, tools, CONTENT_ARGS)
     out += sibling_fact_mutations(spec, writes, tools, CONTENT_ARGS, values)
     out += item_probes(spec, writes, tools, CONTENT_ARGS)

@@ -202,6 +202,7 @@ from tests.defects import (
     set_order_carried,
     set_order_deep,
     set_order_leftover,
+    shaped_answer_unchecked,
     share_word_pinned,
     sibling_unchecked,
     silent_change,
@@ -231,6 +232,7 @@ from tests.defects import (
     unit_idiom_pinned,
     unit_pinned,
     unit_value_admitted,
+    unthreaded_answer_unchecked,
     vacuous,
     value_never_held,
     value_pattern_loose,
@@ -478,6 +480,8 @@ MODULES = (
     frame_selector_split,
     in_as_text,
     map_key_present,
+    unthreaded_answer_unchecked,
+    shaped_answer_unchecked,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.

@@ -1,0 +1,152 @@
+"""Answers to a colleague's question sent outside the question's thread: a direct message, a channel post or a new
+mail (no `in_reply_to`) that answers a question its recipient asked the user in that conversation, left without the
+facts that answer it.
+
+A reply (a write with `in_reply_to`) already gets a "without its facts" near miss (`mutations._text_mutations`): a
+check that reads only the question's words ("Yarrow Bank" of "the renewal date for Yarrow Bank is 2026-11-10") passes
+the reply without its date, and is rejected. A direct message answering the question the colleague asked in that
+DM (`lookup_answer_source`: "Hi Nia, what's the renewal date of the Yarrow Bank contract?") got none, and the same
+check was accepted (defects115). Made for every message, that near miss rejected sound specs whose messages state
+numbers no check needs (status posts, hand-overs: defects113 measured 198 of 987 twins). What tells an answer apart:
+- the conversation the message goes to holds a question its recipient asked: a chat message with a question mark
+  from the person the DM goes to (in the DM with the user) or from anyone but the user (in the channel posted to),
+  a mail with one from the address the new mail goes to;
+- the question and the message share a word of what it is about (`renewal`, `Yarrow`, `svc-geo`: not "Can someone
+  review my PR?" in the channel a status post goes to, a question nobody answered there, adapt_silent_change@16);
+- the message states a fact (`entities.stated_facts`: a date, a code, a number, an amount, a time, an address) that
+  the world holds (a document's row, a config value, a record's field: the answer looked up) and that no question
+  states (a ticket the colleague asked about is what the answer is about, not the answer).
+The near miss leaves every fact the message states out (`EntityIndex.drop_facts`): a check that reads any of them
+catches it, so a spec whose checks read the answer is not touched.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from coworkenv.spec import EnvSpec, ReferenceStep, ToolCallSpec
+from coworkenv.tools import ToolDef
+from coworkenv.validate._declared_calls import op_params
+from coworkenv.validate._mutation_core import Mutation, replaced
+from coworkenv.validate.entities import EntityIndex, held_leaves, stated_facts, whole
+
+_DM, _POST = "chat_send_dm", "chat_post_message"
+_MAILS = frozenset({"mail_send", "mail_save_draft"})
+_QUESTION = re.compile(r"\?")
+_WORD = re.compile(r"[a-z][\w-]{3,}")  # a word of four characters or more, lower case
+# Words any question and any message may share without being about the same thing.
+_COMMON = frozenset({"about", "after", "again", "also", "anyone", "anything", "asked", "before", "been", "being",
+    "cheers", "could", "does", "doing", "done", "from", "have", "hello", "here", "just", "know", "like", "more",
+    "need", "needs", "please", "question", "quick", "right", "should", "some", "someone", "something", "than",
+    "thank", "thanks", "that", "their", "them", "then", "there", "these", "they", "this", "today", "tomorrow",
+    "want", "were", "what", "when", "where", "which", "while", "will", "with", "would", "your", "yours"})
+_MAX_HELD_CHARS = 2_000_000  # the world's text searched for the facts; beyond it a world is not searched further
+
+
+def answered_question_mutations(spec: EnvSpec, writes: list[tuple[int, int, ToolCallSpec]],
+                                tools: Mapping[str, ToolDef], index: EntityIndex,
+                                content_args: frozenset[str]) -> Iterator[Mutation]:
+    """For each message write without `in_reply_to` that answers a question its recipient asked (see the module
+    docstring): the write with its content arguments' facts left out, reported as `content_unchecked`."""
+    held: str | None = None  # the world's text, joined on first need
+    for t, s, call in writes:
+        tool = tools.get(call.name)
+        if tool is None or (tool.op not in (_DM, _POST) and tool.op not in _MAILS):
+            continue
+        params = op_params(tool)
+        args = {params.get(k, k): v for k, v in call.arguments.items()}  # by the op parameter each fills
+        if args.get("in_reply_to"):
+            continue  # a reply: `_text_mutations` leaves its facts out already
+        questions = _questions(index, tool.op, args)
+        if not questions:
+            continue
+        asked = "\n".join(questions)
+        about = _words(asked)
+        for name, value in call.arguments.items():
+            if params.get(name, name) not in content_args or not isinstance(value, str):
+                continue
+            facts = [f for f in stated_facts(value) if not whole(f).search(asked)]
+            if not facts or not about & _words(value):
+                continue
+            if held is None:
+                held = _held_text(spec)
+            if not any(p.search(held) for f in facts for p in _held_forms(f)):
+                continue  # no fact of the world's: not an answer looked up
+            vague = index.drop_facts(value)
+            if vague is None:
+                continue
+            step = ReferenceStep(call=ToolCallSpec(name=call.name, arguments={**call.arguments, name: vague}))
+            yield Mutation("text_alter", f"reference[{t}].steps[{s}].call.arguments.{name}",
+                           f"{call.name}: {name} answers the question asked in that conversation without its facts",
+                           replaced(spec.reference, t, s, step), code="content_unchecked")
+
+
+def _questions(index: EntityIndex, op: str, args: dict[str, Any]) -> list[str]:
+    """The questions the recipient of a message asked in the conversation it goes to (see the module docstring)."""
+    user = index.user
+    if op == _DM:
+        person = index.person_id(str(args.get("person", "")))
+        if person is None:
+            return []
+        dm = "dm-" + "-".join(sorted({user or "me", person}))
+        return [m["text"] for m in index.rows("chat", "messages")
+                if m.get("channel") == dm and m.get("sender") == person and _QUESTION.search(str(m.get("text")))]
+    if op == _POST:
+        channel = index.channel_id(str(args.get("channel", "")))
+        if channel is None:
+            return []
+        return [m["text"] for m in index.rows("chat", "messages")
+                if m.get("channel") == channel and m.get("sender") not in (user, "me")
+                and _QUESTION.search(str(m.get("text")))]
+    to = args.get("to")
+    recipients = {str(r).lower() for r in (to if isinstance(to, list) else [to]) if r}
+    addresses = {a for r in recipients if (a := index.address(r)) is not None}
+    return [f"{m.get('subject', '')}\n{m.get('body', '')}" for m in index.rows("mail", "messages")
+            if str(m.get("sender", "")).lower() in addresses and m.get("folder") not in ("sent", "drafts")
+            and _QUESTION.search(f"{m.get('subject', '')} {m.get('body', '')}")]
+
+
+_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+_SPELLED = re.compile(r"(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?([a-z]{3})[a-z]*\.?(?:,?\s+(\d{4}))?"
+                      r"|([a-z]{3})[a-z]*\.?\s+(\d{1,2})(?:st|nd|rd|th)?(?:,?\s+(\d{4}))?", re.IGNORECASE)
+_SLASHED = re.compile(r"(\d{1,2})/(\d{1,2})/(\d{4})")
+
+
+def _held_forms(fact: str) -> list[re.Pattern[str]]:
+    """How the world may hold a fact a message states: as stated, and a date also as ISO (`2027-04-19` for
+    "19 April 2027", "April 19" or "19/04/2027", either way round): a message spells a date as its writer likes."""
+    out = [whole(fact)]
+    days: list[tuple[str, int, int]] = []  # (year or a pattern of one, month, day)
+    spelled = _SPELLED.fullmatch(fact)
+    if spelled is not None:
+        month = spelled.group(2) or spelled.group(4)
+        if month.lower() in _MONTHS:
+            days.append((spelled.group(3) or spelled.group(6) or r"\d{4}", _MONTHS.index(month.lower()) + 1,
+                         int(spelled.group(1) or spelled.group(5))))
+    slashed = _SLASHED.fullmatch(fact)
+    if slashed is not None:
+        a, b = int(slashed.group(1)), int(slashed.group(2))
+        days += [(slashed.group(3), b, a), (slashed.group(3), a, b)]
+    out += [re.compile(rf"(?<!\d){year}-{month:02d}-{day:02d}(?!\d)") for year, month, day in days
+            if 1 <= month <= 12 and 1 <= day <= 31]
+    return out
+
+
+def _words(text: str) -> set[str]:
+    return set(_WORD.findall(text.lower())) - _COMMON
+
+
+def _held_text(spec: EnvSpec) -> str:
+    """Every text and number the world holds at some moment of an episode (`held_leaves`), one per line."""
+    out: list[str] = []
+    size = 0
+    for leaf in held_leaves(spec):
+        if isinstance(leaf, str | int | float) and not isinstance(leaf, bool):
+            text = str(leaf)
+            out.append(text)
+            size += len(text) + 1
+            if size > _MAX_HELD_CHARS:
+                break
+    return "\n".join(out)
