@@ -252,8 +252,8 @@ def main() -> None:
         print(json.dumps(report, indent=1))
         return
     print(f"{'phase (the time since the previous stamp; cpu: that side own process clock)':82s} {'wall':>7s} {'cpu':>7s}")
-    for label, wall, cpu, imported in rows:
-        print(f"{label[:82]:82s} {wall:7.2f} {cpu:7.2f}{'  imports ' + ', '.join(imported) if args.modules and imported else ''}")
+    for label, wall, cpu, names in rows:
+        print(f"{label[:82]:82s} {wall:7.2f} {cpu:7.2f}{'  imports ' + ', '.join(names) if args.modules and names else ''}")
     print(f"{'(phases under --min-ms, together)':82s} {other[0]:7.2f} {other[1]:7.2f}")
     print(f"call wall median {report['call_wall_median_ms']} ms; CPU median: child (to its last stamp) "
           f"{report['child_cpu_median_ms']} ms, host {report['host_cpu_median_ms']} ms; bare interpreter start "
