@@ -191,8 +191,9 @@ def main() -> None:
         deep = tuple(args.deep.split(","))
         here = Path(_host.__file__).parent
         sandbox._child_modules.cache_clear()
-        modules = {name: compile(instrumented_bootstrap((here / f"{name}.py").read_bytes(), deep, f"{name}: "),
-                                 f"<sandbox {name}>", "exec") for name in ("_kernel", "_confine", "_hook")}
+        modules = {name: _host.compile_for_child(instrumented_bootstrap((here / f"{name}.py").read_bytes(), deep,
+                                                                         f"{name}: "), f"<sandbox {name}>", -1)
+                   for name in ("_kernel", "_confine", "_hook")}  # as `sandbox._child_modules` compiles them
         sandbox._child_modules = lambda: marshal.dumps(modules)  # type: ignore[assignment]
     output_chunks: list[bytes] = []
     original_add = _host._Output.add
@@ -251,8 +252,8 @@ def main() -> None:
         print(json.dumps(report, indent=1))
         return
     print(f"{'phase (the time since the previous stamp; cpu: that side own process clock)':82s} {'wall':>7s} {'cpu':>7s}")
-    for label, wall, cpu, modules in rows:
-        print(f"{label[:82]:82s} {wall:7.2f} {cpu:7.2f}{'  imports ' + ', '.join(modules) if args.modules and modules else ''}")
+    for label, wall, cpu, names in rows:
+        print(f"{label[:82]:82s} {wall:7.2f} {cpu:7.2f}{'  imports ' + ', '.join(names) if args.modules and names else ''}")
     print(f"{'(phases under --min-ms, together)':82s} {other[0]:7.2f} {other[1]:7.2f}")
     print(f"call wall median {report['call_wall_median_ms']} ms; CPU median: child (to its last stamp) "
           f"{report['child_cpu_median_ms']} ms, host {report['host_cpu_median_ms']} ms; bare interpreter start "

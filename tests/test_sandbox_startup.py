@@ -98,3 +98,87 @@ def test_a_setup_compiled_by_the_host_runs_as_the_childs_own_did() -> None:
     assert (broken.error or "").startswith("the setup failed before the code ran: SyntaxError")
     raising = run_sandboxed(SHOWS_SETUP, "check", {}, prelude="raise KeyError(3)\n")
     assert raising.error == "the setup failed before the code ran: KeyError: 3"
+
+
+# suitetime10: the code's compile without compile()'s one-off set-up of the `_ast` node types, and the child's modules
+# without a run-time import of `__future__`.
+EARLY_SOURCES = [
+    "def check(n):\n    return n + 1\n",
+    "from __future__ import annotations\nimport dataclasses\n@dataclasses.dataclass\nclass P:\n    x: int\n",
+    "# -*- coding: latin-1 -*-\ns = 'r\u00e9sum\u00e9 \u2603'\n",
+    "async def f():\n    return [x async for x in g()]\nlambda: (yield)\nclass A:\n    def m(self):\n        return super().m()\n",
+    "x = 1\r\ny = 2\r\n", "",
+]
+EARLY_REFUSED = ["def (:\n", "x = 1\n\x00", "s = '\udc80'\n", "ok = 1 is 1\n", "p = '\\d'\n", "(" * 300 + ")" * 300]
+
+
+def _early(source: str) -> dict[str, object]:
+    from coworkenv.sandbox import _child
+
+    early: dict[str, object] = {"source": source}
+    _child.compile_early(early, ctypes)
+    return early
+
+
+@pytest.mark.parametrize("source", EARLY_SOURCES)
+def test_the_early_compile_makes_the_code_object_compile_makes(source: str) -> None:
+    early = _early(source)
+    assert early["code"] == compile(source, "<sandboxed>", "exec", dont_inherit=True), source
+    assert early["limit"] == sys.getrecursionlimit() and "source" not in early
+
+
+def test_the_early_compile_leaves_what_would_fail_or_warn_to_compile_at_the_codes_turn() -> None:
+    import warnings
+
+    filters, before = warnings.filters, list(warnings.filters)
+    for source in EARLY_REFUSED:  # a syntax error, a NUL, a lone surrogate, two warnings, too deep a nesting
+        assert "code" not in _early(source), source
+        assert warnings.filters is filters and warnings.filters == before
+
+
+def test_the_early_code_is_used_only_where_the_setup_changed_nothing_compile_depends_on() -> None:
+    import builtins
+
+    from coworkenv.sandbox import _child
+
+    made = _early(EARLY_SOURCES[0])
+    assert _child.early_compiled({"early": dict(made)}) is made["code"]
+    assert _child.early_compiled({}) is None
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(limit + 7)
+    try:
+        assert _child.early_compiled({"early": dict(made)}) is None
+    finally:
+        sys.setrecursionlimit(limit)
+    original = builtins.compile
+    builtins.compile = lambda *args, **kwargs: original(*args, **kwargs)  # type: ignore[assignment]
+    try:
+        assert _child.early_compiled({"early": dict(made)}) is None
+    finally:
+        builtins.compile = original
+
+
+def test_the_childs_modules_keep_their_annotations_flag_without_importing_future() -> None:
+    import __future__
+
+    import types
+
+    def codes(code: types.CodeType) -> list[types.CodeType]:
+        return [code, *(c for k in code.co_consts if isinstance(k, types.CodeType) for c in codes(k))]
+
+    source = Path(_host.__file__).with_name("_child.py").read_text(encoding="utf-8")
+    made, plain = _host.compile_for_child(source, "boot.py"), compile(source, "boot.py", "exec", dont_inherit=True)
+    assert "__future__" not in made.co_names and "__future__" in plain.co_names
+    assert made.co_flags & __future__.annotations.compiler_flag
+    assert codes(made)[1:] == codes(plain)[1:]  # every function and class as compiled from the source
+
+
+AST_AND_FUTURE = ("import sys\ndef check():\n    return [sorted({c.__name__ for c in object.__subclasses__()} & {'AST', "
+                  "'mod', 'expr'}), '__future__' in sys.modules]\n")
+
+
+def test_a_run_builds_no_ast_types_and_imports_no_future_module_before_the_code() -> None:
+    """compile() built the `_ast` module's ~120 node types in every run (1.0-1.5 ms of CPU) and the child's modules
+    imported `__future__` (0.2-0.4 ms): main answered [['AST', 'expr', 'mod'], True]."""
+    ran = run_sandboxed(AST_AND_FUTURE, "check", {})
+    assert ran.ok and ran.value == [[], False], ran

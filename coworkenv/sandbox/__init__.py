@@ -60,6 +60,7 @@ from coworkenv.sandbox._host import (
     AskRefused,
     Outcome,
     bootstrap_bytes,
+    compile_for_child,
     hidden_from_runs,
     note_run_layers,
     runs_can_read_the_host,
@@ -242,8 +243,8 @@ def _child_modules() -> bytes:
     file names that say what they are, not where the host keeps them (the hook's frame shows in a refusal's
     traceback, and its file name with it)."""
     here = Path(__file__).parent
-    return marshal.dumps({name: compile((here / f"{name}.py").read_text(encoding="utf-8"), f"<sandbox {name}>",
-                                        "exec") for name in ("_kernel", "_confine", "_hook")})
+    return marshal.dumps({name: compile_for_child((here / f"{name}.py").read_text(encoding="utf-8"), f"<sandbox {name}>", -1)
+                          for name in ("_kernel", "_confine", "_hook")})
 
 
 @functools.lru_cache(maxsize=1)

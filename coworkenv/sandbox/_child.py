@@ -537,6 +537,7 @@ def isolate(
     run_dir: str, scratch: str, lib_dirs: list[str], limits: dict[str, Any], disabled: set[str],
     kernel: dict[str, Any], confine: dict[str, Any], cgroup: dict[str, Any], host_pid: int, last_channel: int,
     libc_paths: dict[str, Any] | None = None, sqlite_hooks: dict[str, Any] | None = None,
+    early: dict[str, Any] | None = None,
 ) -> tuple[list[str], dict[str, str]]:
     """Apply every kernel layer that this machine allows, joining the run's cgroups first (`cgroup["join"]`: each
     cgroup layer and the `cgroup.procs` file to join for it; `cgroup["missing"]`: why the host made none for the
@@ -544,7 +545,8 @@ def isolate(
     (layers applied, why each other layer is missing). `libc_paths`: where the host found the C library's own
     /proc and /sys texts in its copy of the library (taken where this one is the same build); `sqlite_hooks`: where
     it found the entries `seal_sqlite_hooks` rewrites in its mapping of `_sqlite3` (taken where the file is the same
-    build and each entry checks out)."""
+    build and each entry checks out); `early`: where it holds the code's `source`, its code object compiled once the
+    kernel layers are in place is stored there (`compile_early`), else nothing is."""
     libc = kernel["load_libc"]()
     host_is_root = os.geteuid() == 0  # the host's uid, before any drop
     # Before anything is made: the host's mask made the minimal root's folders 0o710 under umask 0o027, which the
@@ -644,6 +646,8 @@ def isolate(
                                          kept_devices=(os.stat(scratch).st_dev,))
         note(layers, missing, "seccomp", why)
         note(layers, missing, "libc-paths", why_paths if why is None else f"it is a seccomp rule: {why}")
+    if early is not None and type(early.get("source")) is str and "ctypes" in sys.modules:
+        compile_early(early, sys.modules["ctypes"])  # before seal_ctypes, which leaves no C call to make
     # Raw memory would let the code rewrite the hook; without the hook, native code is the kernel layers' business.
     # The buffered streams first: their seal calls the C library (seal_ctypes leaves no foreign function callable).
     # Each seal closes a way C code of CPython 3.11 hands the code raw memory (see each one in _confine).
@@ -695,6 +699,63 @@ def isolate(
     for name in [m for m in sys.modules if m == "ctypes" or m.startswith(("ctypes.", "_ctypes"))]:
         del sys.modules[name]  # so a later `import ctypes` goes through the import hook again
     return layers, missing
+
+
+# The code's compile, made without `compile()`'s one-off cost. CPython 3.11's `compile()` asks whether its argument is an
+# AST object, and answering that builds the `_ast` module's ~120 node types the first time in a process: 1.0-1.5 ms of
+# CPU of every run, for a check whose code needs none of them (the parse and the code object take ~0.05 ms for a
+# small check). The C function behind `compile()` (`Py_CompileStringObject`, with the flags `compile(source,
+# filename, "exec", dont_inherit=True)` passes it: the source is UTF-8 text, its coding cookie ignored, this
+# Python's grammar) asks nothing of the kind; ctypes calls it here, once the kernel layers are in place and before
+# seal_ctypes. The code object is the same one `compile()` makes (tests/test_sandbox_startup.py), and it is used
+# only where `compile()` at the code's turn would have made it too (`early_compiled`): this call runs deeper in
+# the stack and with the layers' modules still in memory, so a code that compiles here compiles there (the
+# compiler's depth limit counts from the caller's depth); it raises with every warning an error, so a code that
+# compiles here warns of nothing there either; and anything that fails here (a syntax error, a NUL, a lone
+# surrogate, the memory or depth limit) leaves the code to `compile()` at its turn, as before.
+EARLY_COMPILE_FLAGS = 0x0100 | 0x0800  # PyCF_SOURCE_IS_UTF8 | PyCF_IGNORE_COOKIE, what compile() sets for a str
+FILE_INPUT = 257  # Py_file_input: "exec"
+
+
+def compile_early(early: dict[str, Any], ctypes: Any) -> None:
+    """Compile `early["source"]` with the C function `compile()` calls (see above) and store the code object as
+    `early["code"]`, with the recursion limit it was made under; where anything fails, store nothing."""
+    source = early.pop("source")
+    if "\x00" in source:  # the C function takes a NUL-terminated text: compile() refuses it instead
+        return
+    import _warnings  # built in, loaded at start-up
+
+    # The filters every warning consults: the `warnings` module's where it is loaded, else the interpreter's own.
+    filters = getattr(sys.modules["warnings"], "filters", None) if "warnings" in sys.modules else _warnings.filters
+    if type(filters) is not list:
+        return
+    saved = list(filters)
+    filters.insert(0, ("error", None, Warning, None, 0))
+    try:
+        text = source.encode("utf-8")
+        function = ctypes.pythonapi.Py_CompileStringObject
+        function.restype = ctypes.py_object
+        function.argtypes = (ctypes.c_char_p, ctypes.py_object, ctypes.c_int, ctypes.c_void_p, ctypes.c_int)
+        flags = ctypes.c_int64(EARLY_COMPILE_FLAGS | sys.version_info.minor << 32 if sys.byteorder == "little"
+                               else EARLY_COMPILE_FLAGS << 32 | sys.version_info.minor)  # PyCompilerFlags, two ints
+        code = function(text, CODE_FILENAME, FILE_INPUT, ctypes.addressof(flags), -1)
+    except Exception:  # compile() at the code's turn raises it again, as before
+        return
+    finally:
+        filters[:] = saved
+    if type(code) is type(compile_early.__code__):
+        early["code"], early["limit"] = code, sys.getrecursionlimit()
+
+
+def early_compiled(job: dict[str, Any], compile_: Any = compile) -> Any:
+    """The code object `compile_early` made of the job's code, where nothing the setup did since could make
+    `compile()` answer otherwise (it left the recursion limit and `compile` as they were); else None. It leaves the
+    job as the code would have seen it without the early compile."""
+    early = job.pop("early", None)
+    if early is None or "code" not in early or sys.getrecursionlimit() != early["limit"] or \
+            builtins.compile is not compile_:
+        return None
+    return early["code"]
 
 
 # What os.uname() answers in the child: the host kernel's release and build string are a fingerprint of the host (no
@@ -1117,7 +1178,7 @@ def run_untrusted(job: dict[str, Any]) -> bytes:
             except base_exception as exc:
                 return dumps({"error_kind": "exception", "error": SETUP_FAILED + failure(exc, False)["error"]})
         del prelude
-        exec(compile(job["code"], CODE_FILENAME, "exec", dont_inherit=True), namespace)
+        exec(early_compiled(job) or compile(job["code"], CODE_FILENAME, "exec", dont_inherit=True), namespace)
         function = namespace.get(job["entrypoint"])
         if not callable_(function):
             return dumps({"error_kind": "exception", "error": f"the code defines no function {job['entrypoint']!r}"})
@@ -1225,11 +1286,12 @@ def prepare(run_dir: str) -> tuple[Any, dict[str, Any]]:
         modules = load_siblings(run_dir)  # imports ctypes for the kernel layers
         if job.pop("prelude_code", False):
             job["prelude"] = load_prelude(run_dir)
+        early = {"source": job["code"]} if type(job.get("code")) is str else None
         ctypes_bases = tuple(getattr(sys.modules["_ctypes"], name) for name in modules["_confine"]["CTYPES_BASES"])
         reaches_memory = modules["_confine"]["reaches_memory"]
         layers, missing = isolate(
             run_dir, scratch, lib_dirs, job["limits"], disabled, modules["_kernel"], modules["_confine"], job["cgroup"],
-            job["host_pid"], last_channel, job.get("libc_paths"), job.get("sqlite_hooks"))
+            job["host_pid"], last_channel, job.get("libc_paths"), job.get("sqlite_hooks"), early)
         os.uname = posix.uname = neutral_uname(real.sysname, real.machine)
         for name in ("chmod", "utime"):  # in the capability sets the originals are in (shutil.copystat looks there)
             original, checked = getattr(os, name), path_checked_first(getattr(os, name))
@@ -1358,7 +1420,10 @@ def prepare(run_dir: str) -> tuple[Any, dict[str, Any]]:
     except BaseException:
         sys.__excepthook__(*sys.exc_info())  # C-level printer: no import needed after privileges are gone
         posix._exit(EXIT_SETUP)
-    return hook, {key: job.get(key) for key in ("code", "entrypoint", "payload", "ask", "prelude")}
+    call = {key: job.get(key) for key in ("code", "entrypoint", "payload", "ask", "prelude")}
+    if early is not None and "code" in early:
+        call["early"] = early
+    return hook, call
 
 
 def main() -> None:

@@ -99,7 +99,23 @@ def bootstrap_source() -> bytes:
 
 @functools.lru_cache(maxsize=1)
 def _bootstrap_code() -> types.CodeType:
-    return compile(bootstrap_source(), str(_CHILD), "exec", dont_inherit=True, optimize=0)  # the child runs without -O
+    return compile_for_child(bootstrap_source(), str(_CHILD))
+
+
+_FUTURE_ANNOTATIONS = __import__("__future__").annotations.compiler_flag
+
+
+def compile_for_child(source: str | bytes, filename: str, optimize: int = 0) -> types.CodeType:
+    """The child's own modules (the bootstrap, and the layers' modules it runs) compiled as the compiler compiles them
+    (no optimisation: the child runs without -O), but for their `from __future__ import annotations`, whose effect is
+    kept (the annotations flag) and whose statement is left out: at run time that statement imports the `__future__`
+    module, 0.2-0.4 ms of CPU of every sandboxed call, for a binding of the name `annotations` none of them uses."""
+    tree = ast.parse(source, filename)
+    kept = [node for node in tree.body if not (isinstance(node, ast.ImportFrom) and node.module == "__future__"
+                                               and [alias.name for alias in node.names] == ["annotations"])]
+    flags = _FUTURE_ANNOTATIONS if len(kept) < len(tree.body) else 0
+    tree.body = kept
+    return compile(tree, filename, "exec", flags=flags, dont_inherit=True, optimize=optimize)
 
 
 def bootstrap_bytes(path: str) -> bytes:
