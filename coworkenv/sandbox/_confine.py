@@ -2233,7 +2233,6 @@ def seal_key_wrapper() -> str | None:
 # `__reduce_ex__` gates), its dict the state copy and pickle update. Changed for honest code: `obj.__dict__ = d`
 # raises AttributeError (use `obj.__dict__.clear()` and `update(d)`); `partial.__setstate__` is gone, and a partial
 # with keywords pickles with protocols 0, 1, 4 and 5 only (4 is the default).
-_GETSET_SET = 2 * _WORD  # a getset definition: name, get, set, doc, closure
 
 
 def _partial_reduce(self: Any, protocol: Any = 4, tools: Any = ()) -> Any:
@@ -2274,16 +2273,16 @@ def seal_object_dicts() -> str | None:
     kinds = (type(plain), Full, DictOnly, classmethod, staticmethod, BaseException, _functools.partial,
              _functools._lru_cache_wrapper, _collections.OrderedDict)
     found = [_getset_definition(type.__dict__["__dict__"].__get__(kind).get("__dict__")) for kind in kinds]
-    if not all(found) or any(ctypes.string_at(ctypes.c_void_p.from_address(at).value or 0) != b"__dict__"
-                             for at in found):
+    definitions = [(ctypes.c_void_p * 3).from_address(at) for at in found if at]  # name, get, set
+    if len(definitions) != len(kinds) or any(ctypes.string_at(name or 0) != b"__dict__" for name, _, _ in definitions):
         return "the __dict__ descriptors are not the ones this bootstrap knows"
     partial: Any = _functools.partial
     flags = ctypes.c_ulong.from_address(id(partial) + _TP_FLAGS)
     if (flags.value != partial.__flags__ or not partial.__flags__ & _TPFLAGS_IMMUTABLETYPE
             or type(partial.__dict__.get("__setstate__")).__name__ != "method_descriptor"):
         return "functools.partial is not the C type this bootstrap knows"
-    for at in found:
-        ctypes.c_void_p.from_address(at + _GETSET_SET).value = None
+    for definition in definitions:
+        definition[2] = None  # the setter
     import copyreg
 
     function_t: Any = type(_partial_reduce)
