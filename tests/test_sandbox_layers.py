@@ -1289,6 +1289,85 @@ def test_sealed_tee_takes_no_state() -> None:
     assert done.returncode == 0 and done.stdout.strip() == "refused False", (done.stdout, done.stderr)
 
 
+def test_sealed_object_dicts_are_never_replaced() -> None:
+    """After `seal_object_dicts` no object's `__dict__` can be assigned or deleted (an attribute store whose name's
+    `__hash__`, or a colliding key's `__eq__`, did that went on inserting into the freed dict: SIGSEGV), for instances
+    of classes made before and after the seal, a `__slots__ = ("__dict__",)` class, a subclass of a C type with a dict,
+    functions, partials and exceptions, while the attributes themselves read, change and go as before; a partial has no
+    `__setstate__` (which replaced its dict) and copies and pickles (pure Python, as in the sandbox) as before. In an
+    interpreter of its own (the seal is for good)."""
+    code = """if True:
+        import copy, functools, importlib.util, pickle, sys
+        spec = importlib.util.spec_from_file_location("_confine", sys.argv[1])
+        confine = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(confine)
+
+        class Before:
+            pass
+
+        def honest(target):
+            target.a = 1
+            setattr(target, "b", 2)
+            object.__setattr__(target, "c", 3)
+            target.__dict__.update(d=4)
+            del target.a
+            vars(target)["e"] = 5
+            return sorted((k, v) for k, v in vars(target).items() if k in "abcde")
+
+        def owners():
+            class After:
+                pass
+
+            class Slotted:
+                __slots__ = ("__dict__",)
+
+            class Error(ValueError):
+                pass
+
+            def function():
+                pass
+
+            return [Before(), After(), Slotted(), Error(), function, functools.partial(print), ValueError()]
+
+        def copies():
+            found = []
+            for made in (functools.partial(max, 3, key=abs), functools.partial(divmod, 7)):
+                made.note = "kept"
+                for again in (copy.copy(made), copy.deepcopy(made), *[pickle._loads(pickle._dumps(made, protocol))
+                                                                      for protocol in (0, 1, 4, 5)]):
+                    found.append((type(again), again.func, again.args, again.keywords, vars(again), again(-9)))
+            return found
+
+        before, copied = [honest(owner) for owner in owners()], copies()
+        assert confine.seal_object_dicts() is None
+        assert [honest(owner) for owner in owners()] == before
+        assert copies() == copied and not hasattr(functools.partial(print), "__setstate__")
+        refused = 0
+        for owner in owners():
+            for change in (lambda: setattr(owner, "__dict__", {}), lambda: delattr(owner, "__dict__"),
+                           lambda: object.__setattr__(owner, "__dict__", {})):
+                try:
+                    change()
+                except (AttributeError, TypeError):
+                    refused += 1
+
+        class Name(str):
+            def __hash__(self):
+                target.__dict__ = {}
+
+        target = type("Victim", (), {})()
+        for i in range(20000):
+            setattr(target, f"a{i}", i)
+        try:
+            setattr(target, Name("marker"), 5)
+        except AttributeError:
+            refused += 1
+        print(refused, len(vars(target)))
+    """
+    confine = Path(__file__).resolve().parents[1] / "coworkenv" / "sandbox" / "_confine.py"
+    done = subprocess.run([sys.executable, "-c", code, str(confine)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.strip() == "22 20000", (done.stdout, done.stderr)
+
 def test_sealed_struct_is_initialised_once() -> None:
     """After `seal_struct` a `struct.Struct` is initialised only when it is made: a second `__init__` (which freed the
     codes a `pack_into` under way still walked, and changed the size an `iter_unpack` had checked) and a subclass

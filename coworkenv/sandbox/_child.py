@@ -692,6 +692,9 @@ def isolate(
             # sqlite's connections make no authorizer, progress or trace record a hook of the code's could free, and
             # a backup calls no progress callback that could free its destination.
             ("seal_sqlite_hooks", "a sqlite hook or backup progress callback frees what sqlite runs"),
+            # No object's `__dict__` is replaced or deleted (an attribute store went on inserting into the dict the
+            # code's own `__hash__` or `__eq__` freed that way).
+            ("seal_object_dicts", "an attribute store inserts into a dict the code's own code freed"),
             ("seal_ctypes", "ctypes stays usable, which rewrites the hook's memory")):
         failed = None if "hook" in disabled else confine[seal](*seal_args.get(seal, ()))
         if failed is not None:

@@ -2216,6 +2216,95 @@ def seal_key_wrapper() -> str | None:
     return "functools.KeyWrapper's obj stayed writable"
 
 
+
+# CPython 3.11 stores an attribute (`setattr`, `delattr`, `object.__setattr__`, `STORE_ATTR`) into the object's
+# `__dict__` by a borrowed reference (`_PyObjectDict_SetItem`, `_PyObject_StoreInstanceAttribute`; gh-142731, open
+# upstream), and Python code of the code's own runs inside that store: the hash of a `str` subclass given as the name,
+# or the `__eq__` of a key already in the dict whose hash matches. Assigning (or deleting) the object's `__dict__` there
+# freed the dict and its table while C went on inserting into them: SIGSEGV on plain 3.11.7, a write through a table of
+# the code's own with a refilled block (fifty-ninth round). Every owner's reference to its dict is dropped through one
+# of two C setters: `subtype_setdict` (instances of classes made in Python, from two static tables every such class
+# shares, later ones included) and `PyObject_GenericSetDict` (functions, class and static methods, exceptions,
+# partials, lru caches, OrderedDicts: every C type of the standard library's modules whose table names it, but `_ast`'s
+# nodes, whose types are made at its first use and cost 1.3 ms to make here). Sealed here: both setters are taken out of every table that names them (the
+# `set` of the getset definition, which the descriptors read at each call), so `__dict__` can be read and changed in
+# place but not replaced or deleted; C's "attribute '__dict__' of ... objects is not writable" is raised. A partial's
+# `__setstate__` replaced its dict too: it is taken away, and a partial reduces to a call of its class (`__reduce__` and
+# `__reduce_ex__` gates), its dict the state copy and pickle update. Changed for honest code: `obj.__dict__ = d`
+# raises AttributeError (use `obj.__dict__.clear()` and `update(d)`); `partial.__setstate__` is gone, and a partial
+# with keywords pickles with protocols 0, 1, 4 and 5 only (4 is the default).
+
+
+def _partial_reduce(self: Any, protocol: Any = 4, tools: Any = ()) -> Any:
+    """A partial's `__reduce__` and `__reduce_ex__` without `__setstate__` (which replaced the partial's dict): made
+    again by its class (`copyreg.__newobj_ex__` where it has keywords), its dict as the state, which copy and pickle
+    update the new partial's `__dict__` with."""
+    func_of, args_of, keywords_of, dict_of, type_, newobj_ex, type_error = tools
+    cls, func, given, keywords, namespace = type_(self), func_of(self), args_of(self), keywords_of(self), dict_of(self)
+    if not keywords:
+        return cls, (func, *given), namespace or None
+    if protocol == 2 or protocol == 3:  # pickle makes `__newobj_ex__` a partial there, which reduces the same way
+        raise type_error("a functools.partial with keywords pickles with protocol 0, 1, 4 or 5 in the sandbox")
+    return newobj_ex, (cls, (func, *given), keywords), namespace or None
+
+
+def _getset_definition(descriptor: Any) -> int:
+    """The address of a getset descriptor's definition (after the descriptor's header), or 0."""
+    if type(descriptor).__name__ != "getset_descriptor":
+        return 0
+    return ctypes.c_void_p.from_address(id(descriptor) + 5 * _WORD).value or 0
+
+
+def seal_object_dicts() -> str | None:
+    """Take the `__dict__` setters out of every getset table that names them (above). Returns why it could not, or
+    None."""
+    import _collections
+    import _functools
+
+    def plain() -> None:
+        pass
+
+    class Full:  # the definitions every class made in Python shares: with a weak reference slot, and without
+        pass
+
+    class DictOnly:
+        __slots__ = ("__dict__",)
+
+    kinds = (type(plain), Full, DictOnly, classmethod, staticmethod, BaseException, _functools.partial,
+             _functools._lru_cache_wrapper, _collections.OrderedDict)
+    found = [_getset_definition(type.__dict__["__dict__"].__get__(kind).get("__dict__")) for kind in kinds]
+    definitions = [(ctypes.c_void_p * 3).from_address(at) for at in found if at]  # name, get, set
+    if len(definitions) != len(kinds) or any(ctypes.string_at(name or 0) != b"__dict__" for name, _, _ in definitions):
+        return "the __dict__ descriptors are not the ones this bootstrap knows"
+    partial: Any = _functools.partial
+    flags = ctypes.c_ulong.from_address(id(partial) + _TP_FLAGS)
+    if (flags.value != partial.__flags__ or not partial.__flags__ & _TPFLAGS_IMMUTABLETYPE
+            or type(partial.__dict__.get("__setstate__")).__name__ != "method_descriptor"):
+        return "functools.partial is not the C type this bootstrap knows"
+    for definition in definitions:
+        definition[2] = None  # the setter
+    import copyreg
+
+    function_t: Any = type(_partial_reduce)
+    own, made_again = partial.__dict__, vars(copyreg)["__newobj_ex__"]
+    reduce = function_t(_partial_reduce.__code__, {}, "__reduce_ex__", (4, (
+        own["func"].__get__, own["args"].__get__, own["keywords"].__get__, own["__dict__"].__get__, type, made_again,
+        TypeError)))
+    flags.value = partial.__flags__ & ~_TPFLAGS_IMMUTABLETYPE
+    try:  # `__setstate__` replaced the partial's dict (a store into it went on in the freed one)
+        type.__delattr__(partial, "__setstate__")
+        type.__setattr__(partial, "__reduce_ex__", reduce)
+        type.__setattr__(partial, "__reduce__", reduce)
+    finally:
+        flags.value = partial.__flags__ | _TPFLAGS_IMMUTABLETYPE
+    for owner in (plain, Full(), DictOnly(), BaseException()):
+        try:
+            owner.__dict__ = {}
+        except AttributeError:
+            continue
+        return f"{type(owner).__name__} objects' __dict__ stayed assignable"
+    return None
+
 # A C text wrapper hands the bytes it reads to its newline decoder, and the newline decoder to the codec's incremental
 # decoder, each by a borrowed reference; the codec's decoder (a registered codec, an `encodings._cache` entry, a stdlib
 # class whose `_buffer_decode` the code replaced, or a C decoder's error handler) is the code's own Python code, and
@@ -2580,7 +2669,7 @@ def _arg_parser(segments: list[tuple[int, int, bytes]], fname: bytes, keywords: 
 def sealed_codes() -> tuple[Any, ...]:
     """The code objects of the gates `seal_buffered_io`, `seal_array`, `seal_mmap`, `seal_list`, `seal_bytearray`,
     `seal_groupby`, `seal_atexit`, `seal_context`, `seal_list_order`, `seal_memoryview`, `seal_ordered_dict`, `seal_deque`,
-    `seal_partial` and `seal_newline_decoder` install, which the hook keeps from being changed."""
+    `seal_partial`, `seal_object_dicts` and `seal_newline_decoder` install, which the hook keeps from being changed."""
     return (_own_method_get.__code__, _own_method_set.__code__, _buffered_new.__code__, _array_setitem.__code__,
             _array_append.__code__, _array_insert.__code__, _array_extend.__code__, _array_fromlist.__code__,
             _array_tofile.__code__, _mmap_setitem.__code__, _list_setitem.__code__, _bytearray_setitem.__code__,
@@ -2591,7 +2680,7 @@ def sealed_codes() -> tuple[Any, ...]:
             _atexit_unregister.__code__, _atexit_clear.__code__, _context_compare.__code__, _list_order.__code__,
             _view_compare.__code__, _view_hash.__code__, _odict_compare.__code__, _odict_repr.__code__,
             _odict_copy.__code__, _odict_pop.__code__, _odict_popitem.__code__, _deque_index.__code__,
-            _partial_call.__code__, _partial_repr.__code__, _newline_new.__code__, _newline_decode.__code__,
+            _partial_call.__code__, _partial_repr.__code__, _partial_reduce.__code__, _newline_new.__code__, _newline_decode.__code__,
             _newline_setstate.__code__, _newline_plain.__code__)
 
 

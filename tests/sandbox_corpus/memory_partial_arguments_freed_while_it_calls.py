@@ -10,7 +10,8 @@
 # it to the key: all memory, with no audit event. From there the hook's frozen read prefixes (the frame of a refusal
 # it makes unreported hands them out) gain "/", and the secret file is read where the hook is what guards it. A
 # partial's repr walks its arguments alike while their reprs run. With the hook a partial's call and repr hold what
-# they pass (1); without it native code is assumed anyway (the forged bytearray, or a crash: 1).
+# they pass, and since the fifty-ninth round a partial has no `__setstate__` (AttributeError: 1); without it native code
+# is assumed anyway (the forged bytearray, or a crash: 1).
 import bisect
 import contextlib
 import functools
@@ -46,7 +47,7 @@ PARTIAL = functools.partial(bisect.insort, list(range(1000)))
 
 
 def window():
-    with contextlib.suppress(Handed):
+    with contextlib.suppress(Handed, AttributeError):  # AttributeError: no `__setstate__` to call
         PARTIAL(5, key=Key())
     handed = HELD[-1]
     if type(handed) is bytearray and len(handed) == 1 << 62:

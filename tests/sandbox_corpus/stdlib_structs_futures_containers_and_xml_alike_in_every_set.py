@@ -221,9 +221,9 @@ def echo(*args, **named):
 
 def partials():
     p = functools.partial(echo, 1, x=2)
-    looped = functools.partial(echo)
-    looped.__setstate__((echo, (looped,), {}, None))
-    shown = [repr(p).split(" at ")[0], repr(Bound(echo, "a")).split(" at ")[0], repr(looped).endswith("...)")]
+    looped = functools.partial(echo, [])  # a partial has no `__setstate__` in the sandbox (fifty-ninth round)
+    looped.args[0].append(looped)
+    shown = [repr(p).split(" at ")[0], repr(Bound(echo, "a")).split(" at ")[0], repr(looped).endswith("[...])")]
     return [[p(3), p(3, x=5, y=6), functools.partial(p, 4)(), Bound(echo, 9)(1), list(map(functools.partial(pow, 2), range(4))),
              sorted([3, 1, 2], key=functools.partial(int.__mul__, -1)), pickle.loads(pickle.dumps(p))(0),
              copy.copy(p)(0), copy.deepcopy(p)(0), shown]
