@@ -224,7 +224,7 @@ def test_eval_cli_errors_are_actionable(tmp_path: Path, specs: list[EnvSpec]) ->
 
 
 # A JSON file cut short is named by itself (trainers/checkpoint_files.py reads them before transformers does).
-@pytest.mark.parametrize(("damaged", "says"), [("model.safetensors", "cannot load its model"),
+@pytest.mark.parametrize(("damaged", "says"), [("model.safetensors", "cut short or damaged"),
                                                ("tokenizer.json", "tokenizer.json is not valid JSON"),
                                                ("config.json", "config.json is not valid JSON")])
 def test_eval_cli_names_a_damaged_checkpoint_file(tiny_checkpoint: Path, specs: list[EnvSpec], tmp_path: Path,

@@ -63,7 +63,7 @@ def _damaged(checkpoint: Path, where: Path, damage: str) -> Path:
 
 
 @pytest.mark.parametrize(("damage", "says"), [("tokenizer.json", "tokenizer"), ("chat_template.jinja", "no chat template"),
-                                             ("config.json", "no config.json"), ("weights cut short", "its model"),
+                                             ("config.json", "no config.json"), ("weights cut short", "cut short or damaged"),
                                              ("weights a Git LFS pointer", "git lfs pull")])
 def test_a_checkpoint_missing_a_file_or_with_cut_weights_is_named_and_nothing_written(
         checkpoint: Path, envs: Path, tmp_path: Path, damage: str, says: str) -> None:

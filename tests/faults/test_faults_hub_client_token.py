@@ -129,7 +129,9 @@ def test_a_quoted_token_is_no_reason_to_stop_a_training_from_a_local_folder(
     """Regression guard (held on main): a model in a local folder is loaded without the Hub."""
     local = tmp_path / "local-model"
     local.mkdir()
-    for name, content in (("model.safetensors", b""), ("tokenizer_config.json", b"{}")):  # a whole folder's names
+    # A whole folder's names, the weights a whole (empty) safetensors file: its loaders' first check reads the header.
+    weights = len(b"{}").to_bytes(8, "little") + b"{}"
+    for name, content in (("model.safetensors", weights), ("tokenizer_config.json", b"{}")):
         (local / name).write_bytes(content)
     configs = Path(__file__).parents[2] / "trainers" / "configs"
     config = tmp_path / "local.yaml"  # beside the accelerate and DeepSpeed configs it names
