@@ -13,11 +13,14 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
 from coworkenv import Env
+from coworkenv.agents import OraclePolicy
 from coworkenv.importers import import_task
-from coworkenv.rollout import run_agent
+from coworkenv.rollout import run_agent, run_episode
+from coworkenv.spec import ReferenceStep, ReferenceTurn
 from tests.test_rollout_agent_loop import ScriptedBackend, say
 
 TASK = Path(__file__).parent / "fixtures" / "claw_eval_like" / "tasks" / "CE02_vpn_ticket_triage"
@@ -92,3 +95,49 @@ def test_an_image_or_a_file_outside_the_checkout_still_leaves_the_task_out(tmp_p
     task = _task(tmp_path / "b", "Triage the VPN tickets.", ["../../../secret.txt"], {})
     spec, report = import_task(task)
     assert spec is None and any("not read" in x["why"] for x in report.left_out), report.left_out
+
+
+GRADED = Path(__file__).parent / "fixtures" / "claw_eval_like"
+_GRADER = '''from typing import Any
+
+from claw_eval.graders.base import AbstractGrader
+from claw_eval.models.trace import DimensionScores
+
+
+class SiteListGrader(AbstractGrader):
+    """Full marks when the reply names the gateway with the most reports in the attached site list, read from the
+    trace's first message: the prompt, then each attached document its own text block."""
+
+    def grade(self, messages: Any, dispatches: Any, task: Any, audit_data: Any = None, judge: Any = None,
+              media_events: Any = None, env_snapshot: Any = None) -> DimensionScores:
+        scores = DimensionScores()
+        blocks = [b.text for b in messages[0].message.content if b.type == "text"]
+        sites = next((b for b in blocks[1:] if b.startswith("[attached document: sites.csv]\\n")), "")
+        rows = [line.split(",") for line in sites.splitlines()[2:]]
+        busiest = max(rows, key=lambda r: int(r[2]))[0] if rows else "none"
+        named = busiest in self._get_final_assistant_text(messages) and blocks[0] == task.prompt.text
+        scores.completion = 1.0 if named else 0.0
+        scores.robustness = self.compute_robustness(dispatches)
+        return scores
+'''
+
+
+def test_a_grader_reads_each_attached_document_as_its_own_block_of_the_first_message(tmp_path: Path) -> None:
+    """Claw-Eval's trace holds the opening message as its blocks (the prompt, then each document), which a grader
+    (or its judge's transcript, `format_conversation_detailed`, one line per block) reads. main: skipped."""
+    shutil.copytree(GRADED / "src", tmp_path / "src")
+    task = tmp_path / "tasks" / "CE16_book_free_slot_graded"
+    shutil.copytree(GRADED / "tasks" / task.name, task)
+    doc: dict[str, Any] = yaml.safe_load((task / "task.yaml").read_text(encoding="utf-8"))
+    doc["prompt"]["attachments"] = ["fixtures/docs/sites.csv"]
+    (task / "task.yaml").write_text(yaml.safe_dump(doc, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    (task / "fixtures" / "docs").mkdir()
+    (task / "fixtures" / "docs" / "sites.csv").write_bytes(SITES.encode())
+    (task / "grader.py").write_text(_GRADER, encoding="utf-8")
+    spec, report = import_task(task)
+    assert spec is not None and [c.id for c in spec.checks] == ["grader"], (report.left_out, report.notes)
+    scores = []
+    for reply in ("vpn-eu-1 has the most reports.", "vpn-us-2 has the most reports."):
+        turn = ReferenceTurn(steps=[ReferenceStep(say=reply)])
+        scores.append(run_episode(Env(spec), OraclePolicy(spec, reference=[turn])).result.score)
+    assert scores == [1.0, pytest.approx(0.2)]  # safety * (0.8 * completion + 0.2 * robustness)

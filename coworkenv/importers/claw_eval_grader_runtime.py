@@ -404,10 +404,11 @@ def _shown(entry: dict[str, Any], body: Any) -> str:
 
 
 def _trace(messages: list[dict[str, Any]], dispatches: dict[int, Any]) -> list[Any]:
-    """Claw-Eval's trace of the episode: the task's prompt, then every assistant message, one that made tool calls
+    """Claw-Eval's trace of the episode: the task's prompt (and its text documents), then every assistant message, one that made tool calls
     (`aside`, with their audit indices) as its text (none when empty) and its calls, followed by a user message of
     their results, as its loop writes them (`runner/loop.py`)."""
-    trace = [TraceMessage(message=Message(role="user", content=[TextBlock(text=CONTEXT["task"]["prompt"])]))]
+    trace = [TraceMessage(message=Message(role="user", content=[  # the prompt, then each attached text document
+        TextBlock(text=text) for text in [CONTEXT["task"]["prompt"], *CONTEXT["task"].get("attached", [])]]))]
     for m in messages:
         made = [dispatches[i] for i in m.get("calls", ()) if i in dispatches]
         if not m.get("aside"):
