@@ -115,7 +115,8 @@ class SiteListGrader(AbstractGrader):
         sites = next((b for b in blocks[1:] if b.startswith("[attached document: sites.csv]\\n")), "")
         rows = [line.split(",") for line in sites.splitlines()[2:]]
         busiest = max(rows, key=lambda r: int(r[2]))[0] if rows else "none"
-        named = busiest in self._get_final_assistant_text(messages) and blocks[0] == task.prompt.text
+        named = busiest in self._get_final_assistant_text(messages) and blocks[0] == task.prompt.text \\
+            and task.prompt.attachments == ["fixtures/docs/sites.csv"]
         scores.completion = 1.0 if named else 0.0
         scores.robustness = self.compute_robustness(dispatches)
         return scores

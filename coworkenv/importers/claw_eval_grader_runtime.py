@@ -475,7 +475,8 @@ def check(state: dict[str, Any], audit: list[dict[str, Any]], messages: list[dic
     grader = _grader_class(CONTEXT["grader"], "task_grader", own_only=True)()
     trace, dispatches, audit_data = _episode(audit, messages)
     task = TaskDefinition(task_id=CONTEXT["task"]["task_id"], task_name=CONTEXT["task"]["task_name"],
-                          prompt=Prompt(text=CONTEXT["task"]["prompt"], language=CONTEXT["task"]["language"]),
+                          prompt=Prompt(text=CONTEXT["task"]["prompt"], language=CONTEXT["task"]["language"],
+                                        attachments=list(CONTEXT["task"].get("attachments", []))),
                           judge_rubric=CONTEXT["task"]["judge_rubric"])
     judge = _judge() if CONTEXT.get("judge") else None
     scores = grader.grade(trace, dispatches, task, audit_data=audit_data, judge=judge, media_events=[],

@@ -243,7 +243,8 @@ def grader_rule(task_dir: Path, task: ClawTask, raw_fixtures: dict[str, list[Any
             "task": {"task_id": task.task_id, "task_name": task.task_name, "prompt": task.prompt.text,
                      "language": task.prompt.language, "judge_rubric": task.judge_rubric,
                      # the text documents after the prompt, each its own block of the trace's first message
-                     **({"attached": attached} if attached else {})},
+                     **({"attached": attached} if attached else {}),
+                     **({"attachments": task.prompt.attachments} if task.prompt.attachments else {})},
         }).decode()) + "\n"}
 
 
