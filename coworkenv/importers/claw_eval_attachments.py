@@ -83,6 +83,8 @@ def _refs(text: str, named: list[str]) -> list[tuple[str, str | None]]:
 
 
 def _mime(path: Path, declared: str | None) -> str | None:
+    """The token's MIME, else Python's guess from the name, as Claw-Eval's loader guesses it (`mimetypes` reads the
+    machine's mime.types files: a `.log` may be text on one machine and of no type on another, there too)."""
     if declared:
         return declared
     return mimetypes.guess_type(path.name)[0] or _BY_SUFFIX.get(path.suffix.lower())
