@@ -23,6 +23,7 @@ from coworkenv.apps import APPS, TOOLS
 from coworkenv.atomic import atomic_write_bytes, folder_lock
 from coworkenv.bindings import ArgBinding, Binding, Cut, ResultShape, ToolDecl, shaped_keys
 from coworkenv.importers.claw_eval_adapter import ToolMap
+from coworkenv.importers.claw_eval_attachments import attachments
 from coworkenv.importers.claw_eval_grading import NOT_CLAW_EVAL_FORM, grader_rule
 from coworkenv.importers.claw_eval_prompt import claw_eval_system_prompt
 from coworkenv.importers.claw_eval_records import RecordMap
@@ -156,8 +157,19 @@ def import_task(task_dir: Path, error_rate: float | None = None, judge: bool = F
     def leave(what: str, why: str, affects_score: bool = True) -> None:
         left.append({"what": what, "why": why, "affects_score": affects_score})
 
-    if task.prompt.attachments:
-        leave("prompt.attachments", "multimodal input (files shown to the model)")
+    shown = attachments(task_dir, task.prompt.text, task.prompt.attachments)
+    if shown.media:
+        leave("prompt.attachments", f"multimodal input: {', '.join(shown.media)} (images, audio or video, shown to a "
+              "model that takes them)")
+    if shown.unread:
+        leave("prompt.attachments", f"{', '.join(shown.unread)}: outside the checkout and the task folder, not read "
+              "(Claw-Eval's runner appends such a document to the prompt)")
+    if shown.blocks:
+        notes.append(f"{len(shown.blocks)} text document(s) the prompt names appended to it, each as "
+                     "`[attached document: NAME]` and its text, as Claw-Eval's runner shows them to its text model")
+    if shown.dropped:
+        notes.append(f"files the prompt names that Claw-Eval's runner drops (its agent never sees them; the imported "
+                     f"prompt has none of them either): {', '.join(shown.dropped)}")
     absent = absent_files(task_dir, task)
     if absent:
         notes.append(f"files the task names are absent from the checkout: {', '.join(absent)}, looked for under the "
@@ -258,7 +270,8 @@ def import_task(task_dir: Path, error_rate: float | None = None, judge: bool = F
                   "tick_s": 30, "apps": apps},
         "tools": [], "tool_decls": [d.model_dump(mode="json") for d in decls],
         "faults": _faults(task, adapters, error_rate, _unreached(task, decls)),
-        "turns": [{"content": task.prompt.text}],  # as the loop sends it (a YAML block's last newline too)
+        # as the loop sends it (a YAML block's last newline too), the text documents it attaches after it
+        "turns": [{"content": shown.message(task.prompt.text)}],
         # Claw-Eval's loop stops after `max_turns` model calls (the tool calls of the last are dispatched) and grades
         "max_steps": min(task.environment.max_turns, MAX_STEPS),
         # ... or once its wall clock, checked before each model call, is past `timeout_seconds` (above 0 here)

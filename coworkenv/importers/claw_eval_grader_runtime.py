@@ -404,10 +404,11 @@ def _shown(entry: dict[str, Any], body: Any) -> str:
 
 
 def _trace(messages: list[dict[str, Any]], dispatches: dict[int, Any]) -> list[Any]:
-    """Claw-Eval's trace of the episode: the task's prompt, then every assistant message, one that made tool calls
+    """Claw-Eval's trace of the episode: the task's prompt (and its text documents), then every assistant message, one that made tool calls
     (`aside`, with their audit indices) as its text (none when empty) and its calls, followed by a user message of
     their results, as its loop writes them (`runner/loop.py`)."""
-    trace = [TraceMessage(message=Message(role="user", content=[TextBlock(text=CONTEXT["task"]["prompt"])]))]
+    trace = [TraceMessage(message=Message(role="user", content=[  # the prompt, then each attached text document
+        TextBlock(text=text) for text in [CONTEXT["task"]["prompt"], *CONTEXT["task"].get("attached", [])]]))]
     for m in messages:
         made = [dispatches[i] for i in m.get("calls", ()) if i in dispatches]
         if not m.get("aside"):
@@ -474,7 +475,8 @@ def check(state: dict[str, Any], audit: list[dict[str, Any]], messages: list[dic
     grader = _grader_class(CONTEXT["grader"], "task_grader", own_only=True)()
     trace, dispatches, audit_data = _episode(audit, messages)
     task = TaskDefinition(task_id=CONTEXT["task"]["task_id"], task_name=CONTEXT["task"]["task_name"],
-                          prompt=Prompt(text=CONTEXT["task"]["prompt"], language=CONTEXT["task"]["language"]),
+                          prompt=Prompt(text=CONTEXT["task"]["prompt"], language=CONTEXT["task"]["language"],
+                                        attachments=list(CONTEXT["task"].get("attachments", []))),
                           judge_rubric=CONTEXT["task"]["judge_rubric"])
     judge = _judge() if CONTEXT.get("judge") else None
     scores = grader.grade(trace, dispatches, task, audit_data=audit_data, judge=judge, media_events=[],

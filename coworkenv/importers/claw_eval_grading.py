@@ -20,6 +20,7 @@ from urllib.parse import urlparse
 
 import orjson
 
+from coworkenv.importers.claw_eval_attachments import attachments
 from coworkenv.importers.claw_eval_routes import REQUIRED, task_services, unserved_tools
 from coworkenv.importers.claw_eval_task import ClawTask
 
@@ -227,6 +228,7 @@ def grader_rule(task_dir: Path, task: ClawTask, raw_fixtures: dict[str, list[Any
     if problem:
         return problem
     services = [s.name for s in task.services]
+    attached = attachments(task_dir, task.prompt.text, task.prompt.attachments).blocks
     # the grader reads Claw-Eval's trace, every assistant message of it (`transcript`): the text the model wrote
     # beside its calls too, and the last message when the loop cut the episode
     return {"kind": "python", "apps": ["directory"], **({"judge": True} if judged else {}), "transcript": True,
@@ -239,7 +241,10 @@ def grader_rule(task_dir: Path, task: ClawTask, raw_fixtures: dict[str, list[Any
             "answers": {s: MOCK_ANSWERS[s] for s in services if s in MOCK_ANSWERS},
             "records": {s: _held(raw_fixtures.get(s, [])) for s in services},
             "task": {"task_id": task.task_id, "task_name": task.task_name, "prompt": task.prompt.text,
-                     "language": task.prompt.language, "judge_rubric": task.judge_rubric},
+                     "language": task.prompt.language, "judge_rubric": task.judge_rubric,
+                     # the text documents after the prompt, each its own block of the trace's first message
+                     **({"attached": attached} if attached else {}),
+                     **({"attachments": task.prompt.attachments} if task.prompt.attachments else {})},
         }).decode()) + "\n"}
 
 
