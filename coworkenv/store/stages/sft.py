@@ -33,6 +33,7 @@ from coworkenv.atomic import (
 from coworkenv.rollout.record import MESSAGE_TYPE, TrajectoryRecord, trajectories_table
 from coworkenv.store._parquet import check_bytes, checked_footer, close_parquet_writer, parquet_writer, read_parquet
 from coworkenv.store.stages._card_split import card_files, card_rows_problem, card_split
+from coworkenv.store.stages._hub_download import hub_download
 from coworkenv.store.stages._stage import Stage, StageError, _compatible, first_line, missing_path, no_special_files
 from coworkenv.store.stages._versioned import held_by_version
 
@@ -267,6 +268,13 @@ def _check_complete(files: list[Path]) -> None:
                              f"missing from the folder, though the version {held.version} of the repository "
                              f"{held.top} holds {it} (deleted by hand, or by a tool that cleans or syncs folders?); "
                              f"put {it} back with `{held.put_back()}` and run again; nothing was read")
+        downloaded = hub_download(where, [shard_name(split, i, count) for i in missing]) if missing else None
+        if downloaded is not None:
+            shown = ", ".join(downloaded.paths[:5]) + (f" and {len(downloaded.paths) - 5} more"
+                                                       if len(downloaded.paths) > 5 else "")
+            raise StageError(f"{where}: the {split!r} split has {len(indices)} of its {count} shards: {shown} "
+                             f"{'is' if len(downloaded.paths) == 1 else 'are'} missing from the folder; "
+                             f"{downloaded.said()}; nothing was read")
         if missing:
             raise StageError(f"{where}: the {split!r} split has {len(indices)} of its {count} shards (missing "
                              f"{', '.join(shard_name(split, i, count) for i in missing[:5])}), so an earlier write "
