@@ -156,3 +156,17 @@ def test_a_whole_download_reads_as_before(tmp_path: Path) -> None:
     top = _local_dir(tmp_path / "dl")
     assert [file.name for file in sft_files(top, "train")] == list(SHARDS)
     assert [file.name for file in sft_files(_snapshot(tmp_path / "hub"), "train")] == list(SHARDS)
+
+
+def test_a_download_above_that_placed_nothing_in_the_folder_says_nothing_of_it(tmp_path: Path) -> None:
+    """Regression guard (passes on `main`): shards curated into a folder of the user's, under a folder that once
+    took an `hf download --local-dir` of other files (the home folder, say): told as an interrupted write, as before."""
+    records = tmp_path / ".cache" / "huggingface" / "download"
+    records.mkdir(parents=True)
+    (records / "config.json.metadata").write_text(f"{COMMIT}\netag\n{time.time()}\n")
+    folder = tmp_path / "project" / "sft"
+    folder.mkdir(parents=True)
+    pq.write_table(SFT_SCHEMA.empty_table(), folder / SHARDS[0])
+    told = _refusal(folder)
+    assert "has 1 of its 2 shards (missing train-00001-of-00002.parquet), so an earlier write was interrupted" in told
+    assert "hf download" not in told

@@ -99,7 +99,10 @@ def hub_download(folder: Path, names: list[str]) -> HubDownload | None:
         how = (f"the cache holds no file {'of these' if len(paths) > 1 else 'by that name'} in the snapshot (a "
                "download stopped part way or limited by --include, or a file deleted from the cache)")
         return HubDownload(snapshot, paths, how, revision, repo_id, cache)
-    top = next((above for above in (real, *real.parents) if (above / _DOWNLOAD).is_dir()), None)
+    # The download's records mirror its folders: a `.cache/huggingface/download` higher up that placed nothing in this
+    # folder (a download into the home folder, say) says nothing of it.
+    top = next((above for above in (real, *real.parents)
+                if (above / _DOWNLOAD / real.relative_to(above)).is_dir()), None)
     if top is None:
         return None
     paths = tuple((real / name).relative_to(top).as_posix() for name in names)
