@@ -170,3 +170,61 @@ def test_a_download_above_that_placed_nothing_in_the_folder_says_nothing_of_it(t
     told = _refusal(folder)
     assert "has 1 of its 2 shards (missing train-00001-of-00002.parquet), so an earlier write was interrupted" in told
     assert "hf download" not in told
+
+
+def _damaged_past_its_footer(path: Path) -> None:
+    """A shard with rows whose first data page is zeroed (a disk or copy fault): its footer still reads."""
+    import io
+
+    import pyarrow as pa
+
+    from coworkenv.store._parquet import write_parquet
+
+    table = pa.table({name: pa.array(["[]"] * 50) if name == "tools" else pa.nulls(50, SFT_SCHEMA.field(name).type)
+                      for name in SFT_SCHEMA.names}, schema=SFT_SCHEMA)
+    sink = io.BytesIO()
+    write_parquet(table, sink)
+    data = bytearray(sink.getvalue())
+    column = pq.read_metadata(pa.BufferReader(bytes(data))).row_group(0).column(SFT_SCHEMA.names.index("tools"))
+    data[column.data_page_offset:column.data_page_offset + column.total_compressed_size] = \
+        bytes(column.total_compressed_size)
+    path.write_bytes(bytes(data))
+    assert pq.read_metadata(path).num_rows == 50
+
+
+@pytest.mark.parametrize("where", ["a git version", "a local-dir download"])
+def test_a_shard_damaged_past_its_footer_is_fetched_again_not_curated_again(tmp_path: Path, where: str) -> None:
+    """The footer reads, a data page does not: on `main` the refusal advised a new curation, for a file the version
+    (or the Hub) keeps whole. A git version puts it back (the command is run here); a download is fetched again,
+    forced (huggingface_hub takes a file its metadata records as downloaded)."""
+    import subprocess
+
+    from coworkenv.store.stages import read_sft
+
+    if where == "a git version":
+        top = tmp_path / "repo"
+        (top / "data" / "sft").mkdir(parents=True)
+        pq.write_table(SFT_SCHEMA.empty_table(), top / "data" / "sft" / SHARDS[0])
+        pq.write_table(SFT_SCHEMA.empty_table(), top / "data" / "sft" / SHARDS[1])
+        env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@localhost", "GIT_COMMITTER_NAME": "t",
+               "GIT_COMMITTER_EMAIL": "t@localhost", "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull}
+        for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", "v1"],
+                     ["tag", "-a", "v1", "-m", "v1"]):
+            subprocess.run(["git", "-C", str(top), *args], check=True, capture_output=True, env=env)
+    else:
+        top = _local_dir(tmp_path / "dl")
+    _damaged_past_its_footer(top / "data" / "sft" / SHARDS[1])
+    with pytest.raises(StageError) as refused:
+        read_sft(sft_files(top, "train"))
+    told = str(refused.value)
+    assert told.startswith(f"{top / 'data' / 'sft' / SHARDS[1]}: damaged Parquet data"), told
+    assert "curate" not in told, f"a new curation advised for a file the version keeps: {told}"
+    if where == "a git version":
+        command = told.split("put it back with `", 1)[1].split("`", 1)[0]
+        assert command == f"git -C {top} checkout v1 -- data/sft/{SHARDS[1]}", told
+        subprocess.run(shlex.split(command), check=True, capture_output=True, env=env)
+        assert read_sft(sft_files(top, "train")).num_rows == 0
+    else:
+        assert "damaged since the download" in told, told
+        assert _argv(told) == ["hf", "download", "REPO_ID", f"data/sft/{SHARDS[1]}", "--repo-type", "dataset",
+                               "--revision", COMMIT, "--local-dir", str(top), "--force-download"], told

@@ -36,6 +36,7 @@ class HubDownload:
     repo_id: str | None = None  # known in the Hub cache's layout only
     cache_dir: Path | None = None  # the Hub cache holding the snapshot
     commits: tuple[str, ...] = ()  # the several commits the folder's files came from, where they do not agree
+    force: bool = False  # the files are there, damaged: huggingface_hub takes them for downloaded unless forced
 
     def fetch(self) -> str:
         """The `hf download` command that puts the files back as the same commit has them."""
@@ -43,13 +44,14 @@ class HubDownload:
         if self.revision:
             command += ["--revision", self.revision]
         command += ["--cache-dir", str(self.cache_dir)] if self.cache_dir else ["--local-dir", str(self.top)]
+        command += ["--force-download"] if self.force else []
         return shlex.join(command).replace("'REPO_ID'", "REPO_ID")
 
     def said(self) -> str:
         """Where the folder comes from and the command, for a refusal."""
         if self.commits:
             folder = (self.top / self.paths[0]).parent.relative_to(self.top).as_posix()
-            whole = HubDownload(self.top, (), self.how, self.commits[-1]).fetch()
+            whole = HubDownload(self.top, (), self.how, self.commits[-1], force=self.force).fetch()
             return (f"{self.top} is a download of a Hub dataset (`hf download --local-dir`), and "
                     f"{self.how}; the files of {folder} there were downloaded at {len(self.commits)} different "
                     f"commits ({', '.join(self.commits)}: versions mixed), so download them all again from one "
@@ -85,8 +87,8 @@ def cache_link_advice(link: Path) -> str | None:
     return HubDownload(snapshot, (name,), "", revision, repo_id, cache).fetch()
 
 
-def hub_download(folder: Path, names: list[str]) -> HubDownload | None:
-    """The download the files `names` of `folder` (missing from it) were part of, or None."""
+def hub_download(folder: Path, names: list[str], damaged: bool = False) -> HubDownload | None:
+    """The download the files `names` of `folder` (missing from it, or `damaged` in it) were part of, or None."""
     try:
         real = Path(folder).absolute()
     except OSError:
@@ -96,9 +98,10 @@ def hub_download(folder: Path, names: list[str]) -> HubDownload | None:
         repo_id, snapshot, cache = found
         paths = tuple((real / name).relative_to(snapshot).as_posix() for name in names)
         revision = snapshot.name if _COMMIT.fullmatch(snapshot.name) else None
-        how = (f"the cache holds no file {'of these' if len(paths) > 1 else 'by that name'} in the snapshot (a "
-               "download stopped part way or limited by --include, or a file deleted from the cache)")
-        return HubDownload(snapshot, paths, how, revision, repo_id, cache)
+        how = _DAMAGED if damaged else (
+            f"the cache holds no file {'of these' if len(paths) > 1 else 'by that name'} in the snapshot (a download "
+            "stopped part way or limited by --include, or a file deleted from the cache)")
+        return HubDownload(snapshot, paths, how, revision, repo_id, cache, force=damaged)
     # The download's records mirror its folders: a `.cache/huggingface/download` higher up that placed nothing in this
     # folder (a download into the home folder, say) says nothing of it.
     top = next((above for above in (real, *real.parents)
@@ -107,12 +110,16 @@ def hub_download(folder: Path, names: list[str]) -> HubDownload | None:
         return None
     paths = tuple((real / name).relative_to(top).as_posix() for name in names)
     download = top / _DOWNLOAD
-    kinds = {_what_became_of(download, path) for path in paths}
+    kinds = {_DAMAGED if damaged else _what_became_of(download, path) for path in paths}
     how = kinds.pop() if len(kinds) == 1 else "they were deleted since or never downloaded whole"
     commits = _commits(download, real.relative_to(top))
     if len(commits) > 1:
-        return HubDownload(top, paths, how, None, commits=tuple(sorted(commits)))
-    return HubDownload(top, paths, how, commits.pop() if commits else None)
+        return HubDownload(top, paths, how, None, commits=tuple(sorted(commits)), force=damaged)
+    return HubDownload(top, paths, how, commits.pop() if commits else None, force=damaged)
+
+
+_DAMAGED = ("its bytes were damaged since the download (a disk or copy fault, or an edit; the rest of the folder "
+            "may be whole)")
 
 
 def _what_became_of(download: Path, path: str) -> str:

@@ -355,7 +355,7 @@ def read_sft_files(files: Iterable[Path], split: str | None = "train") -> tuple[
         except FileNotFoundError:
             raise StageError(_removed(file)) from None
         except (OSError, pa.ArrowException) as exc:  # damage past the footer shows only when the pages are read
-            raise StageError(f"{file}: damaged Parquet data ({first_line(exc)}); {_HINT}") from None
+            raise StageError(f"{file}: damaged Parquet data ({first_line(exc)}); {_fetch_again(file)}") from None
         except ValueError as exc:  # changed since it was written (check_bytes)
             raise StageError(str(exc)) from None
         if table.schema.names != schema.names:  # the columns checked above were of a file replaced since
@@ -375,6 +375,19 @@ def read_sft_files(files: Iterable[Path], split: str | None = "train") -> tuple[
     if split is not None and "split" in table.column_names and not all(f.name.startswith(f"{split}-") for f in files):
         table = table.filter(pc.equal(table.column("split"), split))
     return table, reads
+
+
+def _fetch_again(file: Path) -> str:
+    """How to get a damaged shard's bytes back: from the git version or the Hub download that holds it (a new
+    curation, the advice for a folder of one's own, writes other rows for a file the version keeps), else curate."""
+    held = held_by_version(file.parent, [file.name])
+    if held is not None:
+        return (f"the version {held.version} of the repository {held.top} holds it whole: put it back with "
+                f"`{held.put_back()}` and run again; nothing was read")
+    downloaded = hub_download(file.parent, [file.name], damaged=True)
+    if downloaded is not None:
+        return f"{downloaded.said()}; nothing was read"
+    return f"{_HINT}"
 
 
 def _removed(file: Path) -> str:
