@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import fcntl
 import logging
 import os
 import re
@@ -58,6 +59,8 @@ from coworkenv.store._publisher import (
 from coworkenv.store._release import DatasetRelease
 
 logger = logging.getLogger(__name__)
+# In the git directory of a repository on a network file system: the record lock publishes of several machines share.
+MACHINES_LOCK = "coworkenv-publish-lock"
 
 BRANCH = "main"
 # How git says that .git itself is damaged (HEAD, the index, an object or a ref unreadable), not that a command failed.
@@ -806,9 +809,55 @@ class LocalGitPublisher:
                                "stop it (a post-commit hook of its is stopped after %s, %g s)", self.repo_dir,
                                holders, HOOK_TIMEOUT_ENV, hook_timeout_s())
                 lock_exclusive(fd, self.repo_dir)
-            yield
+            with self._machines_locked():
+                yield
         finally:
             os.close(fd)  # closing releases the lock
+
+    @contextmanager
+    def _machines_locked(self) -> Iterator[None]:
+        """On a network file system, also a POSIX record lock on `.git/coworkenv-publish-lock`: the folder's `flock`
+        stays on this machine there (NFS keeps no folder's flock at its server), so two machines that began a publish
+        into one shared repository in the same instant both went on, each before the other's marker was written
+        (git's index.lock then failed one, whose restore put the folder back under the other). A record lock is kept
+        by the server (NLM, NFSv4, SMB byte-range locks) and released by it when its holder's machine is gone.
+        Nothing is locked on a local disk, nor before the repository's first publish made its git directory."""
+        shared = shared_file_system(self.repo_dir)
+        git_dir = self._git_dir
+        if shared is None or not git_dir.is_dir():
+            yield
+            return
+        path = git_dir / MACHINES_LOCK
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o666)
+        except OSError as exc:
+            raise PublishError(f"cannot open {path}, the lock that keeps publishes of other machines out of "
+                               f"{self.repo_dir} ({os_reason(exc)}); make it a file this user can write (or delete "
+                               "it), then publish again; nothing was touched") from None
+        try:
+            try:
+                fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError as exc:
+                if exc.errno not in (errno.EACCES, errno.EAGAIN):  # ENOLCK: mounted without locks (`nolock`)
+                    logger.warning("%s cannot be locked (%s): %s is on a network file system (%s) mounted without "
+                                   "locks, so a publish of another machine into it at the same time is not kept out; "
+                                   "publish from one machine at a time (or mount it with locks)", path,
+                                   os_reason(exc), self.repo_dir, shared)
+                else:
+                    logger.warning("another publish into %s holds %s (%s): waiting for it to end; the repository "
+                                   "is on a network file system (%s), so it may run on another machine; if it "
+                                   "never ends, stop it there", self.repo_dir, path, self._marker_says(), shared)
+                    fcntl.lockf(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)  # closing releases the lock, here and at the server
+
+    def _marker_says(self) -> str:
+        try:
+            host, _, pid = self._marker.read_text(errors="replace").strip().partition(" ")
+        except OSError:
+            return "no publish marker written yet"
+        return f"{self._marker.name} names the machine {host}, process {pid}" if host else "an older publish's marker"
 
     def _filter_stalled(self, args: tuple[str, ...], stall_s: float) -> str:
         """Why a git command that ran the repository's filters was stopped, and what to do."""

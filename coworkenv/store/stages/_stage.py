@@ -26,6 +26,7 @@ from coworkenv.store._parquet import (
     write_parquet,
     write_table,
 )
+from coworkenv.store.stages._hub_download import cache_link_advice
 
 # The Parquet key-value metadata that names who wrote a file (a stage with `writers`): files alike column for
 # column (the teacher's episodes, an eval's, a student's RL episodes) are told apart by it, not by where they sit.
@@ -262,7 +263,24 @@ def no_special_files(paths: Iterable[Path], folder: Path) -> list[Path]:
     if special is not None:
         raise StageError(f"{special}: {missing_path(special)}; no stage writes one: move it out of {folder} and run "
                          "again")
+    broken = next((path for path in found if path.is_symlink() and not path.exists()), None)
+    if broken is not None:  # read as listed, it was "gone since: a curate may have replaced the shards meanwhile"
+        raise StageError(_broken_link(broken, folder))
     return found
+
+
+def _broken_link(link: Path, folder: Path) -> str:
+    """Why a file found under `folder` by its name is a link to nothing, and how to get its data back."""
+    if _loops(link):
+        return f"{link}: {missing_path(link)}; fix the link or replace it by the file, and run again; nothing was read"
+    fetch = cache_link_advice(link)
+    if fetch is not None:
+        return (f"{link}: {missing_path(link)}: a file of the Hugging Face cache whose blob is gone (a cache clean-up, "
+                f"`hf cache` deleting revisions, a quota?); download it again from the same commit with `{fetch}` and "
+                "run again; nothing was read")
+    return (f"{link}: {missing_path(link)} (a disk not mounted, or the file moved or deleted?); mount the disk or "
+            f"put the file back where the link points (or replace the link by the file) and run again; nothing was "
+            "read")
 
 
 def _loops(link: Path) -> bool:

@@ -33,6 +33,7 @@ from coworkenv.atomic import (
 from coworkenv.rollout.record import MESSAGE_TYPE, TrajectoryRecord, trajectories_table
 from coworkenv.store._parquet import check_bytes, checked_footer, close_parquet_writer, parquet_writer, read_parquet
 from coworkenv.store.stages._card_split import card_files, card_rows_problem, card_split
+from coworkenv.store.stages._hub_download import hub_download
 from coworkenv.store.stages._stage import Stage, StageError, _compatible, first_line, missing_path, no_special_files
 from coworkenv.store.stages._versioned import held_by_version
 
@@ -267,6 +268,13 @@ def _check_complete(files: list[Path]) -> None:
                              f"missing from the folder, though the version {held.version} of the repository "
                              f"{held.top} holds {it} (deleted by hand, or by a tool that cleans or syncs folders?); "
                              f"put {it} back with `{held.put_back()}` and run again; nothing was read")
+        downloaded = hub_download(where, [shard_name(split, i, count) for i in missing]) if missing else None
+        if downloaded is not None:
+            shown = ", ".join(downloaded.paths[:5]) + (f" and {len(downloaded.paths) - 5} more"
+                                                       if len(downloaded.paths) > 5 else "")
+            raise StageError(f"{where}: the {split!r} split has {len(indices)} of its {count} shards: {shown} "
+                             f"{'is' if len(downloaded.paths) == 1 else 'are'} missing from the folder; "
+                             f"{downloaded.said()}; nothing was read")
         if missing:
             raise StageError(f"{where}: the {split!r} split has {len(indices)} of its {count} shards (missing "
                              f"{', '.join(shard_name(split, i, count) for i in missing[:5])}), so an earlier write "
@@ -347,7 +355,7 @@ def read_sft_files(files: Iterable[Path], split: str | None = "train") -> tuple[
         except FileNotFoundError:
             raise StageError(_removed(file)) from None
         except (OSError, pa.ArrowException) as exc:  # damage past the footer shows only when the pages are read
-            raise StageError(f"{file}: damaged Parquet data ({first_line(exc)}); {_HINT}") from None
+            raise StageError(f"{file}: damaged Parquet data ({first_line(exc)}); {_fetch_again(file)}") from None
         except ValueError as exc:  # changed since it was written (check_bytes)
             raise StageError(str(exc)) from None
         if table.schema.names != schema.names:  # the columns checked above were of a file replaced since
@@ -367,6 +375,19 @@ def read_sft_files(files: Iterable[Path], split: str | None = "train") -> tuple[
     if split is not None and "split" in table.column_names and not all(f.name.startswith(f"{split}-") for f in files):
         table = table.filter(pc.equal(table.column("split"), split))
     return table, reads
+
+
+def _fetch_again(file: Path) -> str:
+    """How to get a damaged shard's bytes back: from the git version or the Hub download that holds it (a new
+    curation, the advice for a folder of one's own, writes other rows for a file the version keeps), else curate."""
+    held = held_by_version(file.parent, [file.name])
+    if held is not None:
+        return (f"the version {held.version} of the repository {held.top} holds it whole: put it back with "
+                f"`{held.put_back()}` and run again; nothing was read")
+    downloaded = hub_download(file.parent, [file.name], damaged=True)
+    if downloaded is not None:
+        return f"{downloaded.said()}; nothing was read"
+    return f"{_HINT}"
 
 
 def _removed(file: Path) -> str:
