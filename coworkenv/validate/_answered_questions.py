@@ -8,9 +8,10 @@ the reply without its date, and is rejected. A direct message answering the ques
 DM (`lookup_answer_source`: "Hi Nia, what's the renewal date of the Yarrow Bank contract?") got none, and the same
 check was accepted (defects115). Made for every message, that near miss rejected sound specs whose messages state
 numbers no check needs (status posts, hand-overs: defects113 measured 198 of 987 twins). What tells an answer apart:
-- the conversation the message goes to holds a question its recipient asked: a chat message with a question mark
-  from the person the DM goes to (in the DM with the user) or from anyone but the user (in the channel posted to),
-  a mail with one from the address the new mail goes to;
+- the conversation the message goes to holds a question its recipient asked: a chat message with a question mark,
+  or a request for a fact made without one ("please let me know ...", "could you send me ...", "I need the ...":
+  `_QUESTION`, defects118), from the person the DM goes to (in the DM with the user) or from anyone but the user
+  (in the channel posted to), a mail with one from the address the new mail goes to;
 - the question and the message share a word of what it is about (`renewal`, `Yarrow`, `svc-geo`: not "Can someone
   review my PR?" in the channel a status post goes to, a question nobody answered there, adapt_silent_change@16);
 - the message states a fact (`entities.stated_facts`: a date, a code, a number, an amount, a time, an address) that
@@ -34,7 +35,23 @@ from coworkenv.validate.entities import EntityIndex, held_leaves, stated_facts, 
 
 _DM, _POST = "chat_send_dm", "chat_post_message"
 _MAILS = frozenset({"mail_send", "mail_save_draft"})
-_QUESTION = re.compile(r"\?")
+# A question: a question mark, or a request for something told, sent or confirmed, asked without one ("please let me
+# know the renewal date.", "could you send me the escalation code for Bison Hotels.", "I need the hotline for a
+# call.", "Hi Elif, what's the cost center for Escarpment."): a writer ends a request as they like (defects118).
+_QUESTION = re.compile(
+    r"\?"
+    r"|\blet\s+(?:me|us)\s+know\b"
+    r"|\b(?:please|pls|kindly)\s+(?:\w+\s+)?(?:send|share|confirm|tell|give|provide|forward|find|look\s+up|remind|"
+    r"advise|check|post|drop|lmk)\b"
+    r"|\b(?:can|could|would|will)\s+(?:you|someone|anyone|somebody|anybody)\s+(?:please\s+)?(?:send|share|confirm|"
+    r"tell|give|provide|forward|find|look\s+up|remind|advise|check|post|drop|let)\b"
+    r"|\b(?:tell|send|give|show|remind|forward)\s+me\b"
+    r"|\bi\s*(?:need|want|would\s+like|'d\s+like)\s+(?:to\s+know\s+)?(?:the|a|an|your|our|its|their|what|which|"
+    r"when|where|how|who)\b"
+    r"|\b(?:do|does)\s+(?:you|anyone|someone|anybody|somebody)\s+know\b"
+    r"|\bwondering\s+(?:what|when|where|which|who|how|if|whether)\b|\bany\s+idea\b"
+    r"|(?:^|[.!,;:]\s*)(?:what|when|where|which|who|how)(?:'s|\s+(?:is|are|was|were|does|do|did|will|should))\b",
+    re.IGNORECASE)
 _WORD = re.compile(r"[a-z][\w-]{3,}")  # a word of four characters or more, lower case
 # Words any question and any message may share without being about the same thing.
 _COMMON = frozenset({"about", "after", "again", "also", "anyone", "anything", "asked", "before", "been", "being",

@@ -232,6 +232,7 @@ from tests.defects import (
     unit_idiom_pinned,
     unit_pinned,
     unit_value_admitted,
+    unmarked_question_unchecked,
     unthreaded_answer_unchecked,
     vacuous,
     value_never_held,
@@ -482,6 +483,7 @@ MODULES = (
     map_key_present,
     unthreaded_answer_unchecked,
     shaped_answer_unchecked,
+    unmarked_question_unchecked,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
