@@ -14,9 +14,10 @@ numbers no check needs (status posts, hand-overs: defects113 measured 198 of 987
   (in the channel posted to), a mail with one from the address the new mail goes to;
 - the question and the message share a word of what it is about (`renewal`, `Yarrow`, `svc-geo`: not "Can someone
   review my PR?" in the channel a status post goes to, a question nobody answered there, adapt_silent_change@16);
-- the message states a fact (`entities.stated_facts`: a date, a code, a number, an amount, a time, an address) that
-  the world holds (a document's row, a config value, a record's field: the answer looked up) and that no question
-  states (a ticket the colleague asked about is what the answer is about, not the answer).
+- the message states a fact (`entities.stated_facts`: a date, a day by its name or from today, a code, a number, an
+  amount, a time, an address) that the world holds (a document's row, a config value, a record's field: the answer
+  looked up) and that no question states (a ticket the colleague asked about is what the answer is about, not the
+  answer).
 The near miss leaves every fact the message states out (`EntityIndex.drop_facts`): a check that reads any of them
 catches it, so a spec whose checks read the answer is not touched.
 """
@@ -25,13 +26,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping
+from datetime import date, datetime, timedelta
 from typing import Any
 
 from coworkenv.spec import EnvSpec, ReferenceStep, ToolCallSpec
 from coworkenv.tools import ToolDef
 from coworkenv.validate._declared_calls import op_params
 from coworkenv.validate._mutation_core import Mutation, replaced
-from coworkenv.validate.entities import EntityIndex, held_leaves, stated_facts, whole
+from coworkenv.validate.entities import EntityIndex, held_leaves, relative_days, stated_facts, whole
 
 _DM, _POST = "chat_send_dm", "chat_post_message"
 _MAILS = frozenset({"mail_send", "mail_save_draft"})
@@ -68,6 +70,7 @@ def answered_question_mutations(spec: EnvSpec, writes: list[tuple[int, int, Tool
     """For each message write without `in_reply_to` that answers a question its recipient asked (see the module
     docstring): the write with its content arguments' facts left out, reported as `content_unchecked`."""
     held: str | None = None  # the world's text, joined on first need
+    days: tuple[date, date] | None = None  # the first and the last day of an episode's clock
     for t, s, call in writes:
         tool = tools.get(call.name)
         if tool is None or (tool.op not in (_DM, _POST) and tool.op not in _MAILS):
@@ -89,7 +92,9 @@ def answered_question_mutations(spec: EnvSpec, writes: list[tuple[int, int, Tool
                 continue
             if held is None:
                 held = _held_text(spec)
-            if not any(p.search(held) for f in facts for p in _held_forms(f)):
+            if days is None:
+                days = _episode_days(spec)
+            if not any(p.search(held) for f in facts for p in _held_forms(f, days)):
                 continue  # no fact of the world's: not an answer looked up
             vague = index.drop_facts(value)
             if vague is None:
@@ -131,9 +136,25 @@ _SPELLED = re.compile(r"(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?([a-z]{3})[a-z]*\.
 _SLASHED = re.compile(r"(\d{1,2})/(\d{1,2})/(\d{4})")
 
 
-def _held_forms(fact: str) -> list[re.Pattern[str]]:
+def _episode_days(spec: EnvSpec) -> tuple[date, date]:
+    """The first and the last day of an episode's clock: from the world's start, every turn's advance on, and a day
+    more for the tool calls' ticks."""
+    try:
+        first = datetime.fromisoformat(spec.world.start.replace("Z", "+00:00"))
+    except ValueError:
+        first = datetime(1970, 1, 1)
+    advance = sum(turn.advance_s for turn in spec.turns)
+    return first.date(), (first + timedelta(seconds=advance, days=1)).date()
+
+
+def _held_forms(fact: str, clock: tuple[date, date]) -> list[re.Pattern[str]]:
     """How the world may hold a fact a message states: as stated, and a date also as ISO (`2027-04-19` for
-    "19 April 2027", "April 19" or "19/04/2027", either way round): a message spells a date as its writer likes."""
+    "19 April 2027", "April 19" or "19/04/2027", either way round): a message spells a date as its writer likes; a
+    day by its name or from today ("Thursday", "tomorrow", "in 3 days") only as the ISO dates it may name while the
+    episode's clock runs (`clock`; defects118): "today" is no fact a text of the world holds as such."""
+    named = relative_days(fact, *clock)
+    if named is not None:
+        return [re.compile(rf"(?<!\d){d.isoformat()}(?!\d)") for d in sorted(named)]
     out = [whole(fact)]
     days: list[tuple[str, int, int]] = []  # (year or a pattern of one, month, day)
     spelled = _SPELLED.fullmatch(fact)

@@ -240,6 +240,7 @@ from tests.defects import (
     version_unprobed,
     version_value_read,
     week_date_pinned,
+    weekday_answer_unchecked,
     written_fact_unread,
     written_number_loose,
     wrong_expected,
@@ -484,6 +485,7 @@ MODULES = (
     unthreaded_answer_unchecked,
     shaped_answer_unchecked,
     unmarked_question_unchecked,
+    weekday_answer_unchecked,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
