@@ -8,14 +8,16 @@ the reply without its date, and is rejected. A direct message answering the ques
 DM (`lookup_answer_source`: "Hi Nia, what's the renewal date of the Yarrow Bank contract?") got none, and the same
 check was accepted (defects115). Made for every message, that near miss rejected sound specs whose messages state
 numbers no check needs (status posts, hand-overs: defects113 measured 198 of 987 twins). What tells an answer apart:
-- the conversation the message goes to holds a question its recipient asked: a chat message with a question mark
-  from the person the DM goes to (in the DM with the user) or from anyone but the user (in the channel posted to),
-  a mail with one from the address the new mail goes to;
+- the conversation the message goes to holds a question its recipient asked: a chat message with a question mark,
+  or a request for a fact made without one ("please let me know ...", "could you send me ...", "I need the ...":
+  `_QUESTION`, defects118), from the person the DM goes to (in the DM with the user) or from anyone but the user
+  (in the channel posted to), a mail with one from the address the new mail goes to;
 - the question and the message share a word of what it is about (`renewal`, `Yarrow`, `svc-geo`: not "Can someone
   review my PR?" in the channel a status post goes to, a question nobody answered there, adapt_silent_change@16);
-- the message states a fact (`entities.stated_facts`: a date, a code, a number, an amount, a time, an address) that
-  the world holds (a document's row, a config value, a record's field: the answer looked up) and that no question
-  states (a ticket the colleague asked about is what the answer is about, not the answer).
+- the message states a fact (`entities.stated_facts`: a date, a day by its name or from today, a code, a number, an
+  amount, a time, an address) that the world holds (a document's row, a config value, a record's field: the answer
+  looked up) and that no question states (a ticket the colleague asked about is what the answer is about, not the
+  answer).
 The near miss leaves every fact the message states out (`EntityIndex.drop_facts`): a check that reads any of them
 catches it, so a spec whose checks read the answer is not touched.
 """
@@ -24,17 +26,34 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping
+from datetime import date, datetime, timedelta
 from typing import Any
 
 from coworkenv.spec import EnvSpec, ReferenceStep, ToolCallSpec
 from coworkenv.tools import ToolDef
 from coworkenv.validate._declared_calls import op_params
 from coworkenv.validate._mutation_core import Mutation, replaced
-from coworkenv.validate.entities import EntityIndex, held_leaves, stated_facts, whole
+from coworkenv.validate.entities import EntityIndex, held_leaves, relative_days, stated_facts, whole
 
 _DM, _POST = "chat_send_dm", "chat_post_message"
 _MAILS = frozenset({"mail_send", "mail_save_draft"})
-_QUESTION = re.compile(r"\?")
+# A question: a question mark, or a request for something told, sent or confirmed, asked without one ("please let me
+# know the renewal date.", "could you send me the escalation code for Bison Hotels.", "I need the hotline for a
+# call.", "Hi Elif, what's the cost center for Escarpment."): a writer ends a request as they like (defects118).
+_QUESTION = re.compile(
+    r"\?"
+    r"|\blet\s+(?:me|us)\s+know\b"
+    r"|\b(?:please|pls|kindly)\s+(?:\w+\s+)?(?:send|share|confirm|tell|give|provide|forward|find|look\s+up|remind|"
+    r"advise|check|post|drop|lmk)\b"
+    r"|\b(?:can|could|would|will)\s+(?:you|someone|anyone|somebody|anybody)\s+(?:please\s+)?(?:send|share|confirm|"
+    r"tell|give|provide|forward|find|look\s+up|remind|advise|check|post|drop|let)\b"
+    r"|\b(?:tell|send|give|show|remind|forward)\s+me\b"
+    r"|\bi\s*(?:need|want|would\s+like|'d\s+like)\s+(?:to\s+know\s+)?(?:the|a|an|your|our|its|their|what|which|"
+    r"when|where|how|who)\b"
+    r"|\b(?:do|does)\s+(?:you|anyone|someone|anybody|somebody)\s+know\b"
+    r"|\bwondering\s+(?:what|when|where|which|who|how|if|whether)\b|\bany\s+idea\b"
+    r"|(?:^|[.!,;:]\s*)(?:what|when|where|which|who|how)(?:'s|\s+(?:is|are|was|were|does|do|did|will|should))\b",
+    re.IGNORECASE)
 _WORD = re.compile(r"[a-z][\w-]{3,}")  # a word of four characters or more, lower case
 # Words any question and any message may share without being about the same thing.
 _COMMON = frozenset({"about", "after", "again", "also", "anyone", "anything", "asked", "before", "been", "being",
@@ -51,6 +70,7 @@ def answered_question_mutations(spec: EnvSpec, writes: list[tuple[int, int, Tool
     """For each message write without `in_reply_to` that answers a question its recipient asked (see the module
     docstring): the write with its content arguments' facts left out, reported as `content_unchecked`."""
     held: str | None = None  # the world's text, joined on first need
+    days: tuple[date, date] | None = None  # the first and the last day of an episode's clock
     for t, s, call in writes:
         tool = tools.get(call.name)
         if tool is None or (tool.op not in (_DM, _POST) and tool.op not in _MAILS):
@@ -72,7 +92,9 @@ def answered_question_mutations(spec: EnvSpec, writes: list[tuple[int, int, Tool
                 continue
             if held is None:
                 held = _held_text(spec)
-            if not any(p.search(held) for f in facts for p in _held_forms(f)):
+            if days is None:
+                days = _episode_days(spec)
+            if not any(p.search(held) for f in facts for p in _held_forms(f, days)):
                 continue  # no fact of the world's: not an answer looked up
             vague = index.drop_facts(value)
             if vague is None:
@@ -114,9 +136,25 @@ _SPELLED = re.compile(r"(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?([a-z]{3})[a-z]*\.
 _SLASHED = re.compile(r"(\d{1,2})/(\d{1,2})/(\d{4})")
 
 
-def _held_forms(fact: str) -> list[re.Pattern[str]]:
+def _episode_days(spec: EnvSpec) -> tuple[date, date]:
+    """The first and the last day of an episode's clock: from the world's start, every turn's advance on, and a day
+    more for the tool calls' ticks."""
+    try:
+        first = datetime.fromisoformat(spec.world.start.replace("Z", "+00:00"))
+    except ValueError:
+        first = datetime(1970, 1, 1)
+    advance = sum(turn.advance_s for turn in spec.turns)
+    return first.date(), (first + timedelta(seconds=advance, days=1)).date()
+
+
+def _held_forms(fact: str, clock: tuple[date, date]) -> list[re.Pattern[str]]:
     """How the world may hold a fact a message states: as stated, and a date also as ISO (`2027-04-19` for
-    "19 April 2027", "April 19" or "19/04/2027", either way round): a message spells a date as its writer likes."""
+    "19 April 2027", "April 19" or "19/04/2027", either way round): a message spells a date as its writer likes; a
+    day by its name or from today ("Thursday", "tomorrow", "in 3 days") only as the ISO dates it may name while the
+    episode's clock runs (`clock`; defects118): "today" is no fact a text of the world holds as such."""
+    named = relative_days(fact, *clock)
+    if named is not None:
+        return [re.compile(rf"(?<!\d){d.isoformat()}(?!\d)") for d in sorted(named)]
     out = [whole(fact)]
     days: list[tuple[str, int, int]] = []  # (year or a pattern of one, month, day)
     spelled = _SPELLED.fullmatch(fact)

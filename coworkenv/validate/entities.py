@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from datetime import date, timedelta
 from functools import lru_cache
 from typing import Any
 
@@ -35,6 +36,18 @@ _DATE = re.compile(
     r"|\d{4}/\d{1,2}/\d{1,2}|\d{1,2}/\d{1,2}/\d{2,4})(?![\w/-])"
     rf"|\b(?:{_DAY}\s+(?:of\s+)?{_MONTH}\.?(?:,?\s+\d{{4}})?|{_MONTH}\.?\s+{_DAY}(?:,?\s+\d{{4}})?)\b"
     rf"|\b{_MONTH}\.?\s+\d{{4}}\b")
+# A day an answer states by its name or from today (defects118): "Thursday", "next Monday", "tomorrow", "in 3 days",
+# "in two weeks". The world holds it as an ISO date (`relative_days` reads which), so a reply whose answer is such a
+# day kept it in its "without its facts" near miss, and a check reading only the question's words passed a wrong day.
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_COUNT_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+                "eight": 8, "nine": 9, "ten": 10, "a couple of": 2}
+_RELATIVE_DAY = re.compile(
+    r"\b(?:(?P<which>next|this|coming|last)\s+)?(?P<weekday>(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b(?!\.\w)"
+    r"|\b(?P<near>the\s+day\s+after\s+tomorrow|today|tonight|tomorrow|yesterday)\b"
+    r"|\bin\s+(?P<count>\d{1,3}|an?|one|two|three|four|five|six|seven|eight|nine|ten|a\s+couple\s+of)\s+"
+    r"(?P<unit>days?|weeks?)\b", re.IGNORECASE)
+_NEAR_DAYS = {"today": (0,), "tonight": (0,), "tomorrow": (1,), "yesterday": (-1,)}
 # Other shapes an answer takes (defects115): a link, a mail address, a time of day (`2:30 pm`, `9:30`), an amount
 # with its currency sign (`$5`), a share (`7%`), a version (`v2.3`), a duration or size with its unit (`3 days`,
 # `5 GB`). `_NUMBER` drops only numbers of two or more digits, and those only where no letter or sign is glued to
@@ -308,10 +321,11 @@ class EntityIndex:
         return altered if altered != text else None
 
     def drop_facts(self, text: str) -> str | None:
-        """`text` without its facts: the dates it states (`2027-04-19`, `19 April 2027`), its links, addresses, times
+        """`text` without its facts: the dates it states (`2027-04-19`, `19 April 2027`, `Thursday`, `tomorrow`), its links, addresses, times
         of day, amounts, shares, versions and durations (`_SHAPES`), the codes it quotes (`ESC-4471`, `req-7f3a91`)
         and its numbers of two or more digits (None when it states none, or nothing would be left)."""
-        vague = " ".join(_NUMBER.sub("", _CODE.sub("", _SHAPES.sub("", _DATE.sub("", text)))).split())
+        vague = " ".join(_NUMBER.sub("", _CODE.sub("", _SHAPES.sub("", _RELATIVE_DAY.sub("", _DATE.sub("", text)))))
+                         .split())
         return vague if vague and vague != " ".join(text.split()) else None
 
     @property
@@ -379,15 +393,42 @@ def _admits(pattern: Any, text: str) -> bool:
 
 
 def stated_facts(text: str) -> list[str]:
-    """The facts `drop_facts` leaves out of `text`, as it finds them: its dates, then its other shapes (`_SHAPES`),
+    """The facts `drop_facts` leaves out of `text`, as it finds them: its dates, its days by name or from today
+    (`relative_days`), then its other shapes (`_SHAPES`),
     its codes, its numbers of two or more digits."""
     found = [m.group(0) for m in _DATE.finditer(text)]
     rest = _DATE.sub("", text)
+    found += [m.group(0) for m in _RELATIVE_DAY.finditer(rest)]
+    rest = _RELATIVE_DAY.sub("", rest)
     found += [m.group(0) for m in _SHAPES.finditer(rest)]
     rest = _SHAPES.sub("", rest)
     found += [m.group(0) for m in _CODE.finditer(rest)]
     found += [m.group(0) for m in _NUMBER.finditer(_CODE.sub("", rest))]
     return found
+
+
+def relative_days(fact: str, first: date, last: date) -> set[date] | None:
+    """The dates a day stated by its name or from today (`_RELATIVE_DAY`: "Thursday", "next Monday", "tomorrow",
+    "in 3 days") may name while the episode's clock runs from the day `first` to the day `last`: a weekday any such
+    day of the week before `last` two weeks on, or after `first` a week back; a day from today counted from each day
+    of the episode. None where `fact` is no such day."""
+    found = _RELATIVE_DAY.fullmatch(fact.strip())
+    if found is None:
+        return None
+    span = [first + timedelta(days=k) for k in range(max(0, (last - first).days) + 1)]
+    if found.group("weekday"):
+        wanted = _WEEKDAYS.index(found.group("weekday").lower())
+        start = first - timedelta(days=7)
+        days = [start + timedelta(days=k) for k in range((last - start).days + 15)]
+        return {d for d in days if d.weekday() == wanted}
+    if found.group("near"):
+        near = found.group("near").lower()
+        offsets: tuple[int, ...] = (2,) if near.startswith("the") else _NEAR_DAYS[near]
+    else:
+        count = found.group("count").lower()
+        n = int(count) if count.isdigit() else _COUNT_WORDS[" ".join(count.split())]
+        offsets = (n * (7 if found.group("unit").lower().startswith("week") else 1),)
+    return {d + timedelta(days=k) for d in span for k in offsets}
 
 
 def whole(fact: str) -> re.Pattern[str]:

@@ -232,6 +232,7 @@ from tests.defects import (
     unit_idiom_pinned,
     unit_pinned,
     unit_value_admitted,
+    unmarked_question_unchecked,
     unthreaded_answer_unchecked,
     vacuous,
     value_never_held,
@@ -239,6 +240,7 @@ from tests.defects import (
     version_unprobed,
     version_value_read,
     week_date_pinned,
+    weekday_answer_unchecked,
     written_fact_unread,
     written_number_loose,
     wrong_expected,
@@ -482,6 +484,8 @@ MODULES = (
     map_key_present,
     unthreaded_answer_unchecked,
     shaped_answer_unchecked,
+    unmarked_question_unchecked,
+    weekday_answer_unchecked,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
