@@ -2225,10 +2225,14 @@ def seal_key_wrapper() -> str | None:
 # the code's own with a refilled block (fifty-ninth round). Every owner's reference to its dict is dropped through one
 # of two C setters: `subtype_setdict` (instances of classes made in Python, from two static tables every such class
 # shares, later ones included) and `PyObject_GenericSetDict` (functions, class and static methods, exceptions,
-# partials, lru caches, OrderedDicts: every C type of the standard library's modules whose table names it, but `_ast`'s
-# nodes, whose types are made at its first use and cost 1.3 ms to make here). Sealed here: both setters are taken out of every table that names them (the
-# `set` of the getset definition, which the descriptors read at each call), so `__dict__` can be read and changed in
-# place but not replaced or deleted; C's "attribute '__dict__' of ... objects is not writable" is raised. A partial's
+# partials, lru caches, OrderedDicts, `_ast`'s nodes). Sealed here: both setters are taken out of every table that
+# names them (the `set` of the getset definition, which the descriptors read at each call), so `__dict__` can be read
+# and changed in place but not replaced or deleted; C's "attribute '__dict__' of ... objects is not writable" is
+# raised. The tables naming `PyObject_GenericSetDict` are found in the interpreter's writable data, not through the
+# types that use them: `_ast`'s node types are made at the module's first use (`import ast`), after this seal, from a
+# static table it had left (sixtieth round: a parsed node's store died of SIGSEGV in every hooked set); making them at
+# start cost 1.3 ms a call. The host finds their offsets once (`object_dict_offsets`), the child checks each one and
+# scans itself (0.6 ms) only where they do not check out. A partial's
 # `__setstate__` replaced its dict too: it is taken away, and a partial reduces to a call of its class (`__reduce__` and
 # `__reduce_ex__` gates), its dict the state copy and pickle update. Changed for honest code: `obj.__dict__ = d`
 # raises AttributeError (use `obj.__dict__.clear()` and `update(d)`); `partial.__setstate__` is gone, and a partial
@@ -2255,9 +2259,99 @@ def _getset_definition(descriptor: Any) -> int:
     return ctypes.c_void_p.from_address(id(descriptor) + 5 * _WORD).value or 0
 
 
-def seal_object_dicts() -> str | None:
-    """Take the `__dict__` setters out of every getset table that names them (above). Returns why it could not, or
-    None."""
+_PT_GNU_RELRO = 0x6474E552
+_GETSET_DEF = 5 * _WORD  # name, get, set, doc, closure
+
+
+def _dict_setter_object() -> tuple[int, int, list[_Segment], list[tuple[int, int]]] | str:
+    """`PyObject_GenericSetDict`'s address and the loaded ELF object holding it (the interpreter's library, or its
+    executable where it is linked in): the load bias, the loadable segments and the spans made read-only after
+    relocation (`PT_GNU_RELRO`), or why not. One `dladdr` and one read of the program headers."""
+    setter = ctypes.cast(ctypes.pythonapi.PyObject_GenericSetDict, ctypes.c_void_p).value or 0
+    info = _DlInfo()
+    if not ctypes.pythonapi.dladdr(ctypes.c_void_p(setter), ctypes.byref(info)) or not info.dli_fbase:
+        return "dladdr found no object holding the interpreter's PyObject_GenericSetDict"
+    header = ctypes.string_at(info.dli_fbase, 64)
+    (phoff,), (phentsize, phnum) = struct.unpack_from("<Q", header, 32), struct.unpack_from("<HH", header, 54)
+    if header[:6] != b"\x7fELF\x02\x01" or phentsize != 56:
+        return "the interpreter's library is not the 64-bit little-endian ELF object this bootstrap knows"
+    heads = list(struct.iter_unpack("<IIQQQQQQ", ctypes.string_at(info.dli_fbase + phoff, 56 * phnum)))
+    loads = [(vaddr, filesz, flags) for kind, flags, _, vaddr, _, filesz, _, _ in heads if kind == _PT_LOAD]
+    if not loads:
+        return "the interpreter's library has no loadable segment"
+    bias = info.dli_fbase - (min(vaddr for vaddr, _, _ in loads) & ~0xFFF)
+    relro = [(bias + vaddr, bias + vaddr + size) for kind, _, _, vaddr, _, _, size, _ in heads if kind == _PT_GNU_RELRO]
+    return setter, bias, loads, relro
+
+
+def _dict_setter_definitions(known: dict[str, Any] | None, must: set[int]) -> list[int] | str:
+    """The addresses of every getset definition named `__dict__` whose setter is `PyObject_GenericSetDict`, in the
+    writable data of the object holding it: those `known` gives (`object_dict_offsets` of the host: the same build,
+    the same segments) where each checks out and `must` (the definitions found through the types) are among them,
+    else a scan of that data (word by word: the setter's address); or why they cannot be found or cleared."""
+    located = _dict_setter_object()
+    if isinstance(located, str):
+        return located
+    setter, bias, loads, relro = located
+    anywhere = [(bias + vaddr, bias + vaddr + filesz) for vaddr, filesz, _ in loads]
+    writable = [(bias + vaddr, bias + vaddr + filesz) for vaddr, filesz, flags in loads if flags & _PF_W]
+
+    def inside(address: int, size: int, spans: list[tuple[int, int]]) -> bool:
+        return any(start <= address and address + size <= end for start, end in spans)
+
+    def definition(at: int) -> bool:
+        if at % _WORD or not inside(at, _GETSET_DEF, writable):
+            return False
+        name, _, set_ = struct.unpack("=QQQ", ctypes.string_at(at, 3 * _WORD))
+        return set_ == setter and inside(name, 9, anywhere) and ctypes.string_at(name, 9) == b"__dict__\0"
+
+    found: list[int] = []
+    if known is not None:
+        try:
+            same = known["loads"] == [list(load) for load in loads] and known["build_id"] == _build_id(bias, loads)
+            found = sorted({bias + int(offset) for offset in known["offsets"]}) if same else []
+        except (KeyError, TypeError, ValueError):
+            found = []
+        if not (found and all(definition(at) for at in found) and must <= set(found)):
+            found = []
+    if not found:
+        word = setter.to_bytes(_WORD, sys.byteorder)
+        for start, end in writable:
+            data = ctypes.string_at(start, end - start)
+            hit = data.find(word)
+            while hit >= 0:
+                if definition(start + hit - 2 * _WORD):
+                    found.append(start + hit - 2 * _WORD)
+                hit = data.find(word, hit + 1)
+    if not must <= set(found):
+        return "the __dict__ setters' tables are not in the interpreter's writable data"
+    if any(inside(at, _GETSET_DEF, relro) for at in found):
+        return "a __dict__ setter lies in data made read-only after relocation"
+    return found
+
+
+def object_dict_offsets() -> dict[str, Any] | None:
+    """What `seal_object_dicts(known=...)` takes: the build id and loadable segments of the object holding
+    `PyObject_GenericSetDict` in this process, and the offsets of every `__dict__` getset definition naming it; None
+    where they cannot be found (or this process sealed its own: the child then scans)."""
+    def plain() -> None:
+        pass
+
+    must = _getset_definition(type.__dict__["__dict__"].__get__(type(plain)).get("__dict__"))
+    located = _dict_setter_object()
+    if isinstance(located, str) or not must:
+        return None
+    _, bias, loads, _ = located
+    found = _dict_setter_definitions(None, {must})
+    build_id = _build_id(bias, loads)
+    if isinstance(found, str) or not build_id:
+        return None
+    return {"build_id": build_id, "loads": [list(load) for load in loads], "offsets": [at - bias for at in found]}
+
+
+def seal_object_dicts(known: dict[str, Any] | None = None) -> str | None:
+    """Take the `__dict__` setters out of every getset table that names them (above), made into types or not yet.
+    `known`: `object_dict_offsets` of the host. Returns why it could not, or None."""
     import _collections
     import _functools
 
@@ -2273,9 +2367,12 @@ def seal_object_dicts() -> str | None:
     kinds = (type(plain), Full, DictOnly, classmethod, staticmethod, BaseException, _functools.partial,
              _functools._lru_cache_wrapper, _collections.OrderedDict)
     found = [_getset_definition(type.__dict__["__dict__"].__get__(kind).get("__dict__")) for kind in kinds]
-    definitions = [(ctypes.c_void_p * 3).from_address(at) for at in found if at]  # name, get, set
-    if len(definitions) != len(kinds) or any(ctypes.string_at(name or 0) != b"__dict__" for name, _, _ in definitions):
+    if not all(found) or any(ctypes.string_at(ctypes.c_void_p.from_address(at).value or 0) != b"__dict__" for at in found):
         return "the __dict__ descriptors are not the ones this bootstrap knows"
+    generic = _dict_setter_definitions(known, set(found[:1] + found[3:]))  # but `subtype_setdict`'s two
+    if isinstance(generic, str):
+        return generic
+    definitions = [(ctypes.c_void_p * 3).from_address(at) for at in sorted({*found, *generic})]  # name, get, set
     partial: Any = _functools.partial
     flags = ctypes.c_ulong.from_address(id(partial) + _TP_FLAGS)
     if (flags.value != partial.__flags__ or not partial.__flags__ & _TPFLAGS_IMMUTABLETYPE
