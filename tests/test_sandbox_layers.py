@@ -900,6 +900,73 @@ def test_sealed_bytearray_reads_a_copy_taken_before_its_arguments_run() -> None:
     assert done.returncode == 0 and done.stdout.strip() == "12 True", (done.stdout, done.stderr)
 
 
+def test_sealed_accumulate_holds_the_total_it_adds_to() -> None:
+    """After `seal_accumulate` a value whose reflected `__radd__` advances its own accumulate while C adds to the total
+    no longer frees the total under the addition (C asked the freed total's `__add__`: the code held a dangling object),
+    and 300 random accumulations (functions, none, initial values, lists) answer as C's. In an interpreter of its
+    own."""
+    code = """if True:
+        import importlib.util, itertools, operator, random, sys
+        spec = importlib.util.spec_from_file_location("_confine", sys.argv[1])
+        confine = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(confine)
+
+        def runs():
+            rnd, found = random.Random(5), []
+            for _ in range(300):
+                data = [rnd.randint(-5, 5) for _ in range(rnd.randint(0, 6))]
+                func = rnd.choice([None, operator.add, operator.mul, max, lambda a, b: a - b])
+                initial = rnd.choice([None, 0, 3, "lists"])
+                if initial == "lists":
+                    found.append(list(itertools.accumulate([[d] for d in data], initial=[])))
+                else:
+                    found.append(list(itertools.accumulate(data, func, initial=initial)))
+            for wrong in ((1,), (None,), ()):
+                try:
+                    itertools.accumulate(*wrong)
+                except TypeError:
+                    found.append("TypeError")
+            return found
+
+        before = runs()
+        assert confine.seal_accumulate() is None
+        assert runs() == before and type(itertools.accumulate([])).__name__ == "accumulate"
+        state = {"armed": True, "freed": False, "alive": 0}
+
+        class Total:
+            def __add__(self, other):
+                if state["freed"]:
+                    state["freed"] = False
+                    spray = [bytearray(31) for _ in range(4000)]
+                    state["alive"] += type(self) is Total and sys.getrefcount(self) < 100
+                return NotImplemented
+
+        class Value(Total):
+            def __radd__(self, other):
+                if state["armed"]:
+                    state["armed"] = False
+                    next(totals)
+                    state["freed"] = True
+                    return NotImplemented
+                return 7
+
+        def values():
+            yield Total()
+            yield Value()
+            yield Value()
+
+        totals = itertools.accumulate(values())
+        next(totals)
+        try:
+            next(totals)
+        except TypeError:
+            print("refused", state["alive"])
+    """
+    confine = Path(__file__).resolve().parents[1] / "coworkenv" / "sandbox" / "_confine.py"
+    done = subprocess.run([sys.executable, "-c", code, str(confine)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.strip() == "refused 1", (done.stdout, done.stderr)
+
+
 def test_sealed_groupby_holds_the_keys_it_compares() -> None:
     """After `seal_groupby` a key whose `__eq__` advances its own groupby (or its group) while the groupby compares
     it hands the other key's `__eq__` a live key (C freed it first: the argument was a freed block, refilled here by

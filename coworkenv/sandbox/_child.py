@@ -677,6 +677,9 @@ def isolate(
             # itertools.groupby answers iterators whose frames hold the keys they compare (a key's `__eq__` that
             # advanced the groupby freed the other key C compared).
             ("seal_groupby", "itertools.groupby hands the code a key it freed"),
+            # itertools.accumulate answers iterators whose frames hold the total they add to (a value's reflected
+            # `__radd__` that advanced the accumulate freed the total C went on adding to).
+            ("seal_accumulate", "itertools.accumulate adds to a total the code's own code freed"),
             # contextvars.Context compares copies of its mapping (a value's `__eq__` that set a variable freed the
             # nodes C walked).
             ("seal_context", "a context comparison walks nodes the code's own code freed"),
