@@ -900,13 +900,15 @@ def test_sealed_bytearray_reads_a_copy_taken_before_its_arguments_run() -> None:
     assert done.returncode == 0 and done.stdout.strip() == "12 True", (done.stdout, done.stderr)
 
 
-def test_sealed_accumulate_holds_the_total_it_adds_to() -> None:
+def test_sealed_running_totals_hold_what_they_add_to() -> None:
     """After `seal_accumulate` a value whose reflected `__radd__` advances its own accumulate while C adds to the total
     no longer frees the total under the addition (C asked the freed total's `__add__`: the code held a dangling object),
-    and 300 random accumulations (functions, none, initial values, lists) answer as C's. In an interpreter of its
-    own."""
+    and 300 random accumulations (functions, none, initial values, lists) answer as C's; after `seal_count` counts of
+    plain numbers answer as C's (steps, reprs, copies, pickles) and a count of other numbers, `count.__new__` and a
+    subclass are refused. In an interpreter of its own."""
     code = """if True:
-        import importlib.util, itertools, operator, random, sys
+        import copy, importlib.util, itertools, operator, pickle, random, sys
+        from fractions import Fraction
         spec = importlib.util.spec_from_file_location("_confine", sys.argv[1])
         confine = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(confine)
@@ -926,11 +928,26 @@ def test_sealed_accumulate_holds_the_total_it_adds_to() -> None:
                     itertools.accumulate(*wrong)
                 except TypeError:
                     found.append("TypeError")
+            for args in ((), (5,), (2, 3), (1.5, 0.5), (1j, 2), (True,), (2**70, 2**65), (5, 0)):
+                counter = itertools.count(*args)
+                found.append(([next(counter) for _ in range(3)], repr(counter), next(copy.copy(counter)),
+                              next(pickle.loads(pickle.dumps(counter)))))
+            for wrong in (("x",), (1, "y"), (1, 2, 3)):
+                try:
+                    itertools.count(*wrong)
+                except TypeError as error:
+                    found.append(str(error))
             return found
 
         before = runs()
-        assert confine.seal_accumulate() is None
+        assert confine.seal_accumulate() is None and confine.seal_count() is None
         assert runs() == before and type(itertools.accumulate([])).__name__ == "accumulate"
+        for refused in (lambda: itertools.count(Fraction(1, 2)), lambda: itertools.count.__new__(itertools.count, 0.5),
+                        lambda: type("Sub", (itertools.count,), {})):
+            try:
+                refused()
+            except TypeError:
+                print("refused")
         state = {"armed": True, "freed": False, "alive": 0}
 
         class Total:
@@ -964,7 +981,7 @@ def test_sealed_accumulate_holds_the_total_it_adds_to() -> None:
     """
     confine = Path(__file__).resolve().parents[1] / "coworkenv" / "sandbox" / "_confine.py"
     done = subprocess.run([sys.executable, "-c", code, str(confine)], capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0 and done.stdout.strip() == "refused 1", (done.stdout, done.stderr)
+    assert done.returncode == 0 and done.stdout.split() == ["refused"] * 4 + ["1"], (done.stdout, done.stderr)
 
 
 def test_sealed_groupby_holds_the_keys_it_compares() -> None:

@@ -680,6 +680,9 @@ def isolate(
             # itertools.accumulate answers iterators whose frames hold the total they add to (a value's reflected
             # `__radd__` that advanced the accumulate freed the total C went on adding to).
             ("seal_accumulate", "itertools.accumulate adds to a total the code's own code freed"),
+            # itertools.count counts plain numbers only (a step's reflected `__radd__` that advanced the count freed
+            # the count C went on adding to and returned).
+            ("seal_count", "itertools.count adds to a count the code's own code freed"),
             # contextvars.Context compares copies of its mapping (a value's `__eq__` that set a variable freed the
             # nodes C walked).
             ("seal_context", "a context comparison walks nodes the code's own code freed"),

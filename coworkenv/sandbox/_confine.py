@@ -1925,6 +1925,52 @@ def seal_accumulate() -> str | None:
     return None
 
 
+# `itertools.count` (CPython 3.11) holds its count, where it is no exact int of the machine's size (`long_cnt`, the slow
+# mode), by the same borrowed reference while it adds the step: a step whose type subclasses the count's has its
+# `__radd__` asked first, which advances the same count (handing the code the old count, which it drops) and answers
+# NotImplemented; the count is freed as that frame returns and C asks its `__add__` and returns it: a dangling
+# object (sixtieth round). Sealed here: a count counts exact ints, bools, floats and complex numbers only, whose
+# additions run no code of the code's own: `__init__` is a gate that refuses any other start or step (TypeError; C's
+# `__new__` has made the count by then and run nothing of the code's), `__new__` leaves the type's dict (its slot stays
+# C's, so `count(...)` makes the count and runs the gate; `count.__new__(count, ...)` meets `object.__new__`, which
+# refuses), and the type takes no subclass. Changed for honest code: `count(Fraction(1, 2))` or a Decimal count raises
+# TypeError (`(start + i * step for i in count())` counts them).
+def _count_init(self: Any, start: Any = 0, step: Any = 1, *, _sealed_tools: Any = ()) -> None:
+    plain, type_, type_error = _sealed_tools
+    if type_(start) not in plain or type_(step) not in plain:
+        raise type_error("itertools.count counts ints, floats and complex numbers in the sandbox")
+
+
+def seal_count() -> str | None:
+    """Make `itertools.count` count plain numbers only (above). Returns why it could not, or None."""
+    import itertools
+
+    modified = ctypes.pythonapi.PyType_Modified
+    modified.argtypes, modified.restype = (ctypes.py_object,), None
+    cls: Any = itertools.count
+    held = gc.get_referents(cls.__dict__)
+    flags = ctypes.c_ulong.from_address(id(cls) + _TP_FLAGS)
+    if (len(held) != 1 or type(held[0]) is not dict or flags.value != cls.__flags__ or type.__subclasses__(cls)
+            or not cls.__flags__ & _TPFLAGS_IMMUTABLETYPE or "__init__" in held[0]
+            or type(held[0].get("__new__")).__name__ != "builtin_function_or_method"):
+        return "itertools.count is not the C type this bootstrap knows"
+    function_t: Any = type(_count_init)
+    gate = function_t(_count_init.__code__, {}, "__init__", (0, 1), None)
+    gate.__kwdefaults__ = {"_sealed_tools": ((int, bool, float, complex), type, TypeError)}
+    flags.value = cls.__flags__ & ~(_TPFLAGS_IMMUTABLETYPE | _TPFLAGS_BASETYPE)
+    try:
+        type.__setattr__(cls, "__init__", gate)  # `tp_init` follows: every count made by a call runs the gate
+    finally:
+        flags.value = cls.__flags__ | _TPFLAGS_IMMUTABLETYPE
+    del held[0]["__new__"]  # the slot stays C's; the attribute is object's, which refuses to make a count
+    modified(cls)
+    try:
+        cls.__new__(cls, 0.5)
+    except TypeError:
+        return None
+    return "itertools.count.__new__ stayed callable"
+
+
 # `atexit.unregister` (CPython 3.11; gh-112127, fixed in 3.12 and later only) compares each registered function with
 # its argument by a borrowed reference: an argument whose type subclasses the function's has its own `__eq__` asked
 # first, which clears the registry (`atexit._clear()`, or unregisters again) and answers NotImplemented, so the function
@@ -2839,7 +2885,7 @@ def _arg_parser(segments: list[tuple[int, int, bytes]], fname: bytes, keywords: 
 
 def sealed_codes() -> tuple[Any, ...]:
     """The code objects of the gates `seal_buffered_io`, `seal_array`, `seal_mmap`, `seal_list`, `seal_bytearray`,
-    `seal_groupby`, `seal_accumulate`, `seal_atexit`, `seal_context`, `seal_list_order`, `seal_memoryview`, `seal_ordered_dict`, `seal_deque`,
+    `seal_groupby`, `seal_accumulate`, `seal_count`, `seal_atexit`, `seal_context`, `seal_list_order`, `seal_memoryview`, `seal_ordered_dict`, `seal_deque`,
     `seal_partial`, `seal_object_dicts` and `seal_newline_decoder` install, which the hook keeps from being changed."""
     return (_own_method_get.__code__, _own_method_set.__code__, _buffered_new.__code__, _array_setitem.__code__,
             _array_append.__code__, _array_insert.__code__, _array_extend.__code__, _array_fromlist.__code__,
@@ -2848,7 +2894,7 @@ def sealed_codes() -> tuple[Any, ...]:
             _view_setitem.__code__, _view_index_like.__code__,
             _groupby_new.__code__, _groupby_classes.__code__, _groupby_step.__code__,
             _groupby_next.__code__, _grouper_next.__code__, _own_iter.__code__, _accumulate_new.__code__,
-            _accumulate_next.__code__, _accumulate_class.__code__, _atexit_register.__code__,
+            _accumulate_next.__code__, _accumulate_class.__code__, _count_init.__code__, _atexit_register.__code__,
             _atexit_unregister.__code__, _atexit_clear.__code__, _context_compare.__code__, _list_order.__code__,
             _view_compare.__code__, _view_hash.__code__, _odict_compare.__code__, _odict_repr.__code__,
             _odict_copy.__code__, _odict_pop.__code__, _odict_popitem.__code__, _deque_index.__code__,
