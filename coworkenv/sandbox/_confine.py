@@ -1856,46 +1856,30 @@ def seal_groupby() -> str | None:
 # `__radd__` asked first, which advances the same accumulate again (its total replaced) and answers NotImplemented:
 # the total is freed as that frame returns, and C goes on with it, asking the total's own `__add__` with the freed
 # total as `self`, which the code then holds: SIGSEGV, or an object the code forges in the freed block (sixtieth
-# round). Sealed here: the C type makes no instance (its `__new__`, set through `type.__setattr__`, answers an
-# iterator written in Python whose frame holds the total while it adds, in C's order: `initial` first, then the
-# iterable; the class is made at the first call). Changed for honest code: the iterator is not an instance of the C
-# type (the same name) and does not pickle.
+# round). Sealed here: the C type makes no instance (its `__new__`, set through `type.__setattr__`, answers a generator
+# named `accumulate` whose frame holds the total while it adds, in C's order: `initial` first, then the iterable; a
+# generator run again from inside its own addition raises ValueError). Changed for honest code: the iterator is a
+# generator, no instance of the C type, and does not pickle.
 def _accumulate_new(cls: Any, iterable: Any, func: Any = None, *, initial: Any = None, _sealed_tools: Any = ()) -> Any:
-    made, build, new, iter_, absent = _sealed_tools
-    if not made:  # the class is made at the first call (a run that accumulates nothing pays nothing)
-        made.append(build())
-    step = new(made[0])
-    step.it, step.func, step.total, step.initial = iter_(iterable), func, absent, initial
-    return step
+    steps, iter_ = _sealed_tools
+    return steps(iter_(iterable), func, initial)  # C's TypeError for what is not iterable, at once
 
 
-def _accumulate_next(self: Any, /, *, _sealed_tools: Any = ()) -> Any:
-    next_, add, absent = _sealed_tools
-    total = self.total  # held by this frame while the addition runs the code's own code
-    if total is absent:  # nothing taken yet
-        initial = self.initial
-        if initial is not None:
-            self.initial = None
-            self.total = initial
-            return initial
-        value = next_(self.it)
-        self.total = value
-        return value
-    value = next_(self.it)
-    func = self.func
-    total = add(total, value) if func is None else func(total, value)
-    self.total = total
-    return total
-
-
-def _accumulate_class(type_: Any = type, methods: Any = ()) -> Any:
-    accumulate_next, own_iter = methods
-    return type_("accumulate", (), {"__slots__": ("it", "func", "total", "initial"), "__module__": "itertools",
-                                    "__iter__": own_iter, "__next__": accumulate_next})
+def _accumulate_steps(it: Any, func: Any, initial: Any, next_: Any = None, add: Any = None, stop: Any = None) -> Any:
+    total = initial  # held by this frame while the addition runs the code's own code
+    if initial is None:
+        try:
+            total = next_(it)
+        except stop:
+            return
+    yield total
+    for value in it:
+        total = add(total, value) if func is None else func(total, value)
+        yield total
 
 
 def seal_accumulate() -> str | None:
-    """Make `itertools.accumulate` answer iterators whose frames hold the total they add to (above). Returns why it
+    """Make `itertools.accumulate` answer generators whose frames hold the total they add to (above). Returns why it
     could not, or None."""
     import _operator
     import itertools
@@ -1905,15 +1889,11 @@ def seal_accumulate() -> str | None:
     if (flags.value != cls.__flags__ or not cls.__flags__ & _TPFLAGS_IMMUTABLETYPE or type.__subclasses__(cls)
             or type(cls.__dict__.get("__new__")).__name__ != "builtin_function_or_method"):
         return "itertools.accumulate is not the C type this bootstrap knows"
-    function_t: Any = type(_own_iter)
-    made: list[Any] = []
-    accumulate_next = function_t(_accumulate_next.__code__, {}, "__next__", None, None)
-    absent = object()
-    accumulate_next.__kwdefaults__ = {"_sealed_tools": (next, _operator.add, absent)}
-    build = function_t(_accumulate_class.__code__, {}, "_accumulate_class", (
-        type, (accumulate_next, function_t(_own_iter.__code__, {}, "__iter__"))))
+    function_t: Any = type(_accumulate_new)
+    steps = function_t(_accumulate_steps.__code__, {}, "accumulate", (next, _operator.add, StopIteration))
+    steps.__qualname__ = "accumulate"
     gate = function_t(_accumulate_new.__code__, {}, "__new__", (None,), None)
-    gate.__kwdefaults__ = {"initial": None, "_sealed_tools": (made, build, object.__new__, iter, absent)}
+    gate.__kwdefaults__ = {"initial": None, "_sealed_tools": (steps, iter)}
     flags.value = cls.__flags__ & ~_TPFLAGS_IMMUTABLETYPE
     try:
         type.__setattr__(cls, "__new__", gate)  # the type's `tp_new` follows: no C accumulate is made
@@ -2894,7 +2874,7 @@ def sealed_codes() -> tuple[Any, ...]:
             _view_setitem.__code__, _view_index_like.__code__,
             _groupby_new.__code__, _groupby_classes.__code__, _groupby_step.__code__,
             _groupby_next.__code__, _grouper_next.__code__, _own_iter.__code__, _accumulate_new.__code__,
-            _accumulate_next.__code__, _accumulate_class.__code__, _count_init.__code__, _atexit_register.__code__,
+            _accumulate_steps.__code__, _count_init.__code__, _atexit_register.__code__,
             _atexit_unregister.__code__, _atexit_clear.__code__, _context_compare.__code__, _list_order.__code__,
             _view_compare.__code__, _view_hash.__code__, _odict_compare.__code__, _odict_repr.__code__,
             _odict_copy.__code__, _odict_pop.__code__, _odict_popitem.__code__, _deque_index.__code__,

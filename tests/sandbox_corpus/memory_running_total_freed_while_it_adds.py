@@ -9,8 +9,9 @@
 # its type; a forged object with an address). `itertools.count` holds a count of another number type (its slow mode)
 # the same way while it adds the step, and returns it. Three routes: accumulate's plain addition, `operator.add`, and a
 # count of the code's own numbers. Each answers 1 where the total stayed alive (the addition is then refused:
-# TypeError, or the count is); a freed total seen (its type or count not its own) raises (without the hook native
-# code is assumed anyway: 1, the error, or a crash).
+# TypeError, or the count is) or the accumulate is not run again from inside its own addition (ValueError); a freed
+# total seen (its type or count not its own) raises (without the hook native code is assumed anyway: 1, the error, or
+# a crash).
 import itertools
 import operator
 import sys
@@ -47,7 +48,7 @@ def route(func):
     next(totals)
     try:
         return next(totals)
-    except TypeError:  # unsupported operand types: the total was alive throughout
+    except (TypeError, ValueError):  # unsupported operand types (the total was alive throughout), or not run again
         return 1
 
 
