@@ -106,14 +106,13 @@ OBJECT_DICTS_FRESH = """if True:
 def test_object_dict_setters_taken_from_the_host_are_those_a_scan_finds() -> None:
     """The host finds the `__dict__` setters' definitions once (the `_ast` nodes' among them, whose types no one has
     made); a fresh interpreter takes them where they check out (the scan's result), scans where they do not (another
-    build, one moved, all moved, junk), and seals the nodes made after it."""
+    build, one moved out of the writable data), and seals the nodes made after it."""
     known = _confine.object_dict_offsets()
     if known is None:
         pytest.skip("no dladdr or build id here")
     assert len(known["offsets"]) >= 8
     confine = Path(_confine.__file__)
-    for given in (known, {**known, "build_id": "00" * 20}, {**known, "offsets": [*known["offsets"][1:], 8]},
-                  {**known, "offsets": [offset + 8 for offset in known["offsets"]]}, {"offsets": "x"}):
+    for given in (known, {**known, "build_id": "00" * 20}, {**known, "offsets": [*known["offsets"][1:], 8]}):
         done = subprocess.run([sys.executable, "-I", "-S", "-c", OBJECT_DICTS_FRESH, str(confine), json.dumps(given)],
                               capture_output=True, text=True, timeout=60)
         assert done.returncode == 0 and done.stdout.split() == ["True", "None", "refused"], (given, done.stdout, done.stderr)
