@@ -900,6 +900,91 @@ def test_sealed_bytearray_reads_a_copy_taken_before_its_arguments_run() -> None:
     assert done.returncode == 0 and done.stdout.strip() == "12 True", (done.stdout, done.stderr)
 
 
+def test_sealed_running_totals_hold_what_they_add_to() -> None:
+    """After `seal_accumulate` a value whose reflected `__radd__` advances its own accumulate while C adds to the total
+    no longer frees the total under the addition (C asked the freed total's `__add__`: the code held a dangling object;
+    the generator refuses to run again from inside its own addition),
+    and 300 random accumulations (functions, none, initial values, lists) answer as C's; after `seal_count` counts of
+    plain numbers answer as C's (steps, reprs, copies, pickles) and a count of other numbers, `count.__new__` and a
+    subclass are refused. In an interpreter of its own."""
+    code = """if True:
+        import copy, importlib.util, itertools, operator, pickle, random, sys
+        from fractions import Fraction
+        spec = importlib.util.spec_from_file_location("_confine", sys.argv[1])
+        confine = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(confine)
+
+        def runs():
+            rnd, found = random.Random(5), []
+            for _ in range(300):
+                data = [rnd.randint(-5, 5) for _ in range(rnd.randint(0, 6))]
+                func = rnd.choice([None, operator.add, operator.mul, max, lambda a, b: a - b])
+                initial = rnd.choice([None, 0, 3, "lists"])
+                if initial == "lists":
+                    found.append(list(itertools.accumulate([[d] for d in data], initial=[])))
+                else:
+                    found.append(list(itertools.accumulate(data, func, initial=initial)))
+            for wrong in ((1,), (None,), ()):
+                try:
+                    itertools.accumulate(*wrong)
+                except TypeError:
+                    found.append("TypeError")
+            for args in ((), (5,), (2, 3), (1.5, 0.5), (1j, 2), (True,), (2**70, 2**65), (5, 0)):
+                counter = itertools.count(*args)
+                found.append(([next(counter) for _ in range(3)], repr(counter), next(copy.copy(counter)),
+                              next(pickle.loads(pickle.dumps(counter)))))
+            for wrong in (("x",), (1, "y"), (1, 2, 3)):
+                try:
+                    itertools.count(*wrong)
+                except TypeError as error:
+                    found.append(str(error))
+            return found
+
+        before = runs()
+        assert confine.seal_accumulate() is None and confine.seal_count() is None
+        assert runs() == before and repr(itertools.accumulate([])).startswith("<generator object accumulate at ")
+        for refused in (lambda: itertools.count(Fraction(1, 2)), lambda: itertools.count.__new__(itertools.count, 0.5),
+                        lambda: type("Sub", (itertools.count,), {})):
+            try:
+                refused()
+            except TypeError:
+                print("refused")
+        state = {"armed": True, "freed": False, "alive": 0}
+
+        class Total:
+            def __add__(self, other):
+                if state["freed"]:
+                    state["freed"] = False
+                    spray = [bytearray(31) for _ in range(4000)]
+                    state["alive"] += type(self) is Total and sys.getrefcount(self) < 100
+                return NotImplemented
+
+        class Value(Total):
+            def __radd__(self, other):
+                if state["armed"]:
+                    state["armed"] = False
+                    next(totals)
+                    state["freed"] = True
+                    return NotImplemented
+                return 7
+
+        def values():
+            yield Total()
+            yield Value()
+            yield Value()
+
+        totals = itertools.accumulate(values())
+        next(totals)
+        try:
+            next(totals)
+        except ValueError:  # the generator, run again from inside its own addition
+            print("refused", state["alive"], state["freed"])
+    """
+    confine = Path(__file__).resolve().parents[1] / "coworkenv" / "sandbox" / "_confine.py"
+    done = subprocess.run([sys.executable, "-c", code, str(confine)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.split() == ["refused"] * 4 + ["0", "False"], (done.stdout, done.stderr)
+
+
 def test_sealed_groupby_holds_the_keys_it_compares() -> None:
     """After `seal_groupby` a key whose `__eq__` advances its own groupby (or its group) while the groupby compares
     it hands the other key's `__eq__` a live key (C freed it first: the argument was a freed block, refilled here by
@@ -1294,8 +1379,8 @@ def test_sealed_object_dicts_are_never_replaced() -> None:
     `__hash__`, or a colliding key's `__eq__`, did that went on inserting into the freed dict: SIGSEGV), for instances
     of classes made before and after the seal, a `__slots__ = ("__dict__",)` class, a subclass of a C type with a dict,
     functions, partials and exceptions, while the attributes themselves read, change and go as before; a partial has no
-    `__setstate__` (which replaced its dict) and copies and pickles (pure Python, as in the sandbox) as before. In an
-    interpreter of its own (the seal is for good)."""
+    `__setstate__` (which replaced its dict) and copies and pickles (pure Python, as in the sandbox) as before; `_ast`'s
+    nodes too, whose types are made after the seal. In an interpreter of its own (the seal is for good)."""
     code = """if True:
         import copy, functools, importlib.util, pickle, sys
         spec = importlib.util.spec_from_file_location("_confine", sys.argv[1])
@@ -1327,7 +1412,10 @@ def test_sealed_object_dicts_are_never_replaced() -> None:
             def function():
                 pass
 
-            return [Before(), After(), Slotted(), Error(), function, functools.partial(print), ValueError()]
+            import ast  # its node types are made here, after the seal (sixtieth round)
+
+            return [Before(), After(), Slotted(), Error(), function, functools.partial(print), ValueError(),
+                    ast.parse("x = 1").body[0], type("Node", (ast.AST,), {})()]
 
         def copies():
             found = []
@@ -1366,7 +1454,7 @@ def test_sealed_object_dicts_are_never_replaced() -> None:
     """
     confine = Path(__file__).resolve().parents[1] / "coworkenv" / "sandbox" / "_confine.py"
     done = subprocess.run([sys.executable, "-c", code, str(confine)], capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0 and done.stdout.strip() == "22 20000", (done.stdout, done.stderr)
+    assert done.returncode == 0 and done.stdout.strip() == "28 20000", (done.stdout, done.stderr)
 
 def test_sealed_struct_is_initialised_once() -> None:
     """After `seal_struct` a `struct.Struct` is initialised only when it is made: a second `__init__` (which freed the

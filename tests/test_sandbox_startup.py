@@ -86,6 +86,38 @@ def test_sqlite_entries_taken_from_the_host_are_those_a_scan_finds() -> None:
         done.stdout, done.stderr)
 
 
+OBJECT_DICTS_FRESH = """if True:
+    import importlib.util, json, sys
+    spec = importlib.util.spec_from_file_location("_confine", sys.argv[1])
+    confine = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(confine)
+    known = json.loads(sys.argv[2])
+    print(confine._dict_setter_definitions(known, set()) == confine._dict_setter_definitions(None, set()))
+    print(confine.seal_object_dicts(known))
+    import ast
+    node = ast.parse("x").body[0]
+    try:
+        node.__dict__ = {}
+    except AttributeError:
+        print("refused")
+"""
+
+
+def test_object_dict_setters_taken_from_the_host_are_those_a_scan_finds() -> None:
+    """The host finds the `__dict__` setters' definitions once (the `_ast` nodes' among them, whose types no one has
+    made); a fresh interpreter takes them where they check out (the scan's result), scans where they do not (another
+    build, one moved out of the writable data), and seals the nodes made after it."""
+    known = _confine.object_dict_offsets()
+    if known is None:
+        pytest.skip("no dladdr or build id here")
+    assert len(known["offsets"]) >= 8
+    confine = Path(_confine.__file__)
+    for given in (known, {**known, "build_id": "00" * 20}, {**known, "offsets": [*known["offsets"][1:], 8]}):
+        done = subprocess.run([sys.executable, "-I", "-S", "-c", OBJECT_DICTS_FRESH, str(confine), json.dumps(given)],
+                              capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0 and done.stdout.split() == ["True", "None", "refused"], (given, done.stdout, done.stderr)
+
+
 SHOWS_SETUP = "import sys\ndef check():\n    return [sys.setup_file, sorted(sys._getframe(1).f_locals)]\n"
 
 

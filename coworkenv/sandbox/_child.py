@@ -537,7 +537,7 @@ def isolate(
     run_dir: str, scratch: str, lib_dirs: list[str], limits: dict[str, Any], disabled: set[str],
     kernel: dict[str, Any], confine: dict[str, Any], cgroup: dict[str, Any], host_pid: int, last_channel: int,
     libc_paths: dict[str, Any] | None = None, sqlite_hooks: dict[str, Any] | None = None,
-    early: dict[str, Any] | None = None,
+    early: dict[str, Any] | None = None, object_dicts: dict[str, Any] | None = None,
 ) -> tuple[list[str], dict[str, str]]:
     """Apply every kernel layer that this machine allows, joining the run's cgroups first (`cgroup["join"]`: each
     cgroup layer and the `cgroup.procs` file to join for it; `cgroup["missing"]`: why the host made none for the
@@ -546,7 +546,9 @@ def isolate(
     /proc and /sys texts in its copy of the library (taken where this one is the same build); `sqlite_hooks`: where
     it found the entries `seal_sqlite_hooks` rewrites in its mapping of `_sqlite3` (taken where the file is the same
     build and each entry checks out); `early`: where it holds the code's `source`, its code object compiled once the
-    kernel layers are in place is stored there (`compile_early`), else nothing is."""
+    kernel layers are in place is stored there (`compile_early`), else nothing is; `object_dicts`: where it found the
+    `__dict__` setters' definitions `seal_object_dicts` clears (taken where the library is the same build and each
+    checks out)."""
     libc = kernel["load_libc"]()
     host_is_root = os.geteuid() == 0  # the host's uid, before any drop
     # Before anything is made: the host's mask made the minimal root's folders 0o710 under umask 0o027, which the
@@ -651,7 +653,8 @@ def isolate(
     # Raw memory would let the code rewrite the hook; without the hook, native code is the kernel layers' business.
     # The buffered streams first: their seal calls the C library (seal_ctypes leaves no foreign function callable).
     # Each seal closes a way C code of CPython 3.11 hands the code raw memory (see each one in _confine).
-    seal_args = {"seal_sqlite_hooks": (sqlite_hooks,)}  # what the host found once for every call (None: scan)
+    # What the host found once for every call (None: scan).
+    seal_args = {"seal_sqlite_hooks": (sqlite_hooks,), "seal_object_dicts": (object_dicts,)}
     for seal, what in (
             ("seal_buffered_io", "buffered streams hand raw memory to the code"),
             # array.array's stores convert a value before they write it (its `__index__` could move the buffer).
@@ -674,6 +677,12 @@ def isolate(
             # itertools.groupby answers iterators whose frames hold the keys they compare (a key's `__eq__` that
             # advanced the groupby freed the other key C compared).
             ("seal_groupby", "itertools.groupby hands the code a key it freed"),
+            # itertools.accumulate answers iterators whose frames hold the total they add to (a value's reflected
+            # `__radd__` that advanced the accumulate freed the total C went on adding to).
+            ("seal_accumulate", "itertools.accumulate adds to a total the code's own code freed"),
+            # itertools.count counts plain numbers only (a step's reflected `__radd__` that advanced the count freed
+            # the count C went on adding to and returned).
+            ("seal_count", "itertools.count adds to a count the code's own code freed"),
             # contextvars.Context compares copies of its mapping (a value's `__eq__` that set a variable freed the
             # nodes C walked).
             ("seal_context", "a context comparison walks nodes the code's own code freed"),
@@ -1294,7 +1303,7 @@ def prepare(run_dir: str) -> tuple[Any, dict[str, Any]]:
         reaches_memory = modules["_confine"]["reaches_memory"]
         layers, missing = isolate(
             run_dir, scratch, lib_dirs, job["limits"], disabled, modules["_kernel"], modules["_confine"], job["cgroup"],
-            job["host_pid"], last_channel, job.get("libc_paths"), job.get("sqlite_hooks"), early)
+            job["host_pid"], last_channel, job.get("libc_paths"), job.get("sqlite_hooks"), early, job.get("object_dicts"))
         os.uname = posix.uname = neutral_uname(real.sysname, real.machine)
         for name in ("chmod", "utime"):  # in the capability sets the originals are in (shutil.copystat looks there)
             original, checked = getattr(os, name), path_checked_first(getattr(os, name))

@@ -1851,6 +1851,106 @@ def seal_groupby() -> str | None:
     return None
 
 
+# `itertools.accumulate` (CPython 3.11) passes its running total to the addition (`PyNumber_Add`) or to the code's
+# function (`operator.add`...) by a borrowed reference. A value whose type subclasses the total's has its reflected
+# `__radd__` asked first, which advances the same accumulate again (its total replaced) and answers NotImplemented:
+# the total is freed as that frame returns, and C goes on with it, asking the total's own `__add__` with the freed
+# total as `self`, which the code then holds: SIGSEGV, or an object the code forges in the freed block (sixtieth
+# round). Sealed here: the C type makes no instance (its `__new__`, set through `type.__setattr__`, answers a generator
+# named `accumulate` whose frame holds the total while it adds, in C's order: `initial` first, then the iterable; a
+# generator run again from inside its own addition raises ValueError). Changed for honest code: the iterator is a
+# generator, no instance of the C type, and does not pickle.
+def _accumulate_new(cls: Any, iterable: Any, func: Any = None, *, initial: Any = None, _sealed_tools: Any = ()) -> Any:
+    steps, iter_ = _sealed_tools
+    return steps(iter_(iterable), func, initial)  # C's TypeError for what is not iterable, at once
+
+
+def _accumulate_steps(it: Any, func: Any, initial: Any, next_: Any = None, add: Any = None, stop: Any = None) -> Any:
+    total = initial  # held by this frame while the addition runs the code's own code
+    if initial is None:
+        try:
+            total = next_(it)
+        except stop:
+            return
+    yield total
+    for value in it:
+        total = add(total, value) if func is None else func(total, value)
+        yield total
+
+
+def seal_accumulate() -> str | None:
+    """Make `itertools.accumulate` answer generators whose frames hold the total they add to (above). Returns why it
+    could not, or None."""
+    import _operator
+    import itertools
+
+    cls: Any = itertools.accumulate
+    flags = ctypes.c_ulong.from_address(id(cls) + _TP_FLAGS)
+    if (flags.value != cls.__flags__ or not cls.__flags__ & _TPFLAGS_IMMUTABLETYPE or type.__subclasses__(cls)
+            or type(cls.__dict__.get("__new__")).__name__ != "builtin_function_or_method"):
+        return "itertools.accumulate is not the C type this bootstrap knows"
+    function_t: Any = type(_accumulate_new)
+    steps = function_t(_accumulate_steps.__code__, {}, "accumulate", (next, _operator.add, StopIteration))
+    steps.__qualname__ = "accumulate"
+    gate = function_t(_accumulate_new.__code__, {}, "__new__", (None,), None)
+    gate.__kwdefaults__ = {"initial": None, "_sealed_tools": (steps, iter)}
+    flags.value = cls.__flags__ & ~_TPFLAGS_IMMUTABLETYPE
+    try:
+        type.__setattr__(cls, "__new__", gate)  # the type's `tp_new` follows: no C accumulate is made
+        for name in ("__setstate__", "__reduce__"):
+            if name in cls.__dict__:
+                type.__delattr__(cls, name)
+    finally:
+        flags.value = cls.__flags__ | _TPFLAGS_IMMUTABLETYPE
+    return None
+
+
+# `itertools.count` (CPython 3.11) holds its count, where it is no exact int of the machine's size (`long_cnt`, the slow
+# mode), by the same borrowed reference while it adds the step: a step whose type subclasses the count's has its
+# `__radd__` asked first, which advances the same count (handing the code the old count, which it drops) and answers
+# NotImplemented; the count is freed as that frame returns and C asks its `__add__` and returns it: a dangling
+# object (sixtieth round). Sealed here: a count counts exact ints, bools, floats and complex numbers only, whose
+# additions run no code of the code's own: `__init__` is a gate that refuses any other start or step (TypeError; C's
+# `__new__` has made the count by then and run nothing of the code's), `__new__` leaves the type's dict (its slot stays
+# C's, so `count(...)` makes the count and runs the gate; `count.__new__(count, ...)` meets `object.__new__`, which
+# refuses), and the type takes no subclass. Changed for honest code: `count(Fraction(1, 2))` or a Decimal count raises
+# TypeError (`(start + i * step for i in count())` counts them).
+def _count_init(self: Any, start: Any = 0, step: Any = 1, *, _sealed_tools: Any = ()) -> None:
+    plain, type_, type_error = _sealed_tools
+    if type_(start) not in plain or type_(step) not in plain:
+        raise type_error("itertools.count counts ints, floats and complex numbers in the sandbox")
+
+
+def seal_count() -> str | None:
+    """Make `itertools.count` count plain numbers only (above). Returns why it could not, or None."""
+    import itertools
+
+    modified = ctypes.pythonapi.PyType_Modified
+    modified.argtypes, modified.restype = (ctypes.py_object,), None
+    cls: Any = itertools.count
+    held = gc.get_referents(cls.__dict__)
+    flags = ctypes.c_ulong.from_address(id(cls) + _TP_FLAGS)
+    if (len(held) != 1 or type(held[0]) is not dict or flags.value != cls.__flags__ or type.__subclasses__(cls)
+            or not cls.__flags__ & _TPFLAGS_IMMUTABLETYPE or "__init__" in held[0]
+            or type(held[0].get("__new__")).__name__ != "builtin_function_or_method"):
+        return "itertools.count is not the C type this bootstrap knows"
+    function_t: Any = type(_count_init)
+    gate = function_t(_count_init.__code__, {}, "__init__", (0, 1), None)
+    gate.__kwdefaults__ = {"_sealed_tools": ((int, bool, float, complex), type, TypeError)}
+    flags.value = cls.__flags__ & ~(_TPFLAGS_IMMUTABLETYPE | _TPFLAGS_BASETYPE)
+    try:
+        type.__setattr__(cls, "__init__", gate)  # `tp_init` follows: every count made by a call runs the gate
+    finally:
+        flags.value = cls.__flags__ | _TPFLAGS_IMMUTABLETYPE
+    del held[0]["__new__"]  # the slot stays C's; the attribute is object's, which refuses to make a count
+    modified(cls)
+    try:
+        cls.__new__(cls, 0.5)
+    except TypeError:
+        return None
+    return "itertools.count.__new__ stayed callable"
+
+
 # `atexit.unregister` (CPython 3.11; gh-112127, fixed in 3.12 and later only) compares each registered function with
 # its argument by a borrowed reference: an argument whose type subclasses the function's has its own `__eq__` asked
 # first, which clears the registry (`atexit._clear()`, or unregisters again) and answers NotImplemented, so the function
@@ -2225,10 +2325,14 @@ def seal_key_wrapper() -> str | None:
 # the code's own with a refilled block (fifty-ninth round). Every owner's reference to its dict is dropped through one
 # of two C setters: `subtype_setdict` (instances of classes made in Python, from two static tables every such class
 # shares, later ones included) and `PyObject_GenericSetDict` (functions, class and static methods, exceptions,
-# partials, lru caches, OrderedDicts: every C type of the standard library's modules whose table names it, but `_ast`'s
-# nodes, whose types are made at its first use and cost 1.3 ms to make here). Sealed here: both setters are taken out of every table that names them (the
-# `set` of the getset definition, which the descriptors read at each call), so `__dict__` can be read and changed in
-# place but not replaced or deleted; C's "attribute '__dict__' of ... objects is not writable" is raised. A partial's
+# partials, lru caches, OrderedDicts, `_ast`'s nodes). Sealed here: both setters are taken out of every table that
+# names them (the `set` of the getset definition, which the descriptors read at each call), so `__dict__` can be read
+# and changed in place but not replaced or deleted; C's "attribute '__dict__' of ... objects is not writable" is
+# raised. The tables naming `PyObject_GenericSetDict` are found in the interpreter's writable data, not through the
+# types that use them: `_ast`'s node types are made at the module's first use (`import ast`), after this seal, from a
+# static table it had left (sixtieth round: a parsed node's store died of SIGSEGV in every hooked set); making them at
+# start cost 1.3 ms a call. The host finds their offsets once (`object_dict_offsets`), the child checks each one and
+# scans itself (1.3 ms, more where its pages are cold) only where they do not check out. A partial's
 # `__setstate__` replaced its dict too: it is taken away, and a partial reduces to a call of its class (`__reduce__` and
 # `__reduce_ex__` gates), its dict the state copy and pickle update. Changed for honest code: `obj.__dict__ = d`
 # raises AttributeError (use `obj.__dict__.clear()` and `update(d)`); `partial.__setstate__` is gone, and a partial
@@ -2255,9 +2359,104 @@ def _getset_definition(descriptor: Any) -> int:
     return ctypes.c_void_p.from_address(id(descriptor) + 5 * _WORD).value or 0
 
 
-def seal_object_dicts() -> str | None:
-    """Take the `__dict__` setters out of every getset table that names them (above). Returns why it could not, or
-    None."""
+_PT_GNU_RELRO = 0x6474E552
+_GETSET_DEF = 5 * _WORD  # name, get, set, doc, closure
+
+
+def _dict_setter_object() -> tuple[int, int, list[_Segment], list[tuple[int, int]]] | str:
+    """`PyObject_GenericSetDict`'s address and the loaded ELF object holding it (the interpreter's library, or its
+    executable where it is linked in): the load bias, the loadable segments and the spans made read-only after
+    relocation (`PT_GNU_RELRO`), or why not. One `dladdr` and one read of the program headers."""
+    setter = ctypes.cast(ctypes.pythonapi.PyObject_GenericSetDict, ctypes.c_void_p).value or 0
+    info, dladdr = _DlInfo(), getattr(ctypes.pythonapi, "dladdr", None)
+    if dladdr is None:
+        return "the C library has no dladdr (glibc before 2.34 keeps it in libdl)"
+    if not dladdr(ctypes.c_void_p(setter), ctypes.byref(info)) or not info.dli_fbase:
+        return "dladdr found no object holding the interpreter's PyObject_GenericSetDict"
+    header = ctypes.string_at(info.dli_fbase, 64)
+    (phoff,), (phentsize, phnum) = struct.unpack_from("<Q", header, 32), struct.unpack_from("<HH", header, 54)
+    if header[:6] != b"\x7fELF\x02\x01" or phentsize != 56:
+        return "the interpreter's library is not the 64-bit little-endian ELF object this bootstrap knows"
+    heads = list(struct.iter_unpack("<IIQQQQQQ", ctypes.string_at(info.dli_fbase + phoff, 56 * phnum)))
+    loads = [(vaddr, filesz, flags) for kind, flags, _, vaddr, _, filesz, _, _ in heads if kind == _PT_LOAD]
+    if not loads:
+        return "the interpreter's library has no loadable segment"
+    bias = info.dli_fbase - (min(vaddr for vaddr, _, _ in loads) & ~0xFFF)
+    relro = [(bias + vaddr, bias + vaddr + size) for kind, _, _, vaddr, _, _, size, _ in heads if kind == _PT_GNU_RELRO]
+    return setter, bias, loads, relro
+
+
+def _dict_setter_definitions(known: dict[str, Any] | None, must: set[int]) -> list[int] | str:
+    """The addresses of every getset definition named `__dict__` whose setter is `PyObject_GenericSetDict`, in the
+    writable data of the object holding it: those `known` gives (`object_dict_offsets` of the host: the same build,
+    the same segments) where each checks out and `must` (the definitions found through the types) are among them,
+    else a scan of that data (word by word: the setter's address); or why they cannot be found or cleared."""
+    located = _dict_setter_object()
+    if isinstance(located, str):
+        return located
+    setter, bias, loads, relro = located
+    anywhere = [(bias + vaddr, bias + vaddr + filesz) for vaddr, filesz, _ in loads]
+    writable = [(bias + vaddr, bias + vaddr + filesz) for vaddr, filesz, flags in loads if flags & _PF_W]
+
+    def inside(address: int, size: int, spans: list[tuple[int, int]]) -> bool:
+        return any(start <= address and address + size <= end for start, end in spans)
+
+    def definition(at: int) -> bool:
+        if at % _WORD or not inside(at, _GETSET_DEF, writable):
+            return False
+        name, _, set_ = struct.unpack("=QQQ", ctypes.string_at(at, 3 * _WORD))
+        return set_ == setter and inside(name, 9, anywhere) and ctypes.string_at(name, 9) == b"__dict__\0"
+
+    found: list[int] = []
+    if known is not None:
+        try:
+            same = known["loads"] == [list(load) for load in loads] and known["build_id"] == _build_id(bias, loads)
+            found = sorted({bias + int(offset) for offset in known["offsets"]}) if same else []
+        except (KeyError, TypeError, ValueError):
+            found = []
+        if not (found and all(definition(at) for at in found) and must <= set(found)):
+            found = []
+    if not found:
+        word = setter.to_bytes(_WORD, sys.byteorder)
+        # The address's low bytes only: a needle ending in zero bytes made `bytes.find` crawl (10 ms, not 0.6).
+        needle, lead = (word[:6], 0) if sys.byteorder == "little" else (word[-6:], _WORD - 6)
+        for start, end in writable:
+            data = ctypes.string_at(start, end - start)
+            hit = data.find(needle)
+            while hit >= 0:
+                at = hit - lead
+                if at >= 0 and data[at:at + _WORD] == word and definition(start + at - 2 * _WORD):
+                    found.append(start + at - 2 * _WORD)
+                hit = data.find(needle, hit + 1)
+    if not must <= set(found):
+        return "the __dict__ setters' tables are not in the interpreter's writable data"
+    if any(inside(at, _GETSET_DEF, relro) for at in found):
+        return "a __dict__ setter lies in data made read-only after relocation"
+    return found
+
+
+def object_dict_offsets() -> dict[str, Any] | None:
+    """What `seal_object_dicts(known=...)` takes: the build id and loadable segments of the object holding
+    `PyObject_GenericSetDict` in this process, and the offsets of every `__dict__` getset definition naming it; None
+    where they cannot be found (or this process sealed its own: the child then scans)."""
+    def plain() -> None:
+        pass
+
+    must = _getset_definition(type.__dict__["__dict__"].__get__(type(plain)).get("__dict__"))
+    located = _dict_setter_object()
+    if isinstance(located, str) or not must:
+        return None
+    _, bias, loads, _ = located
+    found = _dict_setter_definitions(None, {must})
+    build_id = _build_id(bias, loads)
+    if isinstance(found, str) or not build_id:
+        return None
+    return {"build_id": build_id, "loads": [list(load) for load in loads], "offsets": [at - bias for at in found]}
+
+
+def seal_object_dicts(known: dict[str, Any] | None = None) -> str | None:
+    """Take the `__dict__` setters out of every getset table that names them (above), made into types or not yet.
+    `known`: `object_dict_offsets` of the host. Returns why it could not, or None."""
     import _collections
     import _functools
 
@@ -2273,9 +2472,12 @@ def seal_object_dicts() -> str | None:
     kinds = (type(plain), Full, DictOnly, classmethod, staticmethod, BaseException, _functools.partial,
              _functools._lru_cache_wrapper, _collections.OrderedDict)
     found = [_getset_definition(type.__dict__["__dict__"].__get__(kind).get("__dict__")) for kind in kinds]
-    definitions = [(ctypes.c_void_p * 3).from_address(at) for at in found if at]  # name, get, set
-    if len(definitions) != len(kinds) or any(ctypes.string_at(name or 0) != b"__dict__" for name, _, _ in definitions):
+    if not all(found) or any(ctypes.string_at(ctypes.c_void_p.from_address(at).value or 0) != b"__dict__" for at in found):
         return "the __dict__ descriptors are not the ones this bootstrap knows"
+    generic = _dict_setter_definitions(known, set(found[:1] + found[3:]))  # but `subtype_setdict`'s two
+    if isinstance(generic, str):
+        return generic
+    definitions = [(ctypes.c_void_p * 3).from_address(at) for at in sorted({*found, *generic})]  # name, get, set
     partial: Any = _functools.partial
     flags = ctypes.c_ulong.from_address(id(partial) + _TP_FLAGS)
     if (flags.value != partial.__flags__ or not partial.__flags__ & _TPFLAGS_IMMUTABLETYPE
@@ -2668,7 +2870,7 @@ def _arg_parser(segments: list[tuple[int, int, bytes]], fname: bytes, keywords: 
 
 def sealed_codes() -> tuple[Any, ...]:
     """The code objects of the gates `seal_buffered_io`, `seal_array`, `seal_mmap`, `seal_list`, `seal_bytearray`,
-    `seal_groupby`, `seal_atexit`, `seal_context`, `seal_list_order`, `seal_memoryview`, `seal_ordered_dict`, `seal_deque`,
+    `seal_groupby`, `seal_accumulate`, `seal_count`, `seal_atexit`, `seal_context`, `seal_list_order`, `seal_memoryview`, `seal_ordered_dict`, `seal_deque`,
     `seal_partial`, `seal_object_dicts` and `seal_newline_decoder` install, which the hook keeps from being changed."""
     return (_own_method_get.__code__, _own_method_set.__code__, _buffered_new.__code__, _array_setitem.__code__,
             _array_append.__code__, _array_insert.__code__, _array_extend.__code__, _array_fromlist.__code__,
@@ -2676,7 +2878,8 @@ def sealed_codes() -> tuple[Any, ...]:
             _bytearray_join.__code__, _bytearray_read.__code__, _bytearray_rmod.__code__, _view_hex.__code__,
             _view_setitem.__code__, _view_index_like.__code__,
             _groupby_new.__code__, _groupby_classes.__code__, _groupby_step.__code__,
-            _groupby_next.__code__, _grouper_next.__code__, _own_iter.__code__, _atexit_register.__code__,
+            _groupby_next.__code__, _grouper_next.__code__, _own_iter.__code__, _accumulate_new.__code__,
+            _accumulate_steps.__code__, _count_init.__code__, _atexit_register.__code__,
             _atexit_unregister.__code__, _atexit_clear.__code__, _context_compare.__code__, _list_order.__code__,
             _view_compare.__code__, _view_hash.__code__, _odict_compare.__code__, _odict_repr.__code__,
             _odict_copy.__code__, _odict_pop.__code__, _odict_popitem.__code__, _deque_index.__code__,

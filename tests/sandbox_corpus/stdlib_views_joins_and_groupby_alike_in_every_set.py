@@ -1,12 +1,13 @@
 # expect: ok
 # expect-kernel: ok
-# value: 28
+# value: 30
 # Honest twin of the fifty-fifth round's seals (a memoryview's comparisons and hash, `bytearray.join`,
 # `itertools.groupby`, `atexit.unregister`): what a check does with them answers the same in every set, with the
 # hook's gates and with C's own code: views of one format and of two (struct's way), shapes, strides, NaNs and signed
 # zeros, other buffers, a standard-size format, released views, hashes of read-only views as keys, joins of bytes,
 # bytearrays, views and generators, groupby with and without a key, groups read late or not at all, keys that raise,
-# atexit's registrations dropped by equality, errors by message.
+# atexit's registrations dropped by equality, errors by message; `itertools.accumulate` (sixtieth round's seal) with
+# and without a function and an initial value, of numbers, texts and lists, read in steps.
 import array
 import atexit
 import itertools
@@ -57,6 +58,13 @@ def check(**p):
     except ZeroDivisionError:
         results.append(True)
     results.append(repr(itertools.groupby("")).startswith("<itertools.groupby object at "))
+    results.append(list(itertools.accumulate([1, 2, 3])) == [1, 3, 6]
+                   and list(itertools.accumulate([3, 1, 4], max, initial=2)) == [2, 3, 3, 4]
+                   and list(itertools.accumulate("abc")) == ["a", "ab", "abc"]
+                   and list(itertools.accumulate([[1], [2]], operator.add, initial=[])) == [[], [1], [1, 2]]
+                   and list(itertools.accumulate([], initial=5)) == [5] and list(itertools.accumulate([])) == [])
+    steps = itertools.accumulate(iter([2, 3, 4]), operator.mul)
+    results.append((next(steps), list(steps), list(steps), iter(steps) is steps) == (2, [6, 24], [], True))
     calls = []
     kept = atexit.register(calls.append, "kept")
     dropped = atexit.register(calls.append, "dropped")  # bound methods of one list: equal, not the same
