@@ -45,10 +45,17 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
     return xdist_schedule.make_scheduler(config, log)
 
 
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: object) -> None:
+    xdist_schedule.tell_worker(node)
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """In an xdist worker under `--dist loadfile`: the longest units of work first (every worker sorts alike)."""
-    if not hasattr(config, "workerinput") or config.getvalue("dist") != "loadfile":
+    """In an xdist worker under `--dist loadfile`: the longest units of work first (every worker sorts alike). The
+    worker's own `--dist` reads "no" (pytest-xdist resets it): until stop 47 this hook never sorted, and the units
+    went out in the files' alphabetical order (test_llm_vllm_cpu.py, the longest file, started 24 min into a run)."""
+    if not xdist_schedule.sorts_here(config):
         return
     order = xdist_schedule.order_longest_first([item.nodeid for item in items], xdist_schedule.load_durations())
     items[:] = [items[i] for i in order]
