@@ -108,24 +108,20 @@ def _xdist_suite(tmp_path: Path, files: dict[str, str], durations: dict[str, flo
 _LOGGING = "open(os.environ['LOG'], 'a').write(NAME + ' ' + os.environ['PYTEST_XDIST_WORKER'] + '\\n')\n"
 
 
-def test_xdist_runs_every_test_once_under_the_duration_scheduler(tmp_path: Path) -> None:
-    """A real two-worker run of a small suite through the hooks: every test runs once, none is lost or doubled."""
+def test_xdist_runs_every_test_once_under_the_duration_scheduler_the_longest_file_first(tmp_path: Path) -> None:
+    """A real two-worker run of a small suite through the hooks: every test runs once, none is lost or doubled, and
+    the longest file is the first its worker runs, though the alphabet puts it last. The workers hand the scheduler
+    their collections sorted longest first under `--dist loadfile`; a worker's own `--dist` reads "no" (pytest-xdist
+    resets it), so until suitetime13 the sort never ran and the units went out in the files' alphabetical order (the
+    suite's longest file, test_llm_vllm_cpu.py, started 24 min into a fresh clone's run)."""
     ran = _xdist_suite(tmp_path, {
         "test_many.py": "import os, pytest\n@pytest.mark.parametrize('i', range(30))\ndef test_m(i):\n    "
                         + _LOGGING.replace("NAME", "f'm{i}'"),
-        "test_few.py": "import os\ndef test_f():\n    " + _LOGGING.replace("NAME", "'f'")},
-        {"suite/test_many.py": 6.0, "suite/test_few.py": 2.0})
-    assert sorted(name for name, _ in ran) == sorted([f"m{i}" for i in range(30)] + ["f"])
+        "test_few.py": "import os\ndef test_f():\n    " + _LOGGING.replace("NAME", "'f'"),
+        "test_zlong.py": "import os\ndef test_z():\n    " + _LOGGING.replace("NAME", "'z'")},
+        {"suite/test_many.py": 6.0, "suite/test_few.py": 2.0, "suite/test_zlong.py": 500.0})
+    assert sorted(name for name, _ in ran) == sorted([f"m{i}" for i in range(30)] + ["f", "z"])
     assert {worker for name, worker in ran if name.startswith("m")} == {"gw0", "gw1"}, \
         "the spread file's chunks went to both workers"
-
-
-def test_the_longest_file_starts_first_wherever_the_alphabet_puts_it(tmp_path: Path) -> None:
-    """The workers hand the scheduler their collections sorted longest first, under `--dist loadfile`: a worker's
-    own `--dist` reads "no" (pytest-xdist resets it), so the sort never ran, and the units went out in the files'
-    alphabetical order (the suite's longest file, test_llm_vllm_cpu.py, started 24 min into a fresh clone's run)."""
-    body = "import os\ndef test_t():\n    " + _LOGGING.replace("NAME", "__name__.rsplit('.', 1)[-1]")
-    files = {f"test_{name}.py": body for name in ("a", "b", "c", "d", "e", "zlong")}
-    ran = _xdist_suite(tmp_path, files, {"suite/test_zlong.py": 500.0})
-    worker = dict(ran)["test_zlong"]
-    assert next(name for name, w in ran if w == worker) == "test_zlong", ran
+    worker = dict(ran)["z"]
+    assert next(name for name, w in ran if w == worker) == "z", ran
