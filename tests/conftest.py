@@ -4,12 +4,15 @@ Hundreds of tests start a fresh `python` that imports the project (fault childre
 workers). Where PYTHONDONTWRITEBYTECODE is set (as on the machines this project runs on), no interpreter writes `__pycache__`, so each
 of them compiled the ~40k lines of `coworkenv`, `assets`, `pipelines` and `trainers` again (~0.7 s of CPU
 each). Interpreters still read bytecode that exists, and it is checked against the source's mtime and size, so an
-edited file is recompiled as usual. The test files themselves are left alone: pytest imports them once, in-process.
+edited file is recompiled as usual. The test files themselves are imported by pytest, in-process, with their asserts
+rewritten: under xdist the controller writes those rewritten modules once (tests/support/rewrite_ahead.py), where every
+worker rewrote them all at its collection.
 """
 
 from __future__ import annotations
 
 import compileall
+import os
 import signal
 import sys
 import warnings
@@ -18,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import sqlite_nosync, xdist_schedule
+from tests.support import rewrite_ahead, sqlite_nosync, xdist_schedule
 
 ROOT = Path(__file__).resolve().parents[1]
 # What child interpreters import: the project, the fault-corpus child and the test support modules.
@@ -35,6 +38,9 @@ def pytest_configure(config: pytest.Config) -> None:
         return
     for package in PACKAGES:
         compileall.compile_dir(ROOT / package, quiet=2, force=False)
+    workers = config.getoption("numprocesses", None)
+    if isinstance(workers, int) and workers > 1:  # the xdist controller: its workers read the rewritten test modules
+        rewrite_ahead.rewrite_ahead(config, ROOT / "tests", min(workers, os.cpu_count() or 1))
 
 
 # Under `--dist loadfile` (what `make test` uses) the work is spread by measured time: tests/support/xdist_schedule.py.
@@ -45,10 +51,17 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
     return xdist_schedule.make_scheduler(config, log)
 
 
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: object) -> None:
+    xdist_schedule.tell_worker(node)
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """In an xdist worker under `--dist loadfile`: the longest units of work first (every worker sorts alike)."""
-    if not hasattr(config, "workerinput") or config.getvalue("dist") != "loadfile":
+    """In an xdist worker under `--dist loadfile`: the longest units of work first (every worker sorts alike). The
+    worker's own `--dist` reads "no" (pytest-xdist resets it): until stop 47 this hook never sorted, and the units
+    went out in the files' alphabetical order (test_llm_vllm_cpu.py, the longest file, started 24 min into a run)."""
+    if not xdist_schedule.sorts_here(config):
         return
     order = xdist_schedule.order_longest_first([item.nodeid for item in items], xdist_schedule.load_durations())
     items[:] = [items[i] for i in order]

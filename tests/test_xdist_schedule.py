@@ -68,41 +68,60 @@ def test_the_recorded_durations_name_files_that_exist() -> None:
     assert all(f in files for f in xs.SPREAD)
 
 
-def test_xdist_runs_every_test_once_under_the_duration_scheduler(tmp_path: Path) -> None:
-    """A real two-worker run of a small suite through the hooks: every test runs once, none is lost or doubled."""
+def _xdist_suite(tmp_path: Path, files: dict[str, str], durations: dict[str, float]) -> list[tuple[str, str]]:
+    """Run the test files `files` (name: body) in two xdist workers under `--dist loadfile`, through hooks that call
+    the same functions as tests/conftest.py's; each test appends its name and worker to a log, returned in order."""
     tests = tmp_path / "suite"  # not `tests`: the repository's tests package is imported from it
     tests.mkdir()
-    (tests / "conftest.py").write_text(textwrap.dedent("""\
+    (tests / "conftest.py").write_text(textwrap.dedent(f"""\
         import pytest
         from tests.support import xdist_schedule as xs
         xs.SPREAD = ("suite/test_many.py",)
         xs.CHUNK_S = 1.0
-        xs.load_durations = lambda path=None: {"suite/test_many.py": 6.0, "suite/test_few.py": 2.0}
+        xs.load_durations = lambda path=None: {durations!r}
 
         @pytest.hookimpl(optionalhook=True)
         def pytest_xdist_make_scheduler(config, log):
             return xs.make_scheduler(config, log) if config.getvalue("dist") == "loadfile" else None
 
+        @pytest.hookimpl(optionalhook=True)
+        def pytest_configure_node(node):
+            xs.tell_worker(node)
+
         @pytest.hookimpl(trylast=True)
         def pytest_collection_modifyitems(config, items):
-            if hasattr(config, "workerinput"):
+            if xs.sorts_here(config):
                 order = xs.order_longest_first([i.nodeid for i in items], xs.load_durations())
                 items[:] = [items[i] for i in order]
         """), encoding="utf-8")
-    (tests / "test_many.py").write_text(
-        "import os, pytest\n@pytest.mark.parametrize('i', range(30))\n"
-        "def test_m(i):\n    open(os.environ['LOG'], 'a').write(f'm{i} ' + os.environ['PYTEST_XDIST_WORKER'] + '\\n')\n",
-        encoding="utf-8")
-    (tests / "test_few.py").write_text(
-        "import os\ndef test_f():\n    open(os.environ['LOG'], 'a').write('f ' + os.environ['PYTEST_XDIST_WORKER'] + '\\n')\n",
-        encoding="utf-8")
+    for name, body in files.items():
+        (tests / name).write_text(body, encoding="utf-8")
     log = tmp_path / "log"
     env = {"LOG": str(log), "PYTHONPATH": f"{xs.ROOT}", "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
     proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "2", "--dist",
                            "loadfile", "suite", "--rootdir", str(tmp_path), "-c", "/dev/null"],
                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    lines = log.read_text(encoding="utf-8").split()[::2]
-    assert sorted(lines) == sorted([f"m{i}" for i in range(30)] + ["f"])
-    workers = {line.split()[1] for line in log.read_text(encoding="utf-8").splitlines() if line.startswith("m")}
-    assert workers == {"gw0", "gw1"}, "the spread file's chunks went to both workers"
+    return [(line.split()[0], line.split()[1]) for line in log.read_text(encoding="utf-8").splitlines()]
+
+
+_LOGGING = "open(os.environ['LOG'], 'a').write(NAME + ' ' + os.environ['PYTEST_XDIST_WORKER'] + '\\n')\n"
+
+
+def test_xdist_runs_every_test_once_under_the_duration_scheduler_the_longest_file_first(tmp_path: Path) -> None:
+    """A real two-worker run of a small suite through the hooks: every test runs once, none is lost or doubled, and
+    the longest file is the first its worker runs, though the alphabet puts it last. The workers hand the scheduler
+    their collections sorted longest first under `--dist loadfile`; a worker's own `--dist` reads "no" (pytest-xdist
+    resets it), so until suitetime13 the sort never ran and the units went out in the files' alphabetical order (the
+    suite's longest file, test_llm_vllm_cpu.py, started 24 min into a fresh clone's run)."""
+    ran = _xdist_suite(tmp_path, {
+        "test_many.py": "import os, pytest\n@pytest.mark.parametrize('i', range(30))\ndef test_m(i):\n    "
+                        + _LOGGING.replace("NAME", "f'm{i}'"),
+        "test_few.py": "import os\ndef test_f():\n    " + _LOGGING.replace("NAME", "'f'"),
+        "test_zlong.py": "import os\ndef test_z():\n    " + _LOGGING.replace("NAME", "'z'")},
+        {"suite/test_many.py": 6.0, "suite/test_few.py": 2.0, "suite/test_zlong.py": 500.0})
+    assert sorted(name for name, _ in ran) == sorted([f"m{i}" for i in range(30)] + ["f", "z"])
+    assert {worker for name, worker in ran if name.startswith("m")} == {"gw0", "gw1"}, \
+        "the spread file's chunks went to both workers"
+    worker = dict(ran)["z"]
+    assert next(name for name, w in ran if w == worker) == "z", ran

@@ -93,6 +93,22 @@ def order_longest_first(nodeids: Sequence[str], durations: dict[str, float]) -> 
     return [position for group in ordered for position in members[group]]
 
 
+# pytest-xdist sets a worker's own `--dist` to "no" (xdist.remote.setup_config), so a worker cannot tell from its
+# options that the controller schedules by file: the controller says so in what it hands each worker.
+WORKER_KEY = "coworkenv_dist"
+
+
+def tell_worker(node: Any) -> None:
+    """In the controller, as a worker is configured: hand it the controller's `--dist`."""
+    node.workerinput[WORKER_KEY] = node.config.getvalue("dist")
+
+
+def sorts_here(config: Any) -> bool:
+    """Whether this process is an xdist worker under `--dist loadfile`, whose collection `make_scheduler`'s
+    scheduler takes as the order of the units of work."""
+    return getattr(config, "workerinput", {}).get(WORKER_KEY) == "loadfile"
+
+
 def make_scheduler(config: Any, log: Any) -> Any:
     """A LoadScopeScheduling whose units are `groups_of`'s, taken in the collection's (already sorted) order."""
     from xdist.scheduler import LoadScopeScheduling
