@@ -59,7 +59,7 @@ def pytest_configure_node(node: object) -> None:
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """In an xdist worker under `--dist loadfile`: the longest units of work first (every worker sorts alike). The
-    worker's own `--dist` reads "no" (pytest-xdist resets it): until stop 47 this hook never sorted, and the units
+    worker's own `--dist` reads "no" (pytest-xdist resets it): until stop 49 this hook never sorted, and the units
     went out in the files' alphabetical order (test_llm_vllm_cpu.py, the longest file, started 24 min into a run)."""
     if not xdist_schedule.sorts_here(config):
         return
