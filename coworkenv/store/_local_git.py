@@ -11,7 +11,7 @@ import shutil
 import socket
 import subprocess
 from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import AbstractContextManager, contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -738,9 +738,10 @@ class LocalGitPublisher:
         return PublishResult(revision=revision, tag=version, location=str(self.repo_dir), files=files)
 
     def _ensure_repo(self) -> None:
-        if self._git_dir.is_dir():
+        if self._git_dir.is_dir() and not self._git_dir_only_locked():
             return
-        if self.repo_dir.exists() and any(self.repo_dir.iterdir()):
+        if self.repo_dir.exists() and any(entry.name != ".git" or not self._git_dir_only_locked()
+                                          for entry in self.repo_dir.iterdir()):
             raise PublishError(
                 f"{self.repo_dir} exists, is not empty and is not a git repository; "
                 "choose an empty or new directory for the local dataset repository"
@@ -821,10 +822,23 @@ class LocalGitPublisher:
         into one shared repository in the same instant both went on, each before the other's marker was written
         (git's index.lock then failed one, whose restore put the folder back under the other). A record lock is kept
         by the server (NLM, NFSv4, SMB byte-range locks) and released by it when its holder's machine is gone.
-        Nothing is locked on a local disk, nor before the repository's first publish made its git directory."""
+        Nothing is locked on a local disk. The very first publish into an empty shared folder makes `.git` itself
+        (`mkdir`, which one machine alone wins at the server) to hold the lock before `git init`: without it two
+        machines' first publishes ran `git init` and their first commits into one folder at once, and one of them
+        failed part way, calling the repository damaged (or a file's folder missing) when it was not. A folder with files and no git directory is refused by
+        `_ensure_repo`, and gets no `.git` of ours."""
         shared = shared_file_system(self.repo_dir)
         git_dir = self._git_dir
-        if shared is None or not git_dir.is_dir():
+        if shared is None:
+            yield
+            return
+        if not git_dir.exists() and not os.path.islink(git_dir):
+            # There already: another machine's first publish made it an instant before, and its lock is in it. Not
+            # readable or writable: `_ensure_repo` and `git init` say so, as before.
+            with suppress(OSError):
+                if not any(self.repo_dir.iterdir()):
+                    git_dir.mkdir(exist_ok=True)
+        if not git_dir.is_dir():
             yield
             return
         path = git_dir / MACHINES_LOCK
@@ -851,6 +865,14 @@ class LocalGitPublisher:
             yield
         finally:
             os.close(fd)  # closing releases the lock, here and at the server
+
+    def _git_dir_only_locked(self) -> bool:
+        """Whether the git directory holds only the machines' lock: made by a first publish on a network file system
+        (`_machines_locked`) that has not run `git init` yet, or was stopped before it did (then the next one does)."""
+        try:
+            return {entry.name for entry in self._git_dir.iterdir()} <= {MACHINES_LOCK}
+        except OSError:
+            return False
 
     def _marker_says(self) -> str:
         try:

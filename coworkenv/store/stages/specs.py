@@ -36,6 +36,7 @@ from coworkenv.loading import load_spec
 from coworkenv.spec import SCHEMA_VERSION, SPEC_MIGRATIONS, EnvSpec, schema_version_problem
 from coworkenv.spec_seal import SPEC_KEY, is_sealed, sealed_payload
 from coworkenv.spec_seal_write import stored_spec_json
+from coworkenv.store.stages._shard_sets import shard_set_problem
 from coworkenv.store.stages._stage import Stage, StageError, missing_path
 
 SPEC_COLUMN = "spec_json"
@@ -139,6 +140,9 @@ def spec_files(path: Path) -> list[Path]:
     )
     if not files:
         raise SpecSourceError(f"{path}: no .json, .jsonl or .parquet files in this folder; {_HINT}")
+    problem = shard_set_problem(files, "specs")  # a published version's shards, one of them gone
+    if problem is not None:
+        raise SpecSourceError(problem)
     return files
 
 

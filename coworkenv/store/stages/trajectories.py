@@ -23,6 +23,7 @@ from coworkenv.rollout.record import (
     trajectories_table,
 )
 from coworkenv.store._parquet import StoredTable, parquet_file, read_parquet, whole_table
+from coworkenv.store.stages._shard_sets import shard_set_problem
 from coworkenv.store.stages._stage import (
     WRITTEN_BY,
     Stage,
@@ -83,7 +84,11 @@ def trajectory_files(path: Path, written_by: str | None = ROLLOUT) -> list[Path]
         raise FileNotFoundError(f"{path}: {missing_path(path)}; pass a trajectories Parquet file or folder")
     files = parquet_files(path)
     others = other_stage_files(path, files, written_by) if written_by is not None else {}
-    return [file for file in files if file not in others]
+    files = [file for file in files if file not in others]
+    problem = shard_set_problem(files, "episodes")  # a published version's shards, one of them gone
+    if problem is not None:
+        raise StageError(problem)
+    return files
 
 
 def trajectory_env_ids(file: Path) -> list[str] | None:
