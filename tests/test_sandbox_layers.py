@@ -1197,6 +1197,157 @@ def test_sealed_context_compares_copies_of_its_mappings() -> None:
     assert done.returncode == 0 and done.stdout.strip() == "True 4", (done.stdout, done.stderr)
 
 
+def test_sealed_cells_and_weak_proxies_compare_what_they_hold() -> None:
+    """After `seal_cell` and `seal_weak_proxy` a reflected `__eq__` (or `__gt__`) that sets the left cell anew
+    (`cell_contents`, or a `nonlocal` store) or drops the left proxy's referent leaves the left object alive through
+    the comparison (C asked the freed object's own method with the freed block as `self`); 600 random comparisons of
+    cells (empty and full, NaNs, unorderable contents, non-cells) and 400 of weak proxies (live and dead, both proxy
+    types, non-proxies), all six operators both ways and through the descriptors, answer as C's. In an interpreter of
+    its own."""
+    code = """if True:
+        import importlib.util, operator, random, sys, types, weakref
+        spec = importlib.util.spec_from_file_location("_confine", sys.argv[1])
+        confine = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(confine)
+        cell_t, nan, shared = types.CellType, float("nan"), object()
+        ops = [getattr(operator, n) for n in ("lt", "le", "eq", "ne", "gt", "ge")]
+
+        def cell(rnd):
+            if rnd.random() < 0.2:
+                return cell_t()
+            return cell_t(rnd.choice((1, 2, 2.0, nan, shared, object(), "x", (1, nan), None)))
+
+        def battery():
+            rnd, out = random.Random(7), []
+            for _ in range(600):
+                a, b = cell(rnd), rnd.choice((cell(rnd), cell(rnd), 3, None))
+                for op in ops:
+                    for x, y in ((a, b), (b, a), (a, a)):
+                        try:
+                            out.append(repr(op(x, y)))
+                        except TypeError as exc:
+                            out.append(str(exc))
+                name = rnd.choice(("__lt__", "__eq__", "__ge__"))
+                for x, y in ((a, b), (3, a)):
+                    try:
+                        out.append(repr(getattr(cell_t, name)(x, y)))
+                    except TypeError as exc:
+                        out.append(str(exc))
+            return out
+
+        class Box:
+            def __init__(self, v):
+                self.v = v
+            def __eq__(self, o):
+                return isinstance(o, Box) and self.v == o.v
+            def __lt__(self, o):
+                return self.v < o.v if isinstance(o, Box) else NotImplemented
+            __hash__ = object.__hash__
+
+        def fn():
+            pass
+
+        keep = [Box(1), Box(2), Box(1), Box(nan), Box("x"), fn]
+        dead = weakref.proxy(Box(0))
+        proxy_ts = (type(weakref.proxy(keep[0])), type(weakref.proxy(fn)))
+
+        def side(rnd):
+            c = rnd.random()
+            return (weakref.proxy(rnd.choice(keep)) if c < 0.6 else dead if c < 0.7
+                    else rnd.choice(keep + [3, None]))
+
+        def proxies():
+            rnd, out = random.Random(3), []
+            for _ in range(400):
+                a, b = side(rnd), side(rnd)
+                for op in ops:
+                    for x, y in ((a, b), (b, a)):
+                        try:
+                            out.append(repr(op(x, y)))
+                        except (TypeError, ReferenceError) as exc:
+                            out.append(repr(exc))
+                for t in proxy_ts:
+                    try:
+                        out.append(repr(t.__eq__(a, b)))
+                    except (TypeError, ReferenceError) as exc:
+                        out.append(repr(exc))
+            return out
+
+        before, before_proxies = battery(), proxies()
+        assert confine.seal_cell() is None and confine.seal_weak_proxy() is None
+        assert battery() == before and proxies() == before_proxies
+        seen = []
+
+        def route(compare, closures):
+            state = {"armed": True}
+
+            class Left:
+                def __eq__(self, other):
+                    seen.append((type(self) is Left, sys.getrefcount(self) < 100))
+                    return NotImplemented
+                __lt__ = __eq__
+
+            class Right(Left):
+                def __eq__(self, other):
+                    if state["armed"]:
+                        state["armed"] = False
+                        drop()
+                    return NotImplemented
+                __gt__ = __eq__
+
+            if closures:
+                def make(value):
+                    def drop():
+                        nonlocal value
+                        value = None
+                    return (lambda: value).__closure__[0], drop
+                (left, drop), (right, _) = make(Left()), make(Right())
+            else:
+                left, right = cell_t(Left()), cell_t(Right())
+                def drop():
+                    left.cell_contents = None
+            try:
+                compare(left, right)
+            except TypeError:
+                pass
+
+        for compare, closures in ((operator.eq, False), (operator.lt, False), (operator.eq, True)):
+            route(compare, closures)
+
+        def proxy_route(compare, both):
+            state, strong = {"armed": True}, {}
+
+            class Left:
+                def __eq__(self, other):
+                    seen.append((type(self) is Left, sys.getrefcount(self) < 100))
+                    return NotImplemented
+                __lt__ = __eq__
+                __hash__ = object.__hash__
+
+            class Right(Left):
+                def __eq__(self, other):
+                    if state["armed"]:
+                        state["armed"] = False
+                        strong.clear()
+                    return NotImplemented
+                __gt__ = __eq__
+                __hash__ = object.__hash__
+
+            strong["left"], right = Left(), Right()
+            try:
+                compare(weakref.proxy(strong["left"]), weakref.proxy(right) if both else right)
+            except TypeError:
+                pass
+
+        for compare, both in ((operator.eq, False), (operator.lt, False), (operator.eq, True)):
+            proxy_route(compare, both)
+        print(seen)
+    """
+    confine = Path(__file__).resolve().parents[1] / "coworkenv" / "sandbox" / "_confine.py"
+    done = subprocess.run([sys.executable, "-c", code, str(confine)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.strip() == repr([(True, True)] * 6), (done.stdout, done.stderr)
+
+
 def test_sealed_list_converts_a_slice_value_before_it_works_the_slice_out() -> None:
     """After `seal_list` and `seal_list_order` a list's extended-slice store whose value's iteration shrinks the list is worked out against
     the size the list has after it (ValueError, nothing written: C wrote past the shrunk table), through `a[s] = v`,

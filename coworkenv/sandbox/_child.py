@@ -686,6 +686,10 @@ def isolate(
             # contextvars.Context compares copies of its mapping (a value's `__eq__` that set a variable freed the
             # nodes C walked).
             ("seal_context", "a context comparison walks nodes the code's own code freed"),
+            # Cells and weak proxies compare contents and referents they hold (a reflected method that set the cell
+            # anew or dropped the referent freed what C compared).
+            ("seal_cell", "a cell comparison hands the code contents it freed"),
+            ("seal_weak_proxy", "a weak proxy's comparison hands the code a referent it freed"),
             # The C OrderedDict's comparisons, repr, copy and pops keep no node across the code's own Python code.
             ("seal_ordered_dict", "OrderedDict walks nodes the code's own code freed"),
             # deque.index compares items it holds itself (a value's reflected `__eq__` freed the item C compared).

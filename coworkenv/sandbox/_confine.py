@@ -2068,6 +2068,125 @@ def seal_context() -> str | None:
     return None
 
 
+# Two cells compare by their contents (`cell_richcompare`, CPython 3.11): C takes both by borrowed references and
+# hands them to the comparison, whose dispatch asks the right contents' reflected method first where its type
+# subclasses the left's. That method's Python code set the left cell anew (`cell_contents`, or a `nonlocal` store into
+# a closure's cell), so the old contents lived on only in its frame's argument, freed as the frame returned, and C
+# went on to ask the freed object's own method with the freed block as `self`: the code held a dangling object whose
+# block bytes of its own refilled (sixty-first round; the list comparison's and the comparison key's route, through a
+# cell). Sealed here: the six comparisons are gates that hold both contents in their frame while they compare them,
+# with C's answers (an empty cell comes before any full one, two empty cells are equal). Changed for honest code:
+# comparing cells is a Python call.
+CELL_GATES = ("__lt__", "__le__", "__eq__", "__ne__", "__gt__", "__ge__")
+
+
+def _cell_compare(self: Any, other: Any, /, *, _sealed_tools: Any = ()) -> Any:
+    cell_t, type_, type_error, value_error, not_implemented, compare, name = _sealed_tools
+    if type_(self) is not cell_t:
+        raise type_error(f"descriptor '{name}' requires a 'cell' object but received a '{type_(self).__name__}'")
+    if type_(other) is not cell_t:
+        return not_implemented
+    try:
+        mine, mine_empty = self.cell_contents, False  # held by this frame while the comparison runs
+    except value_error:
+        mine, mine_empty = None, True
+    try:
+        theirs, theirs_empty = other.cell_contents, False
+    except value_error:
+        theirs, theirs_empty = None, True
+    if mine_empty or theirs_empty:
+        return compare(theirs_empty, mine_empty)  # C's order: an empty cell first
+    return compare(mine, theirs)
+
+
+def seal_cell() -> str | None:
+    """Make cells' comparisons hold the contents they compare (above). Returns why it could not, or None."""
+    import operator
+
+    cls: Any = type((lambda: cls).__closure__[0])  # type: ignore[index]
+    flags = ctypes.c_ulong.from_address(id(cls) + _TP_FLAGS)
+    if (flags.value != cls.__flags__ or not cls.__flags__ & _TPFLAGS_IMMUTABLETYPE or cls.__flags__ & _TPFLAGS_BASETYPE
+            or cls.__module__ != "builtins" or cls.__name__ != "cell"
+            or any(type(cls.__dict__.get(name)).__name__ != "wrapper_descriptor" for name in CELL_GATES)):
+        return "the cell type is not the C type this bootstrap knows"
+    function_t: Any = type(_cell_compare)
+    gates = {}
+    for name in CELL_GATES:
+        gate = function_t(_cell_compare.__code__, {}, name, None, None)
+        gate.__kwdefaults__ = {"_sealed_tools": (cls, type, TypeError, ValueError, NotImplemented,
+                                                 getattr(operator, name), name)}
+        gates[name] = gate
+    _install_gates(cls, flags, gates)  # the comparison slot of the type follows
+    return None
+
+
+# A weak proxy compares by its referent (`proxy_richcompare`, CPython 3.11.7; its arithmetic holds the referents, its
+# comparisons do not): C takes the referent (and the other operand's, where that is a proxy too) by a borrowed
+# reference and hands it to the comparison, whose dispatch asks the other operand's reflected method first where its
+# type subclasses the referent's. That method's Python code dropped the referent's last strong reference, so the
+# referent lived on only in its frame's argument, freed as the frame returned, and C went on to ask the freed object's
+# own method with the freed block as `self` (sixty-first round, as the cells'). Sealed here: the six comparisons of
+# both proxy types are gates that take each referent into their frame (through a method the referent answers, whose
+# `__self__` is checked to be the object the proxy refers to, by the proxy's presence among its weak references) and
+# compare the referents, with C's answers and errors (`ReferenceError` where one is dead). Changed for honest code:
+# comparing a proxy is a Python call that looks the referent's `__sizeof__` up; a referent whose
+# `__getattribute__` answers another object's method there is not compared (TypeError).
+def _proxy_compare(self: Any, other: Any, /, *, _sealed_tools: Any = ()) -> Any:
+    own_t, proxy_types, type_, type_error, refs_of, compare, name = _sealed_tools
+    if type_(self) is not own_t:
+        got = type_(self)
+        got_name = (got.__name__ if got.__module__ == "builtins" or got.__flags__ & 512  # a heap type's bare name
+                    else f"{got.__module__}.{got.__name__}")
+        raise type_error(f"descriptor '{name}' requires a 'weakref.{own_t.__name__}' object but received a "
+                         f"'{got_name}'")
+    mine = self.__sizeof__.__self__  # ReferenceError where the referent is dead, as C's
+    for ref in refs_of(mine):
+        if ref is self:
+            break
+    else:
+        raise type_error("a weak proxy's referent answered another object's method; it is not compared here")
+    theirs = other
+    if type_(other) in proxy_types:
+        theirs = other.__sizeof__.__self__
+        for ref in refs_of(theirs):
+            if ref is other:
+                break
+        else:
+            raise type_error("a weak proxy's referent answered another object's method; it is not compared here")
+    return compare(mine, theirs)  # both held by this frame while the comparison runs
+
+
+def seal_weak_proxy() -> str | None:
+    """Make weak proxies' comparisons hold the referents they compare (above). Returns why it could not, or None."""
+    import _weakref
+    import operator
+
+    kinds: Any = (type(_weakref.proxy(seal_weak_proxy)), type(_weakref.proxy(_Probe())))
+    names = CELL_GATES
+    for cls in kinds:
+        if (not cls.__flags__ & _TPFLAGS_IMMUTABLETYPE or cls.__flags__ & _TPFLAGS_BASETYPE
+                or cls.__module__ != "weakref" or cls.__name__ not in ("ProxyType", "CallableProxyType")
+                or any(type(cls.__dict__.get(name)).__name__ != "wrapper_descriptor" for name in names)):
+            return "weakref's proxy types are not the C types this bootstrap knows"
+    function_t: Any = type(_proxy_compare)
+    for cls in kinds:
+        flags = ctypes.c_ulong.from_address(id(cls) + _TP_FLAGS)
+        if flags.value != cls.__flags__:
+            return "weakref's proxy types are not the C types this bootstrap knows"
+        gates = {}
+        for name in names:
+            gate = function_t(_proxy_compare.__code__, {}, name, None, None)
+            gate.__kwdefaults__ = {"_sealed_tools": (cls, kinds, type, TypeError, _weakref.getweakrefs,
+                                                     getattr(operator, name), name)}
+            gates[name] = gate
+        _install_gates(cls, flags, gates)
+    return None
+
+
+class _Probe:
+    """An object a weak proxy can refer to (`seal_weak_proxy`)."""
+
+
 # The C `OrderedDict` (`_collections`, CPython 3.11) walks its linked list of nodes while it runs the code's own Python
 # code (a key's `__eq__` or `__hash__`, a `__repr__`, a finalizer the collector runs at an allocation) and goes on from
 # a node that code may have freed: `==` of two OrderedDicts (gh-119004, fixed in 3.12 and later only) read the freed
@@ -2870,7 +2989,7 @@ def _arg_parser(segments: list[tuple[int, int, bytes]], fname: bytes, keywords: 
 
 def sealed_codes() -> tuple[Any, ...]:
     """The code objects of the gates `seal_buffered_io`, `seal_array`, `seal_mmap`, `seal_list`, `seal_bytearray`,
-    `seal_groupby`, `seal_accumulate`, `seal_count`, `seal_atexit`, `seal_context`, `seal_list_order`, `seal_memoryview`, `seal_ordered_dict`, `seal_deque`,
+    `seal_groupby`, `seal_accumulate`, `seal_count`, `seal_atexit`, `seal_context`, `seal_cell`, `seal_weak_proxy`, `seal_list_order`, `seal_memoryview`, `seal_ordered_dict`, `seal_deque`,
     `seal_partial`, `seal_object_dicts` and `seal_newline_decoder` install, which the hook keeps from being changed."""
     return (_own_method_get.__code__, _own_method_set.__code__, _buffered_new.__code__, _array_setitem.__code__,
             _array_append.__code__, _array_insert.__code__, _array_extend.__code__, _array_fromlist.__code__,
@@ -2880,7 +2999,7 @@ def sealed_codes() -> tuple[Any, ...]:
             _groupby_new.__code__, _groupby_classes.__code__, _groupby_step.__code__,
             _groupby_next.__code__, _grouper_next.__code__, _own_iter.__code__, _accumulate_new.__code__,
             _accumulate_steps.__code__, _count_init.__code__, _atexit_register.__code__,
-            _atexit_unregister.__code__, _atexit_clear.__code__, _context_compare.__code__, _list_order.__code__,
+            _atexit_unregister.__code__, _atexit_clear.__code__, _context_compare.__code__, _cell_compare.__code__, _proxy_compare.__code__, _list_order.__code__,
             _view_compare.__code__, _view_hash.__code__, _odict_compare.__code__, _odict_repr.__code__,
             _odict_copy.__code__, _odict_pop.__code__, _odict_popitem.__code__, _deque_index.__code__,
             _partial_call.__code__, _partial_repr.__code__, _partial_reduce.__code__, _newline_new.__code__, _newline_decode.__code__,

@@ -1,18 +1,22 @@
 # expect: ok
 # expect-kernel: ok
-# value: 30
+# value: 34
 # Honest twin of the fifty-fifth round's seals (a memoryview's comparisons and hash, `bytearray.join`,
 # `itertools.groupby`, `atexit.unregister`): what a check does with them answers the same in every set, with the
 # hook's gates and with C's own code: views of one format and of two (struct's way), shapes, strides, NaNs and signed
 # zeros, other buffers, a standard-size format, released views, hashes of read-only views as keys, joins of bytes,
 # bytearrays, views and generators, groupby with and without a key, groups read late or not at all, keys that raise,
 # atexit's registrations dropped by equality, errors by message; `itertools.accumulate` (sixtieth round's seal) with
-# and without a function and an initial value, of numbers, texts and lists, read in steps.
+# and without a function and an initial value, of numbers, texts and lists, read in steps; cells compared (sixty-first
+# round's seals): by their contents, empty ones first, orders refused between unorderable contents; weak proxies
+# compared with their referents and each other, a dead one refused.
 import array
 import atexit
 import itertools
 import operator
 import struct
+import types
+import weakref
 
 
 def check(**p):
@@ -70,4 +74,22 @@ def check(**p):
     dropped = atexit.register(calls.append, "dropped")  # bound methods of one list: equal, not the same
     results.append(kept == dropped and kept is not dropped)
     results.append(atexit.unregister(calls.append) is None and atexit.unregister(len) is None and calls == [])
+    cell, empty = types.CellType, types.CellType()
+    closure = (lambda: rows).__closure__[0]
+    results.append((cell(1) == cell(1), cell(1) < cell(2.5), empty < cell(0), empty == cell(), cell(1) <= empty,
+                    closure == cell(rows), cell(float("nan")) != cell(float("nan")), cell(1).__eq__(1))
+                   == (True, True, True, True, False, True, True, NotImplemented))
+    try:
+        results.append(cell(1) < cell("a"))
+    except TypeError as exc:
+        results.append(str(exc) == "'<' not supported between instances of 'int' and 'str'")
+    target, other = struct.Struct("q"), struct.Struct("q")
+    proxy = weakref.proxy(target)
+    results.append((proxy == target, target == proxy, proxy != weakref.proxy(other), proxy == weakref.proxy(target),
+                    weakref.proxy(len) == len, proxy in [1, target]) == (True, True, True, True, True, True))
+    dead = weakref.proxy(struct.Struct("d"))
+    try:
+        results.append(dead == 1)
+    except ReferenceError as exc:
+        results.append(str(exc) == "weakly-referenced object no longer exists")
     return sum(1 for r in results if r is True)
