@@ -346,6 +346,9 @@ def test_a_copy_head_model_trains_with_its_own_log_probs(spec: EnvSpec, tmp_path
 def test_rl_configs_load_and_reject_mistakes(tmp_path: Path) -> None:
     tiny = load_rl_config("rl-tiny")
     assert tiny.model.source == "tiny" and tiny.training.per_device_train_batch_size % tiny.training.num_generations == 0
+    # make run's RL: the reward gives a student that acts but never completes a task differing rewards, and the call
+    # credit stays below one completion check of four (a check passed beats every call made)
+    assert tiny.reward == "partial" and 0 < tiny.call_credit < 0.25
     big = load_rl_config("rl-pocketworker-8b")
     assert big.training.bf16 and big.distributed.deepspeed_config is not None and big.distributed.deepspeed_config.is_file()
     started = big.variant(model_path="runs/sft", reward="shaped")
