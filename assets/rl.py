@@ -61,7 +61,9 @@ def _train_envs(context: dg.AssetExecutionContext, settings: CoworkenvSettings) 
 def _progress(context: dg.AssetExecutionContext, label: str) -> Any:
     def log(entry: dict[str, float]) -> None:
         context.log.info(f"{label} step {int(entry['step'])}: reward {entry.get('reward', 0.0):.3f} "
-                         f"score {entry.get('env/score', 0.0):.3f} pass {entry.get('env/pass_rate', 0.0):.2f}")
+                         f"score {entry.get('env/score', 0.0):.3f} pass {entry.get('env/pass_rate', 0.0):.2f} "
+                         f"tool calls {entry.get('env/tool_calls', 0.0):.2f} reference calls made "
+                         f"{entry.get('env/call_share', 0.0):.3f}")
     return log
 
 
@@ -109,10 +111,13 @@ def rl_training(context: dg.AssetExecutionContext, settings: CoworkenvSettings) 
     slope = reward_slope(result.log)
     summary = summarize_run(result.log)
     no_variance = zero_variance_fraction(result.log)
+    calls = [e["env/tool_calls"] for e in result.log if "env/tool_calls" in e]
     if no_variance is not None and no_variance >= 1.0:
+        silent = (" Not one episode made a tool call: the SFT student does not yet write tool calls, so neither the "
+                  "verifiers' scores nor the reference-call credit can differ") if calls and max(calls) == 0 else ""
         context.log.warning(f"RL learned nothing: in all {result.steps} steps every GRPO group's episodes got the "
                             "same reward (zero advantage, no gradient). The starting checkpoint's samples do not "
-                            "vary in the verifiers' scores in these envs (docs/learning.md)")
+                            f"vary in reward in these envs.{silent} (docs/learning.md)")
     yield dg.MaterializeResult(
         asset_key=RL_CHECKPOINT,
         data_version=dg.DataVersion(version),
@@ -124,6 +129,8 @@ def rl_training(context: dg.AssetExecutionContext, settings: CoworkenvSettings) 
             "started_from": tag, "envs": len(result.envs), "envs_left_out": len(result.envs_skipped),
             "steps": result.steps, "wall_s": result.wall_s,
             "reward_first": summary["reward_first"], "reward_last": summary["reward_last"],
+            "call_credit": result.config.get("call_credit", 0.0),
+            **({"tool_calls_per_episode": round(sum(calls) / len(calls), 4)} if calls else {}),
             "reward_slope": dg.MetadataValue.md(slope_summary(result.log)),
             **({"groups_without_reward_variance": round(no_variance, 4)} if no_variance is not None else {}),
             **({"reward_slope_low": slope.low, "reward_slope_high": slope.high} if slope else {}),

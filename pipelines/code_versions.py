@@ -10,5 +10,7 @@ CODE_VERSIONS = {
     # 3: sft_shards splits with settings.test_fraction. 3: eval_report adds bootstrap intervals on differences.
     "sft_shards": "3", "hub_dataset": "2", "pocketworker_checkpoint": "2", "eval_report": "3",
     # 2: rl_checkpoint's reward slope and rl_comparison's slope table say how many GRPO groups had no reward variance.
-    "rl_checkpoint": "2", "rl_comparison": "2",
+    # 3: the partial and shaped rewards take the config's call credit (trainers.rewards.reference_call_share);
+    #    rl_checkpoint logs tool calls per episode and the share of the reference's calls made.
+    "rl_checkpoint": "3", "rl_comparison": "3",
 }

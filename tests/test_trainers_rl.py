@@ -20,7 +20,14 @@ from coworkenv.spec import EnvSpec
 from coworkenv.synth.generate import generate_specs
 from coworkenv.synth.taxonomy import load_taxonomy
 from trainers.local_backend import ChatRenderer
-from trainers.rewards import TurnProgress, episode_reward, turn_advantages, turn_progress, turn_rewards
+from trainers.rewards import (
+    TurnProgress,
+    episode_reward,
+    reference_call_share,
+    turn_advantages,
+    turn_progress,
+    turn_rewards,
+)
 from trainers.rl import build_rl_trainer, reference_conversations, train_rl
 from trainers.rl_config import RLRunConfig, load_rl_config
 from trainers.rl_rollout import RolloutLimits, SamplerFactory, TokenSampler, rollout_episode
@@ -41,6 +48,23 @@ def test_reward_treatments_split_the_episode_reward_over_turns() -> None:
     assert turn_rewards(stopped, "partial") == [0.5, 0.0, 0.0]
     with pytest.raises(ValueError, match="unknown reward treatment"):
         turn_rewards(progress, "dense")  # type: ignore[arg-type]
+
+
+def test_call_credit_adds_to_the_score_without_outweighing_it() -> None:
+    # A student that never completes the task: every score 0, the calls it made differ.
+    failing = [TurnProgress(1, (0.0,), (False,), (c,)) for c in (0.0, 0.5, 1.0)]
+    assert [episode_reward(p, "partial", 0.1) for p in failing] == pytest.approx([0.0, 0.05, 0.1])
+    assert {episode_reward(p, "partial") for p in failing} == {0.0}  # without call credit: no variance at all
+    assert {episode_reward(p, "binary", 0.1) for p in failing} == {0.0}  # binary never takes it
+    done = TurnProgress(1, (1.0,), (True,), (0.2,))  # a pass stays 1 whatever the calls
+    assert episode_reward(done, "partial", 0.1) == 1.0
+    # One more completion check passed (0.25) beats every call made without it.
+    assert episode_reward(TurnProgress(1, (0.25,), (False,), (0.0,)), "partial", 0.1) > episode_reward(
+        TurnProgress(1, (0.0,), (False,), (1.0,)), "partial", 0.1)
+    two = TurnProgress(2, (0.0, 0.5), (False, False), (0.5, 1.0))  # per turn: the gain of the blended metric
+    assert turn_rewards(two, "partial", 0.2) == pytest.approx([0.1, 0.6 - 0.1])
+    with pytest.raises(ValueError, match="call_credit"):
+        turn_rewards(two, "partial", 1.5)
 
 
 def test_turn_advantages_normalise_each_turn_within_its_group() -> None:
@@ -95,6 +119,22 @@ def test_turn_progress_scores_each_turn_where_the_agent_left_it(two_turn_spec: E
     assert full.passed == (False, True) and full.scores[-1] == 1.0
     assert half.scores[0] == full.scores[0] > noop.scores[0]  # the same first turn, judged the same
     assert noop.scores[1] < half.scores[1] < full.scores[1]
+
+
+def test_reference_call_share_counts_the_reference_calls_made(spec: EnvSpec) -> None:
+    oracle = run_agent(Env(spec), OraclePolicy(spec))
+    assert reference_call_share(spec, oracle.audit) == 1.0
+    assert reference_call_share(spec, run_agent(Env(spec), NoopPolicy()).audit) == 0.0
+    first = oracle.audit[0]
+    assert reference_call_share(spec, oracle.audit[:1]) == pytest.approx(1 / len(oracle.audit))
+    # The same tool with other arguments earns half; twice the same call counts once; a call the env refused, none.
+    other = type(first)(0, 0, first.tool, {k: "elsewhere" for k in first.args}, True, None, None, first.time, "", "")
+    assert reference_call_share(spec, [other]) == pytest.approx(0.5 / len(oracle.audit))
+    assert reference_call_share(spec, [first, first]) == reference_call_share(spec, [first])
+    refused = type(first)(0, 0, first.tool, first.args, False, None, "refused", first.time, "", "")
+    assert reference_call_share(spec, [refused]) == 0.0
+    progress = turn_progress(oracle, spec)
+    assert progress.calls[-1] == 1.0 and episode_reward(progress, "partial", 0.1) == 1.0
 
 
 def _tiny_checkpoint(tmp_path_factory: pytest.TempPathFactory, spec: EnvSpec, copy_head: bool) -> Path:
@@ -306,6 +346,9 @@ def test_a_copy_head_model_trains_with_its_own_log_probs(spec: EnvSpec, tmp_path
 def test_rl_configs_load_and_reject_mistakes(tmp_path: Path) -> None:
     tiny = load_rl_config("rl-tiny")
     assert tiny.model.source == "tiny" and tiny.training.per_device_train_batch_size % tiny.training.num_generations == 0
+    # make run's RL: the reward gives a student that acts but never completes a task differing rewards, and the call
+    # credit stays below one completion check of four (a check passed beats every call made)
+    assert tiny.reward == "partial" and 0 < tiny.call_credit < 0.25
     big = load_rl_config("rl-pocketworker-8b")
     assert big.training.bf16 and big.distributed.deepspeed_config is not None and big.distributed.deepspeed_config.is_file()
     started = big.variant(model_path="runs/sft", reward="shaped")

@@ -9,6 +9,14 @@ reach keeps the last value):
 - `shaped`:  m = verifier score;  r_t = (T - t) / T * (m_t - m_{t-1});  R = mean_t m_t, so progress made in an
   earlier turn counts for every later turn too (the area under the per-turn progress curve).
 
+Call credit (`call_credit` w, 0 by default; `partial` and `shaped` only): m = s + w * (1 - s) * c, with s the verifier
+score and c the share of the reference solution's tool calls the episode made by the end of that turn
+(`reference_call_share`: a call to the same tool the env carried out earns half of a reference call, equal arguments
+the other half, each reference call matched at most once), 0 once a guard fails. A verifier score of 1 stays 1, and
+with w below a completion check's weight no amount of call credit outweighs one more check passed; where every
+episode of a group scores 0 (a student that never completes the task), the calls still differ, so GRPO has an
+advantage to learn from. `binary` never takes it.
+
 Credit assignment: `trajectory` gives every generated token the GRPO advantage of R (TRL computes it); `turn`
 gives the tokens of turn t the advantage of r_t, normalised like GRPO within the group of episodes of the same env
 and the same turn index (`turn_advantages`).
@@ -19,9 +27,9 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Literal, get_args
+from typing import Any, Literal, get_args
 
-from coworkenv.checks import CheckResult, Reply, VerifierResult, compose
+from coworkenv.checks import AuditEntry, CheckResult, Reply, VerifierResult, compose
 from coworkenv.env import Action, Env, ToolCallRequest
 from coworkenv.rollout.record import TrajectoryRecord
 from coworkenv.spec import EnvSpec
@@ -34,6 +42,7 @@ __all__ = [
     "ScaleMode",
     "TurnProgress",
     "episode_reward",
+    "reference_call_share",
     "turn_advantages",
     "turn_progress",
     "turn_rewards",
@@ -53,10 +62,16 @@ class TurnProgress:
     spec_turns: int
     scores: tuple[float, ...]
     passed: tuple[bool, ...]
+    calls: tuple[float, ...] = ()  # share of the reference's tool calls made by the end of each turn (0: a guard failed)
 
-    def metric(self, mode: RewardMode) -> list[float]:
-        """m_t for every spec turn: pass flag (binary) or score; unreached turns keep the last value."""
-        values = [float(p) for p in self.passed] if mode == "binary" else list(self.scores)
+    def metric(self, mode: RewardMode, call_credit: float = 0.0) -> list[float]:
+        """m_t for every spec turn: pass flag (binary) or score, plus `call_credit` of the calls made (see the module
+        docstring); unreached turns keep the last value."""
+        if mode == "binary":
+            values = [float(p) for p in self.passed]
+        else:
+            calls = list(self.calls) + [0.0] * (len(self.scores) - len(self.calls))
+            values = [s + call_credit * (1.0 - s) * c for s, c in zip(self.scores, calls, strict=False)]
         last = values[-1] if values else 0.0
         return (values + [last] * self.spec_turns)[: self.spec_turns]
 
@@ -78,12 +93,47 @@ def turn_progress(record: TrajectoryRecord, spec: EnvSpec) -> TurnProgress:
     due = reference_turn_checks(spec) if len(spec.turns) > 1 else ()
     scores: list[float] = []
     passed: list[bool] = []
+    calls: list[float] = []
     for turn, result in enumerate(results[: len(spec.turns)]):
         if turn < len(due) and turn < len(spec.turns) - 1 and not (stopped and turn == len(results) - 1):
             result = compose(spec.scoring, [_as_due(c, due[turn].get(c.id)) for c in result.checks])
         scores.append(result.score)
         passed.append(result.passed)
-    return TurnProgress(len(spec.turns), tuple(scores), tuple(passed))
+        made = record.audit if turn == len(results) - 1 else [e for e in record.audit if e.turn <= turn]
+        calls.append(0.0 if result.guards_failed else reference_call_share(spec, made))
+    return TurnProgress(len(spec.turns), tuple(scores), tuple(passed), tuple(calls))
+
+
+def reference_call_share(spec: EnvSpec, audit: Sequence[AuditEntry]) -> float:
+    """The share of the reference solution's tool calls among the calls the env carried out (`audit` entries that
+    are `ok`): per reference call, half for a call to the same tool and half for the same arguments (the share of
+    the reference's argument values the call repeats), each made call matched to at most one reference call, the
+    best matches first. 0 for a spec whose reference makes no call."""
+    wanted = [step.call for turn in spec.reference for step in turn.steps if step.call is not None]
+    if not wanted:
+        return 0.0
+    made = [entry for entry in audit if entry.ok]
+    pairs = sorted(((_call_match(ref.name, ref.arguments, entry.tool, entry.args), i, j)
+                    for i, ref in enumerate(wanted) for j, entry in enumerate(made)), reverse=True)
+    used_ref: set[int] = set()
+    used_made: set[int] = set()
+    earned = 0.0
+    for value, i, j in pairs:
+        if value <= 0.0 or i in used_ref or j in used_made:
+            continue
+        used_ref.add(i)
+        used_made.add(j)
+        earned += value
+    return earned / len(wanted)
+
+
+def _call_match(name: str, arguments: dict[str, Any], tool: str, args: dict[str, Any]) -> float:
+    if tool != name:
+        return 0.0
+    if not arguments:
+        return 1.0
+    same = sum(1 for key, value in arguments.items() if key in args and args[key] == value)
+    return 0.5 + 0.5 * same / len(arguments)
 
 
 def reference_turn_checks(spec: EnvSpec) -> tuple[dict[str, CheckResult], ...]:
@@ -150,11 +200,13 @@ def _turn_results(record: TrajectoryRecord, spec: EnvSpec) -> tuple[list[Verifie
     return results, stopped
 
 
-def turn_rewards(progress: TurnProgress, mode: RewardMode) -> list[float]:
+def turn_rewards(progress: TurnProgress, mode: RewardMode, call_credit: float = 0.0) -> list[float]:
     """r_t for every spec turn (see the module docstring); they sum to `episode_reward`."""
     if mode not in REWARD_MODES:
         raise ValueError(f"unknown reward treatment {mode!r}; use one of {', '.join(REWARD_MODES)}")
-    metric = progress.metric(mode)
+    if not 0.0 <= call_credit <= 1.0:
+        raise ValueError(f"call_credit must be in [0, 1], got {call_credit}")
+    metric = progress.metric(mode, call_credit)
     turns = progress.spec_turns
     gains = [m - (metric[t - 1] if t else 0.0) for t, m in enumerate(metric)]
     if mode == "shaped":
@@ -162,9 +214,9 @@ def turn_rewards(progress: TurnProgress, mode: RewardMode) -> list[float]:
     return gains
 
 
-def episode_reward(progress: TurnProgress, mode: RewardMode) -> float:
-    """R: pass (binary), final score (partial) or mean per-turn score (shaped)."""
-    return math.fsum(turn_rewards(progress, mode))
+def episode_reward(progress: TurnProgress, mode: RewardMode, call_credit: float = 0.0) -> float:
+    """R: pass (binary), final score (partial) or mean per-turn score (shaped), with the call credit."""
+    return math.fsum(turn_rewards(progress, mode, call_credit))
 
 
 def turn_advantages(

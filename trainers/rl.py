@@ -298,7 +298,8 @@ def build_rl_trainer(
     limits = RolloutLimits(r.max_new_tokens, r.max_agent_steps, r.max_completion_tokens, r.temperature, r.top_p)
     rollout = EnvRollout(kept, renderer, limits, config.reward, sampler_factory=sampler_factory,
                          rollouts_dir=Path(output_dir) / "rollouts" if r.save_rollouts else None,
-                         seed=config.training.seed, reuse_caches=r.reuse_caches, decoding=r.decoding)
+                         seed=config.training.seed, reuse_caches=r.reuse_caches, decoding=r.decoding,
+                         call_credit=config.call_credit)
     recorder = _LogRecorder(progress)
     trainer = EnvGRPOTrainer(
         model=model, reward_funcs=[env_reward_function(config.reward)], args=_grpo_args(config, Path(output_dir)),

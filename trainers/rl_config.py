@@ -94,6 +94,9 @@ class RLRunConfig(ConfigSection):
     training: RLTrainingSection = RLTrainingSection()
     reward: RewardMode = "partial"
     credit: CreditMode = "trajectory"
+    call_credit: Annotated[float, Field(ge=0, le=1, description=(
+        "weight w of the reference's tool calls in the partial and shaped rewards: score + w * (1 - score) * share of "
+        "the reference's calls made, 0 once a guard fails (trainers.rewards); 0: the verifier's score alone"))] = 0.0
     distributed: DistributedSection = DistributedSection()
 
     def to_dict(self) -> dict[str, Any]:

@@ -191,10 +191,15 @@ def env_reward_function(reward: RewardMode) -> Callable[..., list[float]]:
 
     def env_reward(prompts: list[Any], completions: list[Any], episode_reward: list[float], env_score: list[float],
                    env_passed: list[bool], log_metric: Callable[[str, float], None] | None = None,
+                   env_call_share: list[float] | None = None, env_tool_calls: list[int] | None = None,
                    **_: Any) -> list[float]:
         if log_metric is not None:
             log_metric("env/score", sum(env_score) / len(env_score))
             log_metric("env/pass_rate", sum(map(float, env_passed)) / len(env_passed))
+            if env_call_share:  # the share of the reference's tool calls made (trainers.rewards.reference_call_share)
+                log_metric("env/call_share", sum(env_call_share) / len(env_call_share))
+            if env_tool_calls:  # tool calls the env carried out or refused, per episode
+                log_metric("env/tool_calls", sum(env_tool_calls) / len(env_tool_calls))
         return [float(r) for r in episode_reward]
 
     env_reward.__name__ = f"env_{reward}"  # TRL logs rewards/<name>/mean
@@ -207,8 +212,9 @@ class EnvRollout:
 
     def __init__(self, specs: Sequence[EnvSpec], renderer: ChatRenderer, limits: RolloutLimits, reward: RewardMode,
                  *, sampler_factory: SamplerFactory | None = None, rollouts_dir: Path | None = None,
-                 seed: int = 0, reuse_caches: bool = True, decoding: str = "free") -> None:
+                 seed: int = 0, reuse_caches: bool = True, decoding: str = "free", call_credit: float = 0.0) -> None:
         self.specs = {spec.id: spec for spec in specs}
+        self.call_credit = call_credit
         self.renderer = renderer
         self.limits = limits
         self.reward = reward
@@ -250,17 +256,19 @@ class EnvRollout:
         cast(Any, trainer)._metrics[mode]["rollout_time"].append(time.perf_counter() - started)
         out: dict[str, list[Any]] = {key: [] for key in (
             "prompt_ids", "completion_ids", "env_mask", "episode_reward", "turn_rewards", "token_turns", "env_score",
-            "env_passed")}
+            "env_passed", "env_call_share", "env_tool_calls")}
         for prompt, (record, tokens) in zip(prompts, episodes, strict=True):
             progress = turn_progress(record, self.specs[prompt])
             out["prompt_ids"].append(tokens.prompt_ids)
             out["completion_ids"].append(tokens.completion_ids)
             out["env_mask"].append(tokens.env_mask)
             out["token_turns"].append(tokens.token_turns)
-            out["turn_rewards"].append(turn_rewards(progress, self.reward))
-            out["episode_reward"].append(episode_reward(progress, self.reward))
+            out["turn_rewards"].append(turn_rewards(progress, self.reward, self.call_credit))
+            out["episode_reward"].append(episode_reward(progress, self.reward, self.call_credit))
             out["env_score"].append(record.score)
             out["env_passed"].append(record.passed)
+            out["env_call_share"].append(progress.calls[-1] if progress.calls else 0.0)
+            out["env_tool_calls"].append(len(record.audit))
         self.records = [record for record, _ in episodes]
         self.tokens = [tokens for _, tokens in episodes]
         if self.rollouts_dir is not None:
