@@ -66,6 +66,12 @@ NARROW_CLASSES = {
                              "only that field)"),
     "clock_zone_abbrev_pinned": ({"oncall_handoff", "schedule_meeting_timezones"}, "only these two have the user give "
                                  "a time of day in a zone of the Americas (reschedule_conflict's users are elsewhere)"),
+    "key_respelled": ({"feature_flag_rollout", "incident_investigate_fix"}, "only these two guard a service's other "
+                      "flags by a records check alone (adapt_silent_change now also forbids the call on them, "
+                      "erased_by_world, so a respelled records guard lets no flip through there)"),
+    "erased_by_world": ({"adapt_silent_change", "incident_investigation_and_fix"}, "only these two have a turn's "
+                        "change rewrite a record the reference wrote in an earlier turn (the automation re-applying "
+                        "the fault; adapt_announced_change's rewrites touch the directory, which no tool writes)"),
     "frame_whole_world_put": ({"adapt_announced_change", "access_request_approval"}, "only adapt_announced_change and "
                               "adapt_silent_change put records between turns, the latter's deployments, which no tool "
                               "changes or removes; of the records rules put, only access_request_approval's answer is a "

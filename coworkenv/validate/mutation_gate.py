@@ -161,7 +161,7 @@ def mutations_gate(ctx: GateContext) -> GateResult:
         if not survived:
             killed += 1
             tally[0] += 1
-        elif overwritten is not None:
+        elif overwritten is not None and mutation.code != "harm_erased_by_world":  # its own hint: forbid the call
             errors.append(GateError("mutations", "overwritten_turn_unchecked", mutation.path,
                                     f"near miss ({mutation.kind}) passes every required check: "
                                     f"{mutation.description}; it ends in the reference's final state, but turn "

@@ -47,6 +47,7 @@ from coworkenv.spec import (
 from coworkenv.spec_regex import example
 from coworkenv.validate._check_reads import spec_rules
 from coworkenv.validate._declared_calls import as_builtin, op_params
+from coworkenv.validate._erased_harms import erased_harms
 from coworkenv.validate._guard_values import world_spelled
 from coworkenv.validate._lenient_answers import numbers_without_records
 from coworkenv.validate._unasked_order import order_probes, rule_order_probes
@@ -399,6 +400,7 @@ def _harmful_actions(spec: EnvSpec, world: World, touched: set[Key], created: se
     yield from other_key_writes(spec, world, created)
     yield from other_entry_writes(spec, world, created)
     yield from _harm_to_whole(spec, world, created, unrelated)
+    yield from erased_harms(spec, world, created)
     yield from _harm_to_keyed(spec, world, created, unrelated)
     yield from _to_guarded_people(spec, world)
     yield from _said_elsewhere(spec)

@@ -82,6 +82,7 @@ from tests.defects import (
     entropy_looked_up,
     entropy_reexported,
     entropy_unpinned,
+    erased_by_world,
     extra_record_tolerant,
     failure_unscored,
     file_label_unchecked,
@@ -486,6 +487,7 @@ MODULES = (
     shaped_answer_unchecked,
     unmarked_question_unchecked,
     weekday_answer_unchecked,
+    erased_by_world,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.

@@ -18,7 +18,7 @@ DETECTION = (
 
 def _unguarded(spec: Spec) -> None:
     """The spec without its guards on the service's other flags (the frame alone stands)."""
-    drop_checks(spec, lambda c: c["id"].endswith("other-flags-kept"))
+    drop_checks(spec, lambda c: c["id"].endswith(("other-flags-kept", "other-flags-untouched")))
 
 
 def _other_flag_flipped(spec: Spec) -> list[dict[str, Any]]:

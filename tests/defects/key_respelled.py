@@ -102,5 +102,5 @@ DEFECTS = [
     _kept("prod-other-flag-dashed", "synth:feature_flag_rollout@6", "prod", "dash"),
     _kept("incident-other-flag-camel", "synth:incident_investigate_fix@2", "only", "camel"),
     _kept("incident-other-flag-dashed", "synth:incident_investigate_fix@5", "only", "dash"),
-    _kept("silent-change-other-flag-title", "synth:adapt_silent_change@4", "only", "title"),
+    _kept("incident-other-flag-title-15", "synth:incident_investigate_fix@15", "only", "title"),
 ]

@@ -116,7 +116,7 @@ DEFECTS = [
     _kept("staging-other-flag-text-8", "synth:feature_flag_rollout@8", "staging", "true"),
     _kept("incident-other-flag-text", "synth:incident_investigate_fix@2", "only", "true"),
     _kept("incident-other-flag-text-5", "synth:incident_investigate_fix@5", "only", "on"),
-    _kept("silent-change-other-flag-text", "synth:adapt_silent_change@4", "only", "true"),
+    _kept("incident-other-flag-text-15", "synth:incident_investigate_fix@15", "only", "true"),
     Defect(CLASS, "export-path-as-list", "example:report_from_files",
            "overwrites last week's export: the forbidden matcher's path is a list, and files_write_file takes one path",
            breaks=_path_as_list, witness=_export_overwritten, gate=GATE, code=CODE),
