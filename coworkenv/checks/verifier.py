@@ -52,7 +52,8 @@ class Verifier:
         # is left unrun where the other checks already fail the episode (`decided_fail`); the result then lacks it.
         self.lazy_python = False
         # Set by a validation that keeps its sandboxed runs (`coworkenv.validate._run_memo.RunMemo`): `get(rule,
-        # payload)` answers a run it may stand in for (None: run it), `put(rule, payload, outcome)` is told each run.
+        # payload)` answers a run it may stand in for (None: run it), `put(rule, payload, outcome)` is told each run;
+        # while it is `collecting` (a dry pass) a run is only started (`start`), and `take` hands over one started.
         self.python_runs: Any = None
 
     def score(
@@ -248,7 +249,17 @@ def _python(rule: PythonRule, world: World, audit: Sequence[AuditEntry], transcr
     if known is not None:
         return known  # type: ignore[no-any-return]
     # the setup the sandbox gate's probes run too, with their values (`run_setup`): a check cannot tell the two
-    outcome = paced(lambda: run_sandboxed(rule.code, rule.entrypoint, payload, prelude=setup(), **options))
+    prelude = setup()
+
+    def run(job: dict[str, Any]) -> Any:
+        return paced(lambda: run_sandboxed(rule.code, rule.entrypoint, job, prelude=prelude, **options))
+
+    if runs is not None and runs.collecting:  # a dry pass (`RunMemo.start`): its outcomes are never read
+        runs.start(rule, payload, prelude, run)
+        return _PASS
+    outcome = runs.take(rule, payload, prelude) if runs is not None else None
+    if outcome is None:
+        outcome = run(payload)
     if not outcome.ok:
         return 0.0, f"check error ({outcome.error_kind}): {outcome.error}", True, None
     found = python_outcome(outcome.value)

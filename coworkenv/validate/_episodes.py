@@ -76,6 +76,11 @@ class EpisodeOutcome:
         return {c.id: c.passed for c in self.result.checks} if self.result is not None else {}
 
 
+def _mutant_key(reference: list[ReferenceTurn]) -> str:
+    """What makes two mutant episodes one (`SpecEpisodes.mutant`): their calls and sayings, turn by turn."""
+    return repr([[(s.call.name, s.call.arguments) if s.call else s.say for s in t.steps] for t in reference])
+
+
 def outcome_signature(world: World, replies: list[Reply]) -> Signature:
     """What an episode changed (records modulo clock stamps, logs excluded) and what the agent said.
 
@@ -289,7 +294,7 @@ class SpecEpisodes:
         """
         if self.read_matchers is not None and not keep_reads:
             reference = without_reads(reference, self.read_matchers, self.catalog)
-        key = repr([[(s.call.name, s.call.arguments) if s.call else s.say for s in t.steps] for t in reference])
+        key = _mutant_key(reference)
         found = self._mutants.get(key)
         if found is None or (found.partial and not lazy):  # a lazy one played again in full (episodes are replays)
             self.python_runs.replaying = True  # a trusted check's run of a job already seen is not repeated
@@ -299,6 +304,31 @@ class SpecEpisodes:
             finally:
                 self.python_runs.replaying = False
         return found
+
+    def play_ahead(self, references: list[list[ReferenceTurn]]) -> None:
+        """Start the sandboxed runs the mutants of `references` will ask for, before they are played (`mutant`): a
+        dry pass plays each one not played yet with its runs started on a few threads, not waited for, its outcome
+        thrown away (`RunMemo.start`); the pass that counts takes each run started for its exact job
+        (`RunMemo.take`). Call `python_runs.drop_ahead()` after that pass. Nothing is started where no check runs
+        unjudged sandboxed code, nor for fewer than two episodes."""
+        if not any(not r.judge for c in self.spec.checks for r in python_rules(c.rule)):
+            return
+        todo: dict[str, list[ReferenceTurn]] = {}
+        for reference in references:
+            if self.read_matchers is not None:
+                reference = without_reads(reference, self.read_matchers, self.catalog)
+            key = _mutant_key(reference)
+            found = self._mutants.get(key)
+            if found is None or found.partial:
+                todo.setdefault(key, reference)
+        if len(todo) < 2:
+            return
+        self.python_runs.collecting = self.python_runs.replaying = True
+        try:
+            for reference in todo.values():
+                self.run(OraclePolicy(self.spec, reference=reference))
+        finally:
+            self.python_runs.collecting = self.python_runs.replaying = False
 
     def run(self, policy: Policy, keep_signature: bool | None = False, lazy: bool = False) -> EpisodeOutcome:
         """Play one episode; `keep_signature` True: always, None: only if it passed, False: never.

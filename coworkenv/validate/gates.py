@@ -130,7 +130,11 @@ class GateContext:
                                               max_alternatives=self.config.max_alternatives,
                                               values=episodes.oracle_value)
                 mutants += episodes.task_mutants
-                self.mutations = [(m, episodes.mutant(m.reference)) for m in mutants]
+                episodes.play_ahead([m.reference for m in mutants])  # their sandboxed runs started, a few at once
+                try:
+                    self.mutations = [(m, episodes.mutant(m.reference)) for m in mutants]
+                finally:
+                    episodes.python_runs.drop_ahead()
         return self.mutations
 
     def episodes(self) -> SpecEpisodes | None:

@@ -47,9 +47,11 @@ times out elsewhere); it is not probed further, nor played on every mutant by th
 from __future__ import annotations
 
 import ast
+import contextvars
 import re
 import secrets
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -92,6 +94,79 @@ class Probe:
 
     code: str
     message: str
+
+
+# Probe runs started ahead at once (`_Ahead`): a sandboxed run waits on the kernel for most of its wall clock (three at
+# once took 52 ms a run, one at a time 117 ms, on two busy cores); each is a child of its own, as ever.
+_AHEAD_WIDTH = 3
+
+
+class _Ahead:
+    """The probe runs a check is due, started a few at a time ahead of the probe that reads each (`plan`, `take`).
+
+    A planned run is `run_check` of its exact job (payload, clock offset, seed, pin) on a thread; the probe whose job
+    it is takes its result (and what it spent), in the plan's order, once: every verdict a probe reads is a run of its
+    own. A probe asking for a job not planned runs it itself; runs planned past a probe that stopped (a finding, a
+    cost near the limit) are cancelled, or left to end unread. Never for a judged check (its runs ask a judge within
+    one budget, and a spent budget stops the probing)."""
+
+    def __init__(self, rule: PythonRule, pass_score: float) -> None:
+        self.rule, self.pass_score = rule, pass_score
+        self._plan: list[tuple[dict[str, Any], dict[str, Any], Any]] = []  # (payload, kwargs, future or None)
+        self._next = 0  # the first entry not taken
+        self._pool: ThreadPoolExecutor | None = None
+
+    def plan(self, jobs: list[tuple[dict[str, Any], dict[str, Any]]]) -> None:
+        """Drop what is left of the last plan; start the first of these jobs (in the order the probes take them)."""
+        self.drop()
+        self._plan = [(job, kwargs, None) for job, kwargs in jobs]
+        self._top_up()
+
+    def take(self, payload: dict[str, Any], kwargs: dict[str, Any]) -> tuple[tuple[bool | None, str],
+                                                                               list[tuple[float, float]]] | None:
+        """The result of the planned run of this exact job, and its costs (None: it was not planned; run it)."""
+        for i in range(self._next, len(self._plan)):
+            job, planned, future = self._plan[i]
+            if (job is payload or job == payload) and planned == kwargs:
+                for _, _, skipped in self._plan[self._next:i]:
+                    if skipped is not None:
+                        skipped.cancel()
+                self._next = i + 1
+                self._top_up()
+                if future is None:  # not started yet (the window was full): run it here
+                    return None
+                return future.result()  # type: ignore[no-any-return]
+        return None
+
+    def drop(self) -> None:
+        for _, _, future in self._plan[self._next:]:
+            if future is not None:
+                future.cancel()
+        self._plan, self._next = [], 0
+
+    def close(self) -> None:
+        self.drop()
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
+
+    def _top_up(self) -> None:
+        started = sum(1 for _, _, f in self._plan[self._next:] if f is not None and not f.done())
+        for i in range(self._next, len(self._plan)):
+            if started >= _AHEAD_WIDTH:
+                break
+            job, kwargs, future = self._plan[i]
+            if future is None:
+                if self._pool is None:
+                    self._pool = ThreadPoolExecutor(_AHEAD_WIDTH, thread_name_prefix="probe-ahead")
+                # in a copy of this context: the layers a run must have (`requiring_layers`) are the caller's
+                self._plan[i] = (job, kwargs, self._pool.submit(contextvars.copy_context().run, self._run, job, kwargs))
+                started += 1
+
+    def _run(self, job: dict[str, Any], kwargs: dict[str, Any]) -> tuple[tuple[bool | None, str],
+                                                                       list[tuple[float, float]]]:
+        costs: list[tuple[float, float]] = []
+        return run_check(self.rule, job, pass_score=self.pass_score, costs=costs, **kwargs), costs
 
 
 def run_check(rule: PythonRule, payload: dict[str, Any], *, offset: int = 0, seed: int | None = None,
@@ -207,8 +282,12 @@ def probe_check(rule: PythonRule, expected: bool, oracle: dict[str, Any], replie
     by every check it probes, or one of its own), not 16 requests each (272 for one check's 17 runs on main); where
     the budget is spent, probing stops with what was found so far."""
     if not rule.judge:
-        return _probe_check(rule, expected, oracle, replies, untouched, untouched_verdict, repeats=repeats,
-                            offsets=offsets, pass_score=pass_score, found=[])
+        ahead = _Ahead(rule, pass_score)
+        try:
+            return _probe_check(rule, expected, oracle, replies, untouched, untouched_verdict, repeats=repeats,
+                                offsets=offsets, pass_score=pass_score, found=[], ahead=ahead)
+        finally:
+            ahead.close()
     from coworkenv.checks.judge import judge_budget
 
     found: list[Probe] = []
@@ -222,9 +301,21 @@ def probe_check(rule: PythonRule, expected: bool, oracle: dict[str, Any], replie
 
 def _probe_check(rule: PythonRule, expected: bool, oracle: dict[str, Any], replies: list[Reply],
                  untouched: dict[str, Any] | None, untouched_verdict: bool | None, *, repeats: int,
-                 offsets: tuple[int, ...], pass_score: float, found: list[Probe]) -> list[Probe]:
-    def run(payload: dict[str, Any], **kwargs: Any) -> tuple[bool | None, str]:  # the check's pass_score, every run
-        return run_check(rule, payload, pass_score=pass_score, **kwargs)
+                 offsets: tuple[int, ...], pass_score: float, found: list[Probe],
+                 ahead: _Ahead | None = None) -> list[Probe]:
+    def run(payload: dict[str, Any], costs: list[tuple[float, float]] | None = None,
+            **kwargs: Any) -> tuple[bool | None, str]:  # the check's pass_score, every run
+        started = ahead.take(payload, kwargs) if ahead is not None else None
+        if started is None:
+            return run_check(rule, payload, pass_score=pass_score, costs=costs, **kwargs)
+        result, spent = started
+        if costs is not None:
+            costs.extend(spent)
+        return result
+
+    def plan(jobs: list[tuple[dict[str, Any], dict[str, Any]]]) -> None:
+        if ahead is not None:
+            ahead.plan(jobs)
 
     inspected = introspection(rule.code)
     if inspected is not None:
@@ -277,6 +368,7 @@ def _probe_check(rule: PythonRule, expected: bool, oracle: dict[str, Any], repli
             spent = _near_limit(costs, judged=judged)
         return spent
 
+    plan([(oracle, kwargs) for _, kwargs in variants] + [(oracle, {"offset": offset}) for offset in offsets])
     for what, kwargs in variants:
         verdict, error = run(oracle, costs=costs, **kwargs)
         if near_limit() is not None:
@@ -305,7 +397,19 @@ def _probe_check(rule: PythonRule, expected: bool, oracle: dict[str, Any], repli
     # it already ran (the reference's final state, the untouched world): where no probe found its runs to differ, that
     # is one more repeat beyond `repeats` (12 runs a check), and it is left out; a judged check's runs ask a judge.
     repeats_only = "messages" not in parts_read(rule.code, rule.entrypoint) and not judged
-    for what, messages in [] if repeats_only and not found else paraphrases(replies):
+    reworded = [] if repeats_only and not found else list(paraphrases(replies))
+    audits = list(audit_variants(oracle["audit"])) if "audit" in parts_read(rule.code, rule.entrypoint) else []
+    # Orders that are no part of the state: a table's records (tools list them sorted, filtered or paged) and a list a
+    # call passed (the agent lists recipients, attendees or ids in its own order).
+    orders = (("record_order_dependent", _reversed_tables(oracle), "the reference's final state with each table's "
+               "records listed in reverse gets {got} instead of {expected}: the check reads records by position"),
+              ("argument_order_dependent", _reversed_supplied_lists(oracle), "the reference's final state and calls "
+               "with each list its calls passed (recipients, attendees, people, ids) in reverse get {got} instead of "
+               "{expected}: the check pins the order the reference listed them in, which is the agent's to choose"))
+    plan([({**oracle, "messages": messages}, {}) for _, messages in reworded]
+         + [({**oracle, "audit": audit}, {}) for _, audit in audits]
+         + [(reordered, {}) for _, reordered, _ in orders if reordered is not None])
+    for what, messages in reworded:
         verdict, error = run({**oracle, "messages": messages})
         if error:
             found.append(Probe("python_crash", f"on the reference's replies with {what}: {error}"))
@@ -314,20 +418,12 @@ def _probe_check(rule: PythonRule, expected: bool, oracle: dict[str, Any], repli
             found.append(Probe("paraphrase_fails", f"the reference's replies with {what} get {verdict} "
                                                    f"instead of {expected}"))
             break
-    if "audit" in parts_read(rule.code, rule.entrypoint):
-        for what, audit in audit_variants(oracle["audit"]):
-            verdict, error = run({**oracle, "audit": audit})
-            if error or verdict != expected:
-                found.append(Probe("audit_fragile", f"the reference's calls with {what} get "
-                                                     f"{_shown(verdict, error)} instead of {expected}"))
-                break
-    # Orders that are no part of the state: a table's records (tools list them sorted, filtered or paged) and a list a
-    # call passed (the agent lists recipients, attendees or ids in its own order).
-    orders = (("record_order_dependent", _reversed_tables(oracle), "the reference's final state with each table's "
-               "records listed in reverse gets {got} instead of {expected}: the check reads records by position"),
-              ("argument_order_dependent", _reversed_supplied_lists(oracle), "the reference's final state and calls "
-               "with each list its calls passed (recipients, attendees, people, ids) in reverse get {got} instead of "
-               "{expected}: the check pins the order the reference listed them in, which is the agent's to choose"))
+    for what, audit in audits:
+        verdict, error = run({**oracle, "audit": audit})
+        if error or verdict != expected:
+            found.append(Probe("audit_fragile", f"the reference's calls with {what} get "
+                                                 f"{_shown(verdict, error)} instead of {expected}"))
+            break
     for code, reordered, told in orders:
         if reordered is not None:
             verdict, error = run(reordered)
@@ -335,9 +431,12 @@ def _probe_check(rule: PythonRule, expected: bool, oracle: dict[str, Any], repli
                 found.append(Probe(code, told.format(got=_shown(verdict, error), expected=expected)))
     if untouched is not None and untouched_verdict is False and not (repeats_only and not found):
         said = " ".join(r.text for r in replies).lower()
-        for word in literals(rule, said):
-            messages = [{"turn": t, "text": word} for t in sorted({r.turn for r in replies} or {0})]
-            verdict, _ = run({**untouched, "messages": messages})
+        turns = sorted({r.turn for r in replies} or {0})
+        words = [(word, {**untouched, "messages": [{"turn": t, "text": word} for t in turns]})
+                 for word in literals(rule, said)]
+        plan([(job, {}) for _, job in words])
+        for word, job in words:
+            verdict, _ = run(job)
             if verdict:
                 found.append(Probe("keyword_backdoor", f"the untouched world passes when the reply is just "
                                                        f"{word!r}, a word the reference never says"))
