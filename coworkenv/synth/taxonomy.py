@@ -19,7 +19,7 @@ from coworkenv.yaml_files import MAX_YAML_BYTES, YAML_SUFFIXES, YAMLFileError, r
 
 # Bump when any procedural generator changes its output: every capability's fingerprint changes with it,
 # so pipelines regenerate the partitions built by the old code.
-GENERATOR_VERSION = "18"  # 2: schema-2 specs (guards, text checks, narrowed frames); 3: framed first requests;
+GENERATOR_VERSION = "19"  # 2: schema-2 specs (guards, text checks, narrowed frames); 3: framed first requests;
 # 4: order checks match a person or channel in every spelling the tools accept, a clarified write follows the answer;
 # 5: a guard on mailing the wrong namesake covers cc too; 6: guards on a mail cover saving it as a draft too;
 # 7: broader pools of customers (121), projects (80) and cities (60), the keys facts are looked up by
@@ -40,6 +40,8 @@ GENERATOR_VERSION = "18"  # 2: schema-2 specs (guards, text checks, narrowed fra
 # comes at least 30 minutes after the start, so its window outlasts any first turn the step budget allows
 # 17: a booking a later turn moves is checked as the first turn left it (an acceptance the first slot brings in)
 # 18: an approved access grant lists exactly the existing viewers and the requester: one more viewer no longer passes
+# 19: a silent change that re-applies the fault guards the fix's tool against the bad value and, for a flag, the
+# other flags (the world's rewrite erased either harm from the final state: `validate/_erased_harms.py`)
 
 StateChange = Literal["none", "announced", "silent"]
 # A capability id names files and folders: `specs-<id>.parquet` of `coworkenv synth`, the store's partition folder of
