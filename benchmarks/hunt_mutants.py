@@ -93,6 +93,18 @@ Families of mutation kinds, kept apart in the registry (`KINDS`, name -> family,
   to its first turn). Its witness search (for every family) adds a write replaced by a sibling write of the same
   arguments (a draft for a mail), a text argument cut by its last character or before its first `-`, a dot replaced,
   and each key of a map argument changed.
+- `d119` (defects119, 10 kinds, bare names; its block sits after d117's): `phrase_split` (a text check's phrase of
+  several words as its words, order and adjacency lost), `guard_cond_negated` (a forbidden call's condition or text
+  argument negated: the guard on everything but the harm), `not_contains_as_ne` (`not_contains v` written
+  `not_equals v`), `state_to_reply_value` (a completion field check as the agent's text stating the value),
+  `frame_where_new_value` (a frame selector by id as a `where` on a field the task writes, at the value it writes),
+  `map_whole_to_key` (a whole map's check cut to the keys the task changes), `copy_paste_target` (a field check
+  copied from an earlier one of the same table, the earlier record's id left in), `num_within_1pct` (a number of 50
+  or more read within 1 %), `guard_list_pair` (a forbidden call's text argument as a list with a second value: it
+  fires only when both are named), `count_from_initial` (a records count taken from the untouched world). Its
+  witness search (for every family) adds a write repeated on the record most like the one it names, a number 0.9 %
+  off in a call or a reply, a reply's phrase with its first and last words swapped, and every write dropped with the
+  replies kept.
 
 Kinds whose name starts with `py_` or `python.` are sandboxed (slow) and run only with `--python`; as in
 defects69, `py_*` mutants (of `d69`, `d73`, `d77` and `d83`) are made on the examples and seed 1 only, one per base, kind and rule kind.
@@ -120,6 +132,7 @@ for files already written.
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples hunt:1-5 --family d99 --out d99.jsonl --summary
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples hunt:1-5 --family d111 --out d111.jsonl --summary
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples hunt:1-5 --family d117 --out d117.jsonl --summary
+    PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples hunt:1-5 --family d119 --out d119.jsonl --summary
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples --kinds state_to_log 'records.*drop_cond' --out o.jsonl
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --tally d65.jsonl d69.jsonl
 """
@@ -160,7 +173,7 @@ Rule = dict[str, Any]
 
 
 class Kind(NamedTuple):
-    family: str  # "d65", "d69", "d73", "d77", "d83", "d92", "d94", "d99", "d111" or "d117"
+    family: str  # "d65", "d69", "d73", "d77", "d83", "d92", "d94", "d99", "d111", "d117" or "d119"
     rule: str  # the rule kind it mutates ("check"/"scoring" for the check's or spec's own settings)
     python: bool  # the mutant runs a Python check in the sandbox
 
@@ -242,6 +255,9 @@ KINDS: dict[str, Kind] = {
              "guard_never_fires list_any_item where_untouched_field records_initial_match"),
     **_kinds("d117", "any", "in_as_text rx_alt_ungrouped rx_unescaped dict_key_present dict_changed write_as_read "
              "guard_sibling_tool guard_arg_required absence_never_held guard_turn0"),
+    **_kinds("d119", "any", "phrase_split guard_cond_negated not_contains_as_ne state_to_reply_value "
+             "frame_where_new_value map_whole_to_key copy_paste_target num_within_1pct guard_list_pair "
+             "count_from_initial"),
 }
 
 
@@ -2403,6 +2419,225 @@ def episodes117(spec: Spec) -> Iterator[tuple[str, Episode]]:
 FAMILIES["d117"] = mutants117
 
 
+# -- family d119 ------------------------------------------------------------------------------------------------
+# defects119: an outside tester's fresh kinds (its own block, as d117's): a phrase split into its words, a guard's
+# condition negated, "does not contain" written "is not", a state check as the reply stating the value, a frame
+# selector keyed on the value the task writes, a map's check cut to the key the task changes, a check copied from its
+# neighbour with the target left unedited, a number within 1 %, a guard's argument as a list with a second value, a
+# count taken from the untouched world.
+_WORDS119 = re.compile(r"\S+")
+
+
+def _phrase_split119(terms: list[Any]) -> list[Any] | None:
+    """The terms with every multi-word phrase (a string term of two words or more) split into its words."""
+    out: list[Any] = []
+    split = False
+    for t in terms:
+        words = _WORDS119.findall(t) if isinstance(t, str) else []
+        if len(words) >= 2:
+            out.extend(w for w in words if w not in out)
+            split = True
+        else:
+            out.append(t)
+    return out if split else None
+
+
+def _negated119(c: dict[str, Any]) -> dict[str, Any] | None:
+    flip = {"equals": "not_equals", "contains": "not_contains", "not_equals": "equals",
+            "not_contains": "contains"}.get(c.get("op", "equals"))
+    return {**c, "op": flip} if flip else None
+
+
+def _other_value119(spec: Spec, field: str, v: Any) -> Any:
+    """Another value the world holds in `field` (or another id of the world), for a list's second item."""
+    for x in [*_world_values99(spec, field), *_world_values99(spec, "id")]:
+        if x != v and type(x) is type(v):
+            return x
+    return None
+
+
+def _count_where119(rows: list[dict[str, Any]], conds: list[dict[str, Any]]) -> int:
+    return sum(_holds(r, conds) for r in rows)
+
+
+def rule_kinds119(rule: Rule, spec: Spec, fstate: dict[str, Any], role: str) -> Iterator[tuple[str, Rule]]:
+    """(kind, new rule): defects119's mutations of one rule (one check alone)."""
+    k = rule["kind"]
+    if k == "text":
+        for key in ("all_of", "any_of"):
+            if (terms := rule.get(key)) and (new := _phrase_split119(terms)) is not None:
+                # any_of's phrase split stays any_of: one of its words is enough
+                yield "phrase_split", {**rule, key: new}
+    conds: list[dict[str, Any]] = []
+    if k == "field":
+        conds = [{"field": rule["target"]["field"], "op": rule.get("op", "equals"), "value": rule.get("value")}]
+    elif k == "records":
+        conds = rule.get("where") or []
+    for i, c in enumerate(conds):
+        if c.get("op") == "not_contains":
+            new = {**c, "op": "not_equals"}
+            yield "not_contains_as_ne", ({**rule, "op": "not_equals"} if k == "field"
+                                         else {**rule, "where": [*conds[:i], new, *conds[i + 1:]]})
+        v = c.get("value")
+        if k == "field" and c.get("op", "equals") == "equals" and _is_num(v) and not isinstance(v, bool) \
+                and abs(v) >= 50:  # "within 1 %" (a number read with a tolerance, no two ops on one field rule)
+            t = rule["target"]
+            lo, hi = v - abs(v) * 0.01, v + abs(v) * 0.01
+            yield "num_within_1pct", {"kind": "records", "app": t["app"], "table": t["table"],
+                                      "where": [{"field": "id", "value": t["id"]},
+                                                {"field": t["field"], "op": "gte", "value": lo},
+                                                {"field": t["field"], "op": "lte", "value": hi}],
+                                      "count_op": "equals", "count": 1}
+        if k == "field" and c.get("op", "equals") == "equals" and isinstance(v, dict) and v:
+            t = rule["target"]
+            old = _record_of111({a: x for a, x in spec["world"]["apps"].items()}, t["app"], t["table"], t["id"])
+            before = _dig(old, t["field"]) if old else None
+            changed = [key for key, x in v.items() if not isinstance(before, dict) or before.get(key) != x]
+            if changed and len(changed) < len(v):  # the whole map's check cut to the keys the task changes
+                yield "map_whole_to_key", (
+                    {**rule, "target": {**t, "field": f"{t['field']}.{changed[0]}"}, "value": v[changed[0]]}
+                    if len(changed) == 1 else
+                    {"kind": "records", "app": t["app"], "table": t["table"],
+                     "where": [{"field": "id", "value": t["id"]},
+                               *({"field": f"{t['field']}.{key}", "value": v[key]} for key in changed)]})
+    if k == "text" and role == "completion" and rule.get("number") and not rule["number"].get("relative") \
+            and _is_num(rule["number"].get("value")) and abs(rule["number"]["value"]) >= 50:
+        yield "num_within_1pct", {**rule, "number": {**rule["number"], "relative": True, "tolerance": 0.01}}
+    if k == "field" and role == "completion" and rule.get("op", "equals") == "equals" \
+            and isinstance(rule.get("value"), (str, int, float)) and not isinstance(rule.get("value"), bool):
+        # the state check as the reply stating the value (the agent's word for the record)
+        yield "state_to_reply_value", {"kind": "text", "scope": "all", "all_of": [str(rule["value"])]}
+    if k == "frame":
+        for si, sel in enumerate(rule.get("allow") or []):
+            if not sel.get("id") or not sel.get("table"):
+                continue
+            rec = _record_of111(fstate, sel["app"], sel["table"], sel["id"])
+            old = _record_of111(spec["world"]["apps"], sel["app"], sel["table"], sel["id"])
+            if rec is None or old is None:
+                continue
+            for f in sel.get("fields") or sorted(rec):
+                x = rec.get(f)
+                if f != "id" and old.get(f) != x and isinstance(x, (str, int, float)) and not isinstance(x, bool):
+                    new = {a: b for a, b in sel.items() if a != "id"}
+                    new["where"] = [*(sel.get("where") or []), {"field": f, "value": x}]
+                    allow = [*rule["allow"][:si], new, *rule["allow"][si + 1:]]
+                    yield "frame_where_new_value", {**rule, "allow": allow}
+                    break
+    if k == "forbidden":
+        m = rule["call"]
+        for i, w in enumerate(m.get("where") or []):
+            if (neg := _negated119(w)) is not None:
+                yield "guard_cond_negated", {**rule, "call": {**m, "where": [*m["where"][:i], neg,
+                                                                             *m["where"][i + 1:]]}}
+        for a, x in (m.get("args") or {}).items():
+            if isinstance(x, str):
+                rest = {b: y for b, y in m["args"].items() if b != a}
+                yield "guard_cond_negated", {**rule, "call": {**m, "args": rest, "where": [
+                    *(m.get("where") or []), {"field": a, "op": "not_equals", "value": x}]}}
+                if (o := _other_value119(spec, a, x)) is not None:
+                    yield "guard_list_pair", {**rule, "call": {**m, "args": {**m["args"], a: [x, o]}}}
+    if k == "records" and rule.get("count_op", "gte") in ("gte", "equals") and rule.get("where"):
+        init = _count_where119(_rows(world_table(spec, rule["app"], rule["table"])), rule["where"])
+        fin = _count_where119(_rows((fstate.get(rule["app"]) or {}).get(rule["table"])), rule["where"])
+        if 0 < init < fin:  # the author counted the world before the run
+            yield "count_from_initial", {**rule, "count_op": "gte", "count": init}
+
+
+def mutants119(spec: Spec) -> Iterator[Mutant]:
+    fstate = final_state(spec)
+    roles = [c.get("role") or ("guard" if c["rule"]["kind"] in ("frame", "forbidden") else "completion")
+             for c in spec["checks"]]
+    for ci, c in enumerate(spec["checks"]):
+        for name, r in rule_kinds119(c["rule"], spec, fstate, roles[ci]):
+            s2 = copy.deepcopy(spec)
+            s2["checks"][ci] = {**c, "rule": r}
+            yield Mutant(name, ci, s2, "")
+    # a check copied from an earlier one of the same table, its target's id left unedited (the copy reads the first
+    # record again): two field checks on one table of different records
+    fields = [(ci, c) for ci, c in enumerate(spec["checks"]) if c["rule"]["kind"] == "field"
+              and roles[ci] == "completion"]
+    for (i, a), (j, b) in itertools.permutations(fields, 2):
+        ta, tb = a["rule"]["target"], b["rule"]["target"]
+        if (ta["app"], ta["table"]) == (tb["app"], tb["table"]) and ta["id"] != tb["id"] and i < j:
+            rec = _record_of111(fstate, ta["app"], ta["table"], ta["id"])
+            if rec is None or _dig(rec, tb["field"]) is None:
+                continue
+            s2 = copy.deepcopy(spec)
+            s2["checks"][j] = {**b, "rule": {**b["rule"], "target": {**tb, "id": ta["id"]},
+                                             "op": "equals", "value": _dig(rec, tb["field"])}}
+            yield Mutant("copy_paste_target", j, s2, ta["id"])
+
+
+def _bystander119(spec: Spec, rid: str, named: str) -> str | None:
+    """The first record of record `rid`'s table that no check, reference step or turn names."""
+    for app in spec["world"]["apps"].values():
+        for table in (app.values() if isinstance(app, dict) else []):
+            rows = _rows(table)
+            if any(r.get("id") == rid for r in rows):
+                return next((str(r["id"]) for r in rows if isinstance(r.get("id"), str) and r["id"] not in named),
+                            None)
+    return None
+
+
+def episodes119(spec: Spec) -> Iterator[tuple[str, Episode]]:
+    """defects119's episodes: a write repeated on the record most like the one it names (the same value written
+    to a second record), a reply's phrase with its words swapped, a number 1 % off in a call or a reply, the reply
+    stating the value with no write made."""
+    ref = spec["reference"]
+    steps = [(t, s) for t, turn in enumerate(ref) for s, st in enumerate(turn["steps"]) if st.get("call")]
+    named = json.dumps([spec["checks"], ref, spec["turns"]])
+    for t, s in steps:
+        c = ref[t]["steps"][s]["call"]
+        for a, v in c["arguments"].items():
+            if isinstance(v, str) and (o := _bystander119(spec, v, named)):  # the same write on a bystander
+                r = copy.deepcopy(ref)
+                c2 = copy.deepcopy(c)
+                c2["arguments"][a] = o
+                r[t]["steps"].insert(s + 1, {"call": c2, "say": None})
+                yield f"also {c['name']}.{a}={o} (bystander)", r
+            if isinstance(v, str) and (o := _similar99(spec, v)):
+                r = copy.deepcopy(ref)
+                c2 = copy.deepcopy(c)
+                c2["arguments"][a] = o
+                r[t]["steps"].insert(s + 1, {"call": c2, "say": None})
+                yield f"also {c['name']}.{a}={o}", r
+            if _is_num(v) and abs(v) >= 50:
+                x = round(v * 1.009, 2) if isinstance(v, float) else int(v * 1.009) if int(v * 1.009) != v else v + 1
+                r = copy.deepcopy(ref)
+                r[t]["steps"][s]["call"]["arguments"][a] = x
+                yield f"{c['name']}.{a}~{x}", r
+    phrases = [t for ch in spec["checks"] if ch["rule"]["kind"] == "text"
+               for key in ("all_of", "any_of") for t in ch["rule"].get(key) or []
+               if isinstance(t, str) and len(_WORDS119.findall(t)) >= 2]
+    for t, turn in enumerate(ref):
+        for s, st in enumerate(turn["steps"]):
+            say = st.get("say") or ""
+            for p in phrases:
+                words = _WORDS119.findall(p)
+                hit = re.search(re.escape(p), say, re.I)
+                if hit:
+                    r = copy.deepcopy(ref)
+                    swapped = " ".join([words[-1], *words[1:-1], words[0]])
+                    r[t]["steps"][s]["say"] = say[:hit.start()] + swapped + say[hit.end():]
+                    yield f"say[{t}] swapped {p[:30]}", r
+            nums = [m for m in re.finditer(r"\d[\d,]*(?:\.\d+)?", say) if float(m.group().replace(",", "")) >= 50]
+            for m in nums[:2]:
+                n = float(m.group().replace(",", ""))
+                x = f"{n * 1.009:.2f}" if "." in m.group() else str(int(n * 1.009) if int(n * 1.009) != n else n + 1)
+                r = copy.deepcopy(ref)
+                r[t]["steps"][s]["say"] = say[:m.start()] + x + say[m.end():]
+                yield f"say[{t}] {m.group()}~{x}", r
+    if steps:  # every write dropped, the replies kept: the agent says it did the work
+        r = copy.deepcopy(ref)
+        for turn in r:
+            turn["steps"] = [st for st in turn["steps"] if not st.get("call") or
+                             getattr(TOOLS.get(st["call"]["name"]), "kind", "write") != "write"]
+        yield "writes dropped, replies kept", r
+
+
+FAMILIES["d119"] = mutants119
+
+
 
 class Witnesses:
     """Per base, the near-reference episodes the shipped spec fails; the first one a mutant passes is its witness."""
@@ -2414,7 +2649,7 @@ class Witnesses:
         if base not in self._failing:
             self._failing[base] = []
             for lab, ep in itertools.chain(episodes(spec), episodes94(spec), episodes99(spec), episodes111(spec),
-                                            episodes117(spec)):
+                                            episodes117(spec), episodes119(spec)):
                 try:
                     if not play(spec, ep).passed:
                         self._failing[base].append((lab, ep))

@@ -141,6 +141,16 @@ NARROW_CLASSES = {
     "version_unprobed": ({"refuse_forbidden_action"}, "only its deploy's release is held by the version field alone "
                          "(adapt_silent_change and incident_investigate_fix deploy too, but the service's health holds "
                          "the release there; a scan of every capability's seeds 1-3 and seeds 1-30 of the three)"),
+    "frame_keyed_written_value": ({"ticket_triage_update"}, "only its frame's selectors pick records whose written "
+                                  "field another record can be given by the same write (d119 over the hunt's 12 "
+                                  "capabilities, seeds 1-5: the other keyed-by-value mutants kept a frame selector "
+                                  "by id beside it or wrote the key through another argument)"),
+    "claimed_write_unchecked": ({"scheduler_pause_failing_jobs"}, "only its write (the config entry of the paused "
+                                "jobs) is read by no other check once its state check becomes the reply's words (d119 "
+                                "over the hunt's 12 capabilities, seeds 1-5: elsewhere a near miss of the write "
+                                "already fails another check)"),
+    "not_equals_on_text": ({"lookup_answer_source"}, "only its answer check refuses a wrong value with "
+                           "`not_contains` (d119 over the hunt's 12 capabilities, seeds 1-5)"),
 }
 
 DEFECTS = all_defects()

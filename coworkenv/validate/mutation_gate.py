@@ -34,6 +34,7 @@ from coworkenv.spec_regex import PatternRefused, PatternTimeout
 from coworkenv.validate._asked_facts import ASKED_GROUP
 from coworkenv.validate._asked_messages import asked_link, asked_recipient
 from coworkenv.validate._check_reads import nested_rules, rule_kind, spec_rules
+from coworkenv.validate._claimed_writes import claimed_write
 from coworkenv.validate._created_ids import pinned_created_ids
 from coworkenv.validate._declared_calls import Builtin, as_builtin
 from coworkenv.validate._declared_routes import declared_respellings
@@ -147,6 +148,10 @@ def mutations_gate(ctx: GateContext) -> GateResult:
             named = _named_by_instructions(ctx, outcome, oracle, call) if asked is None and call is not None else None
             if named is not None:
                 errors.append(GateError("mutations", "named_write_unchecked", mutation.path, named))
+                continue
+            claimed = claimed_write(ctx.spec, call, _changed(outcome, oracle)) if asked is None and call else None
+            if claimed is not None:
+                errors.append(GateError("mutations", "claimed_write_unchecked", mutation.path, claimed))
                 continue
             if asked is None:
                 incidental.append(mutation.path)

@@ -52,6 +52,7 @@ from coworkenv.validate._guard_values import world_spelled
 from coworkenv.validate._lenient_answers import numbers_without_records
 from coworkenv.validate._unasked_order import order_probes, rule_order_probes
 from coworkenv.validate._whole_records import other_entry_writes, other_field_writes, other_key_writes
+from coworkenv.validate._written_keys import admitted_as_written, writing_into_first
 from coworkenv.validate.dependencies import Key, WriteFacts, dependent_pairs, existing_target, write_facts
 from coworkenv.validate.entities import leaves
 from coworkenv.validate.mutations import (
@@ -271,11 +272,12 @@ def _harm_to_keyed(spec: EnvSpec, world: World, created: set[Key], unrelated: _U
         if (app, table) not in tables:
             continue
         done: set[str] = set()
-        for call, target in writes:
+        for call, target in writing_into_first(writes, world, where):
             if target[:2] != (app, table) or call.name in done:
                 continue
             sets = {k: v for k, v in call.arguments.items() if v != target[2]}
-            rec = unrelated.record(app, table, _admitted(_if_changes(sets), (app, table), where, created),
+            rec = unrelated.record(app, table, admitted_as_written(_if_changes(sets), (app, table), where, created,
+                                                                   sets),
                                    world.table(app, table).get(target[2]))
             if rec is None:
                 continue

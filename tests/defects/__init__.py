@@ -33,6 +33,7 @@ from tests.defects import (
     broken_reference,
     case_pinned,
     channel_listed_elsewhere,
+    claimed_write_unchecked,
     clock_bits_unprobed,
     clock_class_read,
     clock_digits_unprobed,
@@ -94,6 +95,7 @@ from tests.defects import (
     frame_dict_field,
     frame_everything,
     frame_key_shared,
+    frame_keyed_written_value,
     frame_selector_split,
     frame_whole_other_tool,
     frame_whole_unwritten,
@@ -157,6 +159,7 @@ from tests.defects import (
     namesake_record,
     nested_rule_evades,
     news_window_pinned,
+    not_equals_on_text,
     number_pinned,
     numeral_one_pinned,
     numeral_pinned,
@@ -488,6 +491,9 @@ MODULES = (
     unmarked_question_unchecked,
     weekday_answer_unchecked,
     erased_by_world,
+    frame_keyed_written_value,
+    claimed_write_unchecked,
+    not_equals_on_text,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
