@@ -1348,6 +1348,79 @@ def test_sealed_cells_and_weak_proxies_compare_what_they_hold() -> None:
     assert done.returncode == 0 and done.stdout.strip() == repr([(True, True)] * 6), (done.stdout, done.stderr)
 
 
+def test_sealed_iter_holds_the_sentinel_it_compares() -> None:
+    """After `seal_iter` a callable iterator's step whose value's reflected `__eq__` advances the same iterator (its
+    callable handing back the sentinel, which the inner step drops) leaves the sentinel alive through the comparison
+    (C asked the freed sentinel's `__eq__` with the freed block as `self`); 400 random iterators (values equal to the
+    sentinel, NaNs, a callable raising StopIteration or ValueError, read on after the error) and `iter`'s argument
+    errors answer as C's; no tool of the gate is C's `iter`. In an interpreter of its own."""
+    code = """if True:
+        import builtins, importlib.util, random, sys
+        spec = importlib.util.spec_from_file_location("_confine", sys.argv[1])
+        confine = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(confine)
+        original, nan = builtins.iter, float("nan")
+
+        def battery():
+            rnd, out = random.Random(11), []
+            for _ in range(400):
+                seq = [rnd.choice((0, 1, 2.0, nan, None, "x", ValueError, StopIteration)) for _ in range(6)]
+                pos = [0]
+
+                def call():
+                    v = seq[pos[0] % 6]
+                    pos[0] += 1
+                    if v in (ValueError, StopIteration):
+                        raise v("boom")
+                    return v
+                it = iter(call, rnd.choice((0, None, "x", nan, 2)))
+                for _ in range(7):
+                    try:
+                        out.append(repr(next(it)))
+                    except Exception as exc:
+                        out.append(repr(exc) + repr(exc.__context__))
+            for args in ((), (1, 2, 3), (5,), (5, 1), ([1],), ("ab",)):
+                try:
+                    out.append(type(iter(*args)).__name__)
+                except TypeError as exc:
+                    out.append(str(exc))
+            return out
+
+        before = battery()
+        assert confine.seal_iter() is None and builtins.iter is not original
+        assert battery() == before
+        assert original not in builtins.iter.__kwdefaults__["_sealed_tools"]
+        seen = []
+
+        class Sentinel:
+            def __eq__(self, other):
+                seen.append((type(self) is Sentinel, sys.getrefcount(self) < 100))
+                return NotImplemented
+
+        class Value(Sentinel):
+            def __eq__(self, other):
+                if not seen:
+                    seen.append("inner")
+                    try:
+                        next(it)
+                    except (StopIteration, ValueError):
+                        pass
+                return NotImplemented
+
+        calls = [0]
+
+        def produce():
+            calls[0] += 1
+            return Value() if calls[0] == 1 else it.__reduce__()[1][1]
+        it = iter(produce, Sentinel())
+        next(it)
+        print(seen)
+    """
+    confine = Path(__file__).resolve().parents[1] / "coworkenv" / "sandbox" / "_confine.py"
+    done = subprocess.run([sys.executable, "-c", code, str(confine)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.strip() == repr(["inner", (True, True)]), (done.stdout, done.stderr)
+
+
 def test_sealed_list_converts_a_slice_value_before_it_works_the_slice_out() -> None:
     """After `seal_list` and `seal_list_order` a list's extended-slice store whose value's iteration shrinks the list is worked out against
     the size the list has after it (ValueError, nothing written: C wrote past the shrunk table), through `a[s] = v`,

@@ -656,6 +656,8 @@ def isolate(
     # What the host found once for every call (None: scan).
     seal_args = {"seal_sqlite_hooks": (sqlite_hooks,), "seal_object_dicts": (object_dicts,)}
     for seal, what in (
+            # First: the seals below hold `iter` among their tools, which must not be C's (its two-argument form).
+            ("seal_iter", "iter(callable, sentinel) compares a sentinel the code's own code freed"),
             ("seal_buffered_io", "buffered streams hand raw memory to the code"),
             # array.array's stores convert a value before they write it (its `__index__` could move the buffer).
             ("seal_array", "array.array writes where the code's values moved its buffer"),

@@ -2120,6 +2120,118 @@ def seal_cell() -> str | None:
     return None
 
 
+# `iter(callable, sentinel)` (CPython 3.11's callable iterator, `calliter_iternext`) compares each value the callable
+# returns with its sentinel (`PyObject_RichCompareBool`) without a reference of its own to the sentinel. A value whose
+# type subclasses the sentinel's has its reflected `__eq__` asked first, which advances the same iterator: its
+# callable returns the sentinel itself (taken from the iterator's `__reduce__`), the inner step exhausts the iterator,
+# which drops the sentinel's last reference, and C goes on asking the freed sentinel's own `__eq__` with the freed
+# block as `self`: a dangling object the code holds (sixty-second round). C's callable iterator is made by `iter`
+# alone (`PyCallIter_New`, called by `builtin_iter` only; its type makes no instance). Sealed here: `builtins.iter` is
+# a gate, the one-argument form the interpreter's own `GET_ITER` (a function whose code does nothing else, so that no
+# tool holds C's `iter`), the two-argument form an iterator of the bootstrap's own (`callable_iterator`, a type made
+# immutable and final) whose `__next__` holds the callable and the sentinel in its frame while it calls and compares,
+# in C's order: identity first, then `sentinel == value`; a StopIteration of the callable ends it (nothing raised, as
+# C), any other error passes and leaves it going, as C's. Run before every seal whose tools hold `iter`. Changed for
+# honest code: the iterator's steps are a Python call (`type(it)` is no longer C's type), and `iter()`'s errors for
+# keywords are Python's words.
+def _get_iter(obj: Any, /) -> Any:
+    return -obj  # the negation's instruction is replaced by GET_ITER in `seal_iter`
+
+
+def _iter(*args: Any, _sealed_tools: Any = ()) -> Any:
+    get_iter, made, callable_, type_error, len_ = _sealed_tools
+    count = len_(args)
+    if count == 1:
+        return get_iter(args[0])
+    if not count:
+        raise type_error("iter expected at least 1 argument, got 0")
+    if count > 2:
+        raise type_error(f"iter expected at most 2 arguments, got {count}")
+    if not callable_(args[0]):
+        raise type_error("iter(v, w): v must be callable")
+    return made(args[0], args[1])
+
+
+def _calliter_made(call: Any, sentinel: Any, /, *, _sealed_tools: Any = ()) -> Any:
+    new, cls, set_call, set_sentinel = _sealed_tools
+    it = new(cls)
+    set_call(it, call)
+    set_sentinel(it, sentinel)
+    return it
+
+
+_SEALED_MADE: list[Any] = []  # the code of `seal_iter`'s GET_ITER function, once made
+
+
+def _calliter_next(self: Any, /, *, _sealed_tools: Any = ()) -> Any:
+    stop, call_get, sentinel_get, call_set, sentinel_set = _sealed_tools
+    call, sentinel = call_get(self), sentinel_get(self)  # held by this frame while the callable and `__eq__` run
+    if call is None:
+        raise stop
+    try:
+        value = call()
+    except stop:
+        value = sentinel  # C: the iterator ends, nothing raised
+    if value is not sentinel and not sentinel == value:  # noqa: SIM201 (C asks `==`, never `!=`)
+        return value
+    call_set(self, None)
+    sentinel_set(self, None)
+    raise stop
+
+
+def _calliter_reduce(self: Any, /, *, _sealed_tools: Any = ()) -> Any:
+    iter_, call_get, sentinel_get = _sealed_tools
+    call = call_get(self)
+    return (iter_, ((),)) if call is None else (iter_, (call, sentinel_get(self)))
+
+
+def _calliter_iter(self: Any, /) -> Any:
+    return self
+
+
+def seal_iter() -> str | None:
+    """Make `builtins.iter`'s two-argument form answer iterators that hold their sentinel (above). Returns why it
+    could not, or None."""
+    import builtins
+
+    original: Any = builtins.iter
+    code = _get_iter.__code__
+    negate, get_iter_op = b"\x0b\x00", b"\x44\x00"  # CPython 3.11's UNARY_NEGATIVE and GET_ITER (`dis` costs ms)
+    if (type(original).__name__ != "builtin_function_or_method" or original.__self__ is not builtins
+            or sys.version_info[:2] != (3, 11) or code.co_code.count(negate) != 1):
+        return "builtins.iter is not the C function this bootstrap knows"
+    function_t: Any = type(_iter)
+    get_iter = function_t(code.replace(co_code=code.co_code.replace(negate, get_iter_op)), {}, "iter", None, None)
+    if type(get_iter(())) is not type(original(())):
+        return "the interpreter's GET_ITER is not the one this bootstrap knows"
+    _SEALED_MADE[:] = [get_iter.__code__]
+    slots = {}
+    cls: Any = type("callable_iterator", (), {"__slots__": ("_call", "_sentinel"), "__module__": "builtins"})
+    call_d, sentinel_d = cls.__dict__["_call"], cls.__dict__["_sentinel"]
+    made_gate = function_t(_calliter_made.__code__, {}, "callable_iterator", None, None)
+    made_gate.__kwdefaults__ = {"_sealed_tools": (object.__new__, cls, call_d.__set__, sentinel_d.__set__)}
+    gate = function_t(_iter.__code__, {}, "iter", None, None)
+    gate.__kwdefaults__ = {"_sealed_tools": (get_iter, made_gate, builtins.callable, TypeError,
+                                                 builtins.len)}
+    gate.__module__, gate.__qualname__, gate.__doc__ = "builtins", "iter", original.__doc__
+    for name, fn, tools in (
+            ("__next__", _calliter_next, (StopIteration, call_d.__get__, sentinel_d.__get__, call_d.__set__,
+                                          sentinel_d.__set__)),
+            ("__reduce__", _calliter_reduce, (gate, call_d.__get__, sentinel_d.__get__)),
+            ("__iter__", _calliter_iter, None)):
+        slots[name] = function_t(fn.__code__, {}, name, None, None)
+        if tools is not None:
+            slots[name].__kwdefaults__ = {"_sealed_tools": tools}
+        slots[name].__qualname__ = f"callable_iterator.{name}"
+        type.__setattr__(cls, name, slots[name])
+    flags = ctypes.c_ulong.from_address(id(cls) + _TP_FLAGS)
+    if flags.value != cls.__flags__:
+        return "a type's flags are not where this bootstrap knows"
+    flags.value = (cls.__flags__ | _TPFLAGS_IMMUTABLETYPE) & ~_TPFLAGS_BASETYPE
+    builtins.iter = gate
+    return None
+
+
 # A weak proxy compares by its referent (`proxy_richcompare`, CPython 3.11.7; its arithmetic holds the referents, its
 # comparisons do not): C takes the referent (and the other operand's, where that is a proxy too) by a borrowed
 # reference and hands it to the comparison, whose dispatch asks the other operand's reflected method first where its
@@ -2989,7 +3101,7 @@ def _arg_parser(segments: list[tuple[int, int, bytes]], fname: bytes, keywords: 
 
 def sealed_codes() -> tuple[Any, ...]:
     """The code objects of the gates `seal_buffered_io`, `seal_array`, `seal_mmap`, `seal_list`, `seal_bytearray`,
-    `seal_groupby`, `seal_accumulate`, `seal_count`, `seal_atexit`, `seal_context`, `seal_cell`, `seal_weak_proxy`, `seal_list_order`, `seal_memoryview`, `seal_ordered_dict`, `seal_deque`,
+    `seal_groupby`, `seal_accumulate`, `seal_iter`, `seal_count`, `seal_atexit`, `seal_context`, `seal_cell`, `seal_weak_proxy`, `seal_list_order`, `seal_memoryview`, `seal_ordered_dict`, `seal_deque`,
     `seal_partial`, `seal_object_dicts` and `seal_newline_decoder` install, which the hook keeps from being changed."""
     return (_own_method_get.__code__, _own_method_set.__code__, _buffered_new.__code__, _array_setitem.__code__,
             _array_append.__code__, _array_insert.__code__, _array_extend.__code__, _array_fromlist.__code__,
@@ -3003,7 +3115,8 @@ def sealed_codes() -> tuple[Any, ...]:
             _view_compare.__code__, _view_hash.__code__, _odict_compare.__code__, _odict_repr.__code__,
             _odict_copy.__code__, _odict_pop.__code__, _odict_popitem.__code__, _deque_index.__code__,
             _partial_call.__code__, _partial_repr.__code__, _partial_reduce.__code__, _newline_new.__code__, _newline_decode.__code__,
-            _newline_setstate.__code__, _newline_plain.__code__)
+            _newline_setstate.__code__, _newline_plain.__code__, _iter.__code__, _calliter_made.__code__,
+            _calliter_next.__code__, _calliter_reduce.__code__, _calliter_iter.__code__, *_SEALED_MADE)
 
 
 def seal_buffered_io() -> str | None:

@@ -1,6 +1,6 @@
 # expect: ok
 # expect-kernel: ok
-# value: 34
+# value: 38
 # Honest twin of the fifty-fifth round's seals (a memoryview's comparisons and hash, `bytearray.join`,
 # `itertools.groupby`, `atexit.unregister`): what a check does with them answers the same in every set, with the
 # hook's gates and with C's own code: views of one format and of two (struct's way), shapes, strides, NaNs and signed
@@ -9,7 +9,8 @@
 # atexit's registrations dropped by equality, errors by message; `itertools.accumulate` (sixtieth round's seal) with
 # and without a function and an initial value, of numbers, texts and lists, read in steps; cells compared (sixty-first
 # round's seals): by their contents, empty ones first, orders refused between unorderable contents; weak proxies
-# compared with their referents and each other, a dead one refused.
+# compared with their referents and each other, a dead one refused; `iter(callable, sentinel)` (sixty-second round's
+# seal): chunks read to the sentinel, a StopIteration of the callable ending it, an error leaving it going, pickled.
 import array
 import atexit
 import itertools
@@ -92,4 +93,24 @@ def check(**p):
         results.append(dead == 1)
     except ReferenceError as exc:
         results.append(str(exc) == "weakly-referenced object no longer exists")
+    import io
+    import pickle
+    stream = io.BytesIO(b"abcdefg")
+    chunks = iter(lambda: stream.read(3), b"")
+    results.append((list(chunks), next(chunks, "done"), iter(chunks) is chunks) == ([b"abc", b"def", b"g"], "done", True))
+    steps = iter([1, 2, 3, 4])
+    results.append(list(iter(lambda: next(steps), 3)) + list(iter(steps.__next__, 0)) == [1, 2, 4])
+    counter = iter(range(10)).__next__
+    going = iter(lambda: 1 // (counter() % 3), None)
+    seen = []
+    for _ in range(4):
+        try:
+            seen.append(next(going))
+        except ZeroDivisionError:
+            seen.append("zero")
+    results.append(seen == ["zero", 1, 0, "zero"] and list(pickle.loads(pickle.dumps(iter(int, 0)))) == [])
+    try:
+        iter(1, 2)
+    except TypeError as exc:
+        results.append(str(exc) == "iter(v, w): v must be callable")
     return sum(1 for r in results if r is True)
