@@ -135,6 +135,11 @@ NARROW_CLASSES = {
     "version_unprobed": ({"refuse_forbidden_action"}, "only its deploy's release is held by the version field alone "
                          "(adapt_silent_change and incident_investigate_fix deploy too, but the service's health holds "
                          "the release there; a scan of every capability's seeds 1-3 and seeds 1-30 of the three)"),
+    "told_answer_unchecked": ({"lookup_answer_source"}, "8 generators' requests ask to be told and their replies "
+                              "state facts the world holds (seeds 1-3); only lookup_answer_source's is an answer "
+                              "looked up in a document the task only reads (the others tell what the task itself "
+                              "did, read by state checks: the moved units, the paused jobs, the added to-dos, the "
+                              "broken pages' tasks, the fixed service)"),
 }
 
 DEFECTS = all_defects()
