@@ -35,8 +35,8 @@ def _told(spec: Spec) -> None:
     was read."""
     parts = _parts(spec)
     person = call(spec, "chat_send_dm")["arguments"]["person"]
-    who = next((p["name"].split()[0] for p in spec["world"]["apps"]["directory"]["people"] if person in (p["id"], p.get("chat_handle"))),
-               None)
+    people = spec["world"]["apps"]["directory"]["people"]
+    who = next((p["name"].split()[0] for p in people if person in (p["id"], p.get("chat_handle"))), None)
     if who is None:
         raise CorpusError(f"{spec['capability']}: the DM goes to nobody of the directory")
     spec["turns"][0]["content"] = (
