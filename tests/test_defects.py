@@ -151,6 +151,11 @@ NARROW_CLASSES = {
                                 "already fails another check)"),
     "not_equals_on_text": ({"lookup_answer_source"}, "only its answer check refuses a wrong value with "
                            "`not_contains` (d119 over the hunt's 12 capabilities, seeds 1-5)"),
+    "told_answer_unchecked": ({"lookup_answer_source"}, "8 generators' requests ask to be told and their replies "
+                              "state facts the world holds (seeds 1-3); only lookup_answer_source's is an answer "
+                              "looked up in a document the task only reads (the others tell what the task itself "
+                              "did, read by state checks: the moved units, the paused jobs, the added to-dos, the "
+                              "broken pages' tasks, the fixed service)"),
 }
 
 DEFECTS = all_defects()

@@ -20,20 +20,40 @@ numbers no check needs (status posts, hand-overs: defects113 measured 198 of 987
   answer).
 The near miss leaves every fact the message states out (`EntityIndex.drop_facts`): a check that reads any of them
 catches it, so a spec whose checks read the answer is not touched.
+
+The final answer to the user (`told_answer_mutations`, defects121) gets the same near miss where the user asked to
+be told (the turn's request reads as a question, `_QUESTION`: "tell me the answer and the file it came from"), the
+answer states a fact the world holds that the request does not, and no check names any fact it states (a check that
+reads one, a message's record, a `reply_states` value, a text term, already fails the reply near miss stating the
+checked facts wrongly, `_reply_mutations`). Only the sentences a reply check reads part of (a term, a value it wants
+stated, a match of its pattern) lose their facts: a sentence no check reads is told beyond what the checks take for
+the answer ("I traced req-7f3a91 to it and opened INC-299." beside "The root cause was svc-kyc."). Made for every
+content reply and every fact it rejected 80 sound sweep specs (defects118): their answers repeat facts a record check
+reads (the DM's answer, the ticket's request id, the to-dos' due dates).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from coworkenv.spec import EnvSpec, ReferenceStep, ToolCallSpec
+from coworkenv.checks import MISSING, render_value
+from coworkenv.spec import EnvSpec, FieldRef, ReferenceStep, ReplyStatesRule, TextRule, ToolCallSpec
 from coworkenv.tools import ToolDef
+from coworkenv.validate._check_reads import spec_rules
 from coworkenv.validate._declared_calls import op_params
-from coworkenv.validate._mutation_core import Mutation, replaced
-from coworkenv.validate.entities import EntityIndex, held_leaves, relative_days, stated_facts, whole
+from coworkenv.validate._mutation_core import Mutation, content_replies, replaced
+from coworkenv.validate.entities import (
+    EntityIndex,
+    check_choices,
+    held_leaves,
+    leaves,
+    relative_days,
+    stated_facts,
+    whole,
+)
 
 _DM, _POST = "chat_send_dm", "chat_post_message"
 _MAILS = frozenset({"mail_send", "mail_save_draft"})
@@ -103,6 +123,85 @@ def answered_question_mutations(spec: EnvSpec, writes: list[tuple[int, int, Tool
             yield Mutation("text_alter", f"reference[{t}].steps[{s}].call.arguments.{name}",
                            f"{call.name}: {name} answers the question asked in that conversation without its facts",
                            replaced(spec.reference, t, s, step), code="content_unchecked")
+
+
+def told_answer_mutations(spec: EnvSpec, writes: list[tuple[int, int, ToolCallSpec]], index: EntityIndex,
+                          values: Callable[[FieldRef], Any] | None = None) -> Iterator[Mutation]:
+    """For each turn's last reply that answers what the user asked to be told (see the module docstring): the reply
+    with the facts of the sentences a reply check reads left out, reported as `content_unchecked`; `values` gives a
+    checked field's value at the reference's end (what a `reply_states` check wants stated)."""
+    choices = [re.compile(c, re.IGNORECASE) for c in check_choices(spec) if isinstance(c, str) and _compiles(c)]
+    written = {str(v).lower() for _, _, call in writes for v in leaves(call.arguments) if isinstance(v, str) and v}
+    for t, s, text in content_replies(spec):
+        if t >= len(spec.turns):
+            continue
+        request = spec.turns[t].content
+        if not _QUESTION.search(request):
+            continue
+        facts = [f for f in stated_facts(text) if not whole(f).search(request)]
+        if not facts or any(_named(f, index.preferred, choices) for f in facts):
+            continue  # nothing told beyond the request, or a check names a fact told (the altered reply fails it)
+        held, days = _held_text(spec), _episode_days(spec)
+        if not any(p.search(held) for f in facts for p in _held_forms(f, days)):
+            continue  # no fact of the world's: not an answer looked up
+        terms, patterns = _reply_reads(spec, t, values)
+        if any(x in written for x in terms) or any(p.fullmatch(w) for p in patterns for w in written):
+            continue  # the reply check reads a record the task wrote (the service it fixed): the task's outcome
+        parts = [(index.drop_facts(x) or x) if _read(x, terms, patterns) else x for x in _SENTENCE.split(text)]
+        vague = " ".join(" ".join(parts).split())
+        if vague == " ".join(text.split()):
+            continue  # no sentence a reply check reads states a fact
+        yield Mutation("text_alter", f"reference[{t}].steps[{s}].say",
+                       f"turn {t}: the answer the user asked to be told without its facts",
+                       replaced(spec.reference, t, s, ReferenceStep(say=vague)), code="content_unchecked")
+
+
+# A sentence's end: a stop, a question or exclamation mark and a space (not "3.5", not "cost-centers-2026.md)").
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+
+
+def _reply_reads(spec: EnvSpec, turn: int,
+                 values: Callable[[FieldRef], Any] | None) -> tuple[list[str], list[re.Pattern[str]]]:
+    """What the checks on the replies of `turn` read: the terms of text checks and the values `reply_states` checks
+    want stated (as they render them), lower case; the patterns of text checks (ones that do not compile left out)."""
+    terms: list[str] = []
+    patterns: list[re.Pattern[str]] = []
+    for _, _, _, rule in spec_rules(spec.checks):  # a tier's rule too
+        if isinstance(rule, TextRule) and rule.turn in (None, turn):
+            for term in [*rule.all_of, *rule.any_of]:
+                terms += [x.lower() for x in ([term] if isinstance(term, str) else term) if x.strip()]
+            if rule.regex:
+                try:
+                    patterns.append(re.compile(rule.regex, re.IGNORECASE))
+                except re.error:
+                    continue
+        elif isinstance(rule, ReplyStatesRule) and rule.turn in (None, turn) and values is not None:
+            value = values(rule.source)
+            if value is not MISSING and value is not None:
+                terms += [x.lower() for x in render_value(value, rule.format) if x.strip()]
+    return terms, patterns
+
+
+def _named(fact: str, named: set[str], patterns: list[re.Pattern[str]]) -> bool:
+    """Whether a check names `fact`: a value it names holds it whole, or a `matches` pattern of it finds it (a date
+    as `2027-04-29|29 April 2027`)."""
+    return any(whole(fact).search(v) for v in named) or any(p.search(fact) for p in patterns)
+
+
+def _compiles(pattern: str) -> bool:
+    try:
+        re.compile(pattern)
+    except re.error:
+        return False
+    return True
+
+
+def _read(sentence: str, terms: list[str], patterns: list[re.Pattern[str]]) -> bool:
+    """Whether a reply check reads part of `sentence` (a term or value it wants stated, a match of its pattern). A
+    sentence no check reads (an aside: "I traced req-7f3a91 to it and opened INC-299.") is told beyond what the
+    checks take for the answer, and its facts are kept."""
+    lowered = sentence.lower()
+    return any(p.search(sentence) for p in patterns) or any(x in lowered for x in terms)
 
 
 def _questions(index: EntityIndex, op: str, args: dict[str, Any]) -> list[str]:

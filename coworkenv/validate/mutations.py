@@ -63,7 +63,7 @@ from coworkenv.spec import (
 )
 from coworkenv.tools import ToolDef
 from coworkenv.validate._admitted_values import admitted_value_mutations
-from coworkenv.validate._answered_questions import answered_question_mutations
+from coworkenv.validate._answered_questions import answered_question_mutations, told_answer_mutations
 from coworkenv.validate._asked_facts import asked_probes
 from coworkenv.validate._asked_labels import asked_label_mutations
 from coworkenv.validate._check_reads import spec_rules
@@ -146,6 +146,7 @@ def near_miss_mutations(spec: EnvSpec, world: World | EntityIndex, *, max_altern
     out += wrong_route_mutations(spec, tools, writes, index)
     out += created_instead_mutations(spec, tools, writes, index)
     out += reply_mutations(spec, index, values)
+    out += told_answer_mutations(spec, writes, index, values)  # the answer the user asked to be told, without its facts
     out += answered_question_mutations(spec, writes, tools, index, CONTENT_ARGS)  # a DM answering without its facts
     out += partial_fact_mutations(spec, writes, tools, CONTENT_ARGS)
     out += sibling_fact_mutations(spec, writes, tools, CONTENT_ARGS, values)

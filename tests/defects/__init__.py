@@ -220,6 +220,7 @@ from tests.defects import (
     stand_in_write_unchecked,
     time_bound_one_sided,
     time_window,
+    told_answer_unchecked,
     told_case_pinned,
     told_case_two_spellings,
     tolerance_admits_later,
@@ -494,6 +495,7 @@ MODULES = (
     frame_keyed_written_value,
     claimed_write_unchecked,
     not_equals_on_text,
+    told_answer_unchecked,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
