@@ -261,3 +261,18 @@ def training_config_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cap
     config.parent.mkdir()
     config.write_text(text, encoding="utf-8")
     return config, pipeline_refused(tmp_path, monkeypatch, capsys, setting, str(config), "--only", CAPABILITY)
+
+
+def mount_table(folder: Path, kind: str) -> Path:
+    """A stand-in for /proc/self/mountinfo (written as `folder/mountinfo`) saying that `folder` is a mount of file
+    system type `kind` (`nfs4`, `cifs`, ...), the root an ext4 disk: what coworkenv.store._git_locks reads to tell a
+    network file system (no such mount can be made here)."""
+    table = folder / "mountinfo"
+    table.write_text("22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw\n"
+                     f"98 22 0:52 / {folder.resolve()} rw,relatime shared:40 - {kind} server:/export rw,vers=4.2\n")
+    return table
+
+
+def mounted_as(monkeypatch: pytest.MonkeyPatch, folder: Path, kind: str) -> None:
+    """Make this process's publishes read `folder` as a mount of file system type `kind` (`mount_table`)."""
+    monkeypatch.setattr("coworkenv.store._git_locks._MOUNTINFO", mount_table(folder, kind), raising=False)

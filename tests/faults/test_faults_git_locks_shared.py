@@ -25,17 +25,9 @@ from pathlib import Path
 import pytest
 
 from coworkenv.store import LocalGitPublisher, PublishError
-from tests.faults.harness import snapshot
+from tests.faults.harness import mounted_as, snapshot
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs Linux /proc")
-
-
-def _mounted_as(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, kind: str) -> None:
-    """Make the mount table say that `tmp_path` is a mount of file system type `kind`."""
-    table = tmp_path / "mountinfo"
-    table.write_text("22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw\n"
-                     f"98 22 0:52 / {tmp_path.resolve()} rw,relatime shared:40 - {kind} server:/export rw,vers=4.2\n")
-    monkeypatch.setattr("coworkenv.store._git_locks._MOUNTINFO", table, raising=False)
 
 
 @pytest.fixture(scope="module")
@@ -87,7 +79,7 @@ def _half_written(repo: Path, marker: str) -> tuple[Path, Path]:
 def test_an_old_lock_on_a_network_file_system_is_not_removed_for_its_age(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, published_v1: Path, folders: dict[str, Path]) -> None:
     repo, publisher = _published(tmp_path, published_v1, folders)
-    _mounted_as(monkeypatch, tmp_path, "nfs4")
+    mounted_as(monkeypatch, tmp_path, "nfs4")
     lock = repo / ".git" / "index.lock"
     lock.write_text("")  # another machine's `git commit`, waiting for its editor for 20 minutes
     twenty_minutes_ago = time.time() - 1200
@@ -107,7 +99,7 @@ def test_an_old_lock_on_a_network_file_system_is_not_removed_for_its_age(
 def test_a_publish_running_on_another_machine_is_not_taken_for_an_interrupted_one(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, published_v1: Path, folders: dict[str, Path]) -> None:
     repo, publisher = _published(tmp_path, published_v1, folders)
-    _mounted_as(monkeypatch, tmp_path, "nfs4")
+    mounted_as(monkeypatch, tmp_path, "nfs4")
     lock, new = _half_written(repo, "gpu-node-7 4242\n")
     before = snapshot(repo)
     with pytest.raises(PublishError) as refused:
@@ -128,7 +120,7 @@ def test_a_publish_killed_on_this_machine_or_on_a_local_disk_is_still_recovered(
     host name on a local disk (a container started again under a new name, its volume kept), is a killed publish's:
     its lock and half-written files are cleared and the next publish lands."""
     repo, publisher = _published(tmp_path, published_v1, folders)
-    _mounted_as(monkeypatch, tmp_path, kind)
+    mounted_as(monkeypatch, tmp_path, kind)
     lock, new = _half_written(repo, f"{socket.gethostname() if host == 'this machine' else host} 4242\n")
     publisher.publish_v2()
     assert not lock.exists() and not new.exists()

@@ -26,6 +26,7 @@ from pathlib import Path
 import pytest
 
 from coworkenv.store import LocalGitPublisher
+from tests.faults.harness import mounted_as
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs Linux /proc")
 
@@ -33,13 +34,6 @@ LOCK = "coworkenv-publish-lock"
 # The other machine's publish: takes the record lock, says so, holds it until told to end (a line on stdin).
 HOLDER = ("import fcntl, os, sys\nfd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT)\nfcntl.lockf(fd, fcntl.LOCK_EX)\n"
           "print('held', flush=True)\nsys.stdin.readline()\n")
-
-
-def _mounted_as(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, kind: str) -> None:
-    table = tmp_path / "mountinfo"
-    table.write_text("22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw\n"
-                     f"98 22 0:52 / {tmp_path.resolve()} rw,relatime shared:40 - {kind} server:/export rw,vers=4.2\n")
-    monkeypatch.setattr("coworkenv.store._git_locks._MOUNTINFO", table, raising=False)
 
 
 @pytest.fixture(scope="module")
@@ -80,7 +74,7 @@ class _Waiting(logging.Handler):
 
 def test_a_publish_waits_for_one_that_another_machine_began_in_the_same_instant(
         monkeypatch: pytest.MonkeyPatch, tmp_path: Path, published_v1: Path, folders: dict[str, Path]) -> None:
-    _mounted_as(monkeypatch, tmp_path, "nfs4")
+    mounted_as(monkeypatch, tmp_path, "nfs4")
     repo = _repo(tmp_path, published_v1)
     other = subprocess.Popen([sys.executable, "-c", HOLDER, str(repo / ".git" / LOCK)], stdin=subprocess.PIPE,
                              stdout=subprocess.PIPE, text=True)
@@ -127,7 +121,7 @@ def test_a_shared_repository_mounted_without_locks_still_publishes_and_says_so(
         caplog: pytest.LogCaptureFixture) -> None:
     """An NFS mount with `nolock` (no lock manager: ENOLCK): the publish goes on as before, and says that another
     machine's publish at the same time is not kept out."""
-    _mounted_as(monkeypatch, tmp_path, "nfs4")
+    mounted_as(monkeypatch, tmp_path, "nfs4")
     repo = _repo(tmp_path, published_v1)
 
     def no_locks(fd: int, cmd: int, *args: object) -> None:

@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from coworkenv.store import LocalGitPublisher, PublishError
+from tests.faults.harness import mount_table, mounted_as
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs Linux /proc")
 
@@ -88,9 +89,7 @@ RACES = {"new-folder": False, "empty-folder": True}  # the repository's folder: 
 @pytest.fixture(scope="module")
 def raced(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     root = tmp_path_factory.mktemp("nfs")
-    table = root / "mountinfo"
-    table.write_text("22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw\n"
-                     f"98 22 0:52 / {root.resolve()} rw,relatime shared:40 - nfs4 server:/export rw,vers=4.2\n")
+    table = mount_table(root, "nfs4")
     races = {}
     for name, made in RACES.items():
         race = races[name] = root / name
@@ -132,10 +131,7 @@ def test_two_machines_first_publish_into_one_new_shared_folder_one_waits_and_bot
 
 
 def _shared(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    table = tmp_path / "mountinfo"
-    table.write_text("22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw\n"
-                     f"98 22 0:52 / {tmp_path.resolve()} rw,relatime shared:40 - nfs4 server:/export rw,vers=4.2\n")
-    monkeypatch.setattr("coworkenv.store._git_locks._MOUNTINFO", table, raising=False)
+    mounted_as(monkeypatch, tmp_path, "nfs4")
 
 
 def test_a_first_publish_stopped_before_git_init_leaves_a_folder_the_next_one_publishes_into(
