@@ -119,7 +119,7 @@ def test_schema_errors_name_the_field_path() -> None:
          "chat_post_message has no argument 'room'"),
         (lambda r: r["checks"][5]["rule"]["source"].update(id="log-404"), "checks[5].rule.source.id",
          "no record 'log-404' in logs.lines"),
-        (lambda r: r["checks"][9]["rule"]["allow"][0].update(app="crm"), "checks[9].rule.allow[0].app",
+        (lambda r: r["checks"][10]["rule"]["allow"][0].update(app="crm"), "checks[10].rule.allow[0].app",
          "unknown app 'crm'"),
         (lambda r: r["tools"].append("mail_teleport"), "tools[23]", "unknown tool 'mail_teleport'"),
         (lambda r: r.update(user="u-nobody"), "user", "person 'u-nobody' is not in"),
