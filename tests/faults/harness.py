@@ -276,3 +276,12 @@ def mount_table(folder: Path, kind: str) -> Path:
 def mounted_as(monkeypatch: pytest.MonkeyPatch, folder: Path, kind: str) -> None:
     """Make this process's publishes read `folder` as a mount of file system type `kind` (`mount_table`)."""
     monkeypatch.setattr("coworkenv.store._git_locks._MOUNTINFO", mount_table(folder, kind), raising=False)
+
+
+def version_folders(tmp_path_factory: pytest.TempPathFactory, name: str) -> dict[str, Path]:
+    """Two versions' folders to publish (a checkpoint's, say), `v1` and `v2`, each holding one file `name`."""
+    made = {}
+    for version in ("v1", "v2"):
+        made[version] = tmp_path_factory.mktemp(version)
+        (made[version] / name).write_text(f"{version} weights\n")
+    return made

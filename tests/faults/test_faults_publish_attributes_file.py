@@ -25,17 +25,14 @@ from pathlib import Path
 import pytest
 
 from coworkenv.store import LocalGitPublisher, PublishError, PublishResult
+from tests.faults.harness import version_folders
 
 UPPER = {"clean": "tr a-z A-Z", "smudge": "tr A-Z a-z"}
 
 
 @pytest.fixture(scope="module")
 def folders(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    made = {}
-    for version in ("v1", "v2"):
-        made[version] = tmp_path_factory.mktemp(version)
-        (made[version] / "weights.bin").write_text(f"{version} weights\n")
-    return made
+    return version_folders(tmp_path_factory, "weights.bin")
 
 
 def _publish(repo: Path, folders: dict[str, Path], version: str) -> PublishResult:

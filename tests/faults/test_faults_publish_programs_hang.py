@@ -28,6 +28,7 @@ from pathlib import Path
 import pytest
 
 from coworkenv.store import LocalGitPublisher, PublishError, PublishResult
+from tests.faults.harness import version_folders
 
 HANG_S = 20  # what each hanging program sleeps: on `main`, the left thread ends after it
 
@@ -35,11 +36,7 @@ HANG_S = 20  # what each hanging program sleeps: on `main`, the left thread ends
 @pytest.fixture(scope="module")
 def folders(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """Two versions' folders (a checkpoint's, say): v1 and v2."""
-    made = {}
-    for version in ("v1", "v2"):
-        made[version] = tmp_path_factory.mktemp(version)
-        (made[version] / "weights.txt").write_text(f"{version} weights\n")
-    return made
+    return version_folders(tmp_path_factory, "weights.txt")
 
 
 def _publish(publisher: LocalGitPublisher, folders: dict[str, Path], version: str) -> PublishResult:

@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 
 from coworkenv.store import LocalGitPublisher
-from tests.faults.harness import mounted_as
+from tests.faults.harness import mounted_as, version_folders
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs Linux /proc")
 
@@ -38,11 +38,7 @@ HOLDER = ("import fcntl, os, sys\nfd = os.open(sys.argv[1], os.O_RDWR | os.O_CRE
 
 @pytest.fixture(scope="module")
 def folders(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    made = {}
-    for version in ("v1", "v2"):
-        made[version] = tmp_path_factory.mktemp(version)
-        (made[version] / "weights-00001.bin").write_text(f"{version} weights\n")
-    return made
+    return version_folders(tmp_path_factory, "weights-00001.bin")
 
 
 @pytest.fixture(scope="module")
