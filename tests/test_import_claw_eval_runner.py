@@ -204,3 +204,42 @@ def test_the_wall_clock_is_kept_out_of_the_environment_hash(imported: dict[str, 
     unset = EnvSpec.model_validate({k: v for k, v in data.items() if k != "time_limit_s"})
     assert len({spec.id, other.id, unset.id}) == 3  # a different spec...
     assert environment_hash(spec) == environment_hash(other) == environment_hash(unset)  # ...in the same environment
+
+
+def test_the_wall_clock_holds_over_mcp_too(imported: dict[str, tuple[EnvSpec, dict]]) -> None:
+    """`coworkenv serve --mcp` of an imported task: an outside agent drives the episode, and the task's
+    `timeout_seconds` holds as in Claw-Eval's loop (checked before each call and reply, from the agent's first request,
+    not from the server's start); past it the episode is over and the harness reads its score as it stands. main: the
+    served episode kept no clock (the agent went on acting past the limit, the harness saw an episode not done)."""
+    import anyio
+    from mcp import Client
+
+    from coworkenv.serve import EpisodeHost, build_mcp_server
+
+    spec, _ = imported["three"]
+    assert spec.time_limit_s == 120
+    now = [0.0]
+    host = EpisodeHost(spec, clock=lambda: now[0])
+
+    async def episode() -> list[tuple[bool, str]]:
+        seen = []
+        async with Client(build_mcp_server(host)) as client:
+            now[0] = 500.0  # the server waited for its agent: not the episode's time
+            await client.list_tools()
+            for at in (560.0, 621.0, 630.0):  # 60 s in: acted; 121 s in: past the 120 s limit, and so it stays
+                now[0] = at
+                result = await client.call_tool("helpdesk_list_tickets", {})
+                seen.append((result.is_error, result.content[0].text))  # type: ignore[union-attr]
+        return seen
+
+    (first, *late) = anyio.run(episode)
+    assert not first[0]
+    for is_error, text in late:
+        assert is_error and "time limit (120 s) ran out" in text, text
+    score = host.result()
+    assert score["done"] and score["truncated"] and score["stop_reason"] == "time_limit"
+    assert score["steps"] == 1 and score["score"] < 0.5  # scored as it stands: one list, nothing updated
+    assert host.call("reply_to_user", {"message": "done"})[0] is False  # a reply past the limit is refused too
+    host.reset()  # the harness starts the episode again: a new clock
+    now[0] = 10_000.0
+    assert host.call("helpdesk_list_tickets", {})[0] and host.result()["stop_reason"] is None

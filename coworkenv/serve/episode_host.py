@@ -2,12 +2,19 @@
 
 The host is what a protocol server (MCP) wraps: the agent side sees tools, the conversation so far and a reply
 tool; the harness side (never the agent) sees the score.
+
+A spec's wall clock (`EnvSpec.time_limit_s`, an imported benchmark's own, such as Claw-Eval's `timeout_seconds`)
+holds here too: it starts at the agent's first request of the episode (its tools, the task, a call) and is checked
+before each call and reply, as Claw-Eval's loop checks it before each model call; past it the episode is over and
+is scored as it stands.
 """
 
 from __future__ import annotations
 
 import itertools
 import threading
+import time
+from collections.abc import Callable
 from typing import Any
 
 import orjson
@@ -31,18 +38,39 @@ _REPLY_SCHEMA: dict[str, Any] = {
 class EpisodeHost:
     """An Env whose episode is driven by tool calls and replies from one external agent (thread-safe)."""
 
-    def __init__(self, spec: EnvSpec, max_steps: int = 200) -> None:
+    def __init__(self, spec: EnvSpec, max_steps: int = 200, clock: Callable[[], float] = time.monotonic) -> None:
         self.env = Env(spec, max_steps=max_steps)
         if REPLY_TOOL in self.env.toolbox.exposed:
             raise ValueError(f"the spec exposes a tool named {REPLY_TOOL!r}, which the server uses for replies; "
                              "rename that tool")
         self._lock = threading.Lock()
+        self._clock = clock
+        self._started: float | None = None  # when the agent first asked for anything of this episode
+        self._timed_out = False
         self.reset()
 
     def reset(self) -> None:
-        """Start the episode again from the initial world."""
+        """Start the episode again from the initial world (its clock, if the spec has one, starts again too)."""
         with self._lock:
             self.env.reset()
+            self._started, self._timed_out = None, False
+
+    def start_clock(self) -> None:
+        """The agent asked for something of the episode (its tools, the task): the spec's wall clock starts, if it
+        has not (a server may wait long for its agent; Claw-Eval's clock starts as its loop opens the episode)."""
+        with self._lock:
+            self._start()
+
+    def _start(self) -> None:
+        if self._started is None:
+            self._started = self._clock()
+
+    def _past_time_limit(self) -> bool:
+        """Whether the episode's wall clock is past the spec's `time_limit_s` (once past, it stays so)."""
+        limit = self.env.spec.time_limit_s
+        if not self._timed_out and limit is not None and self._started is not None:
+            self._timed_out = self._clock() - self._started > limit
+        return self._timed_out
 
     @property
     def spec(self) -> EnvSpec:
@@ -64,8 +92,13 @@ class EpisodeHost:
     def call(self, name: str, arguments: dict[str, Any] | None) -> tuple[bool, str]:
         """Run a tool call (or the reply tool); returns (ok, observation text)."""
         with self._lock:
+            self._start()
             if self.env.done:
                 return False, orjson.dumps({"error": "the episode is over; no more actions are accepted"}).decode()
+            if self._past_time_limit():
+                return False, orjson.dumps({"error": f"the episode's time limit ({self.env.spec.time_limit_s} s) ran "
+                                                     "out: the episode is over and is scored as it stands; no more "
+                                                     "actions are accepted"}).decode()
             if name == REPLY_TOOL:
                 return self._reply(str((arguments or {}).get("message", "")))
             result = self.env.step(Action.call(name, arguments or {}))
@@ -85,9 +118,13 @@ class EpisodeHost:
         """The harness view: score, checks, robustness and progress (never shown to the agent)."""
         with self._lock:
             report = self.env.robustness_report()
+            timed_out = not self.env.done and self._past_time_limit()  # stop reasons as `rollout`'s records word them
+            stop = "time_limit" if timed_out else None if not self.env.done else \
+                "env_step_limit" if self.env.truncated else "done"
             return {
-                "env_id": self.spec.id, **self.env.score().as_dict(), "done": self.env.done, "turn": self.env.turn,
-                "steps": self.env.steps, "truncated": self.env.truncated,
+                "env_id": self.spec.id, **self.env.score().as_dict(), "done": self.env.done or timed_out,
+                "stop_reason": stop, "turn": self.env.turn, "steps": self.env.steps,
+                "truncated": self.env.truncated or timed_out,
                 "robustness": report.figure, "faults": {"injected": report.injected, "failing": report.failing,
                                                         "recovered": report.recovered},
             }

@@ -36,6 +36,7 @@ def build_mcp_server(host: EpisodeHost) -> Server[Any]:
     """The MCP server of one episode host (agent-facing only: no scoring is reachable through it)."""
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+        host.start_clock()  # the agent's first request of the episode starts the spec's wall clock, if it has one
         tools = [types.Tool(name=t["function"]["name"], description=t["function"].get("description") or None,
                             input_schema=t["function"]["parameters"]) for t in host.tools()]
         return types.ListToolsResult(tools=tools)
@@ -51,6 +52,7 @@ def build_mcp_server(host: EpisodeHost) -> Server[Any]:
     async def get_prompt(ctx: Any, params: types.GetPromptRequestParams) -> types.GetPromptResult:
         if params.name != TASK_PROMPT:
             raise ValueError(f"unknown prompt {params.name!r}; the server has {TASK_PROMPT!r}")
+        host.start_clock()
         texts = [host.system_prompt(), *host.user_turns()]
         messages = [types.PromptMessage(role="user", content=types.TextContent(text=t)) for t in texts]
         return types.GetPromptResult(description="The task", messages=messages)
@@ -63,6 +65,7 @@ def build_mcp_server(host: EpisodeHost) -> Server[Any]:
     async def read_resource(ctx: Any, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
         if str(params.uri) != CONVERSATION_URI:
             raise ValueError(f"unknown resource {params.uri!r}; the server has {CONVERSATION_URI}")
+        host.start_clock()
         text = orjson.dumps({"system": host.system_prompt(), "user_turns": host.user_turns()}).decode()
         contents = types.TextResourceContents(uri=CONVERSATION_URI, mime_type="application/json", text=text)
         return types.ReadResourceResult(contents=[contents])
