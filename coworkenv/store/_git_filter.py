@@ -11,6 +11,13 @@ process of it has read or written anything, and git itself has used no CPU time 
 COWORKENV_FILTER_TIMEOUT_S (60 s). A filter's CPU time alone is no progress: one caught in a loop (busy for ever,
 reading and writing nothing) had kept the publish and its lock for good, as one that sleeps did before. Only where the repository's config names a filter: a git command elsewhere runs as before.
 
+A filter whose output never ends (a program looping on its output, one reading a device) never stalls: git holds a
+filter's whole output of a file in memory before it stores or writes it, so git's memory grew until the machine had
+none left (the kernel's OOM killer then stops whichever process it picks, on a shared machine another user's). So a
+watched git command is also stopped once its processes hold more memory than COWORKENV_FILTER_MAX_MEMORY_MB (half of
+what this machine, or the container's memory limit, allows, by default): a file that needs more would not be filtered
+here without taking the memory of everything else on the machine.
+
 A publish reads no global or system git config (a user's signing setup, line-ending policy and the like must not
 change a machine commit), but a filter the repository's attributes apply is often defined there: `git lfs install`
 writes `filter.lfs.*` into the user's global config, and the repository's `.gitattributes` names `filter=lfs`. Left
@@ -26,6 +33,7 @@ run to be watched.
 from __future__ import annotations
 
 import locale
+import math
 import os
 import re
 import shutil
@@ -33,16 +41,27 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from coworkenv.store._git_hook import seconds_setting, stop_group
 from coworkenv.store._git_locks import git_locks
+from coworkenv.store._publisher import PublishError
 
 FILTER_TIMEOUT_ENV = "COWORKENV_FILTER_TIMEOUT_S"
+FILTER_MEMORY_ENV = "COWORKENV_FILTER_MAX_MEMORY_MB"
+_MIB = 1 << 20
+# The memory limits a container may set (cgroup v2, then v1); "max" or a huge number: none.
+_CGROUP_LIMITS = (Path("/sys/fs/cgroup/memory.max"), Path("/sys/fs/cgroup/memory/memory.limit_in_bytes"))
 # The setting (as `git config` lists it) that names an attributes file read besides the repository's own.
 ATTRIBUTES_FILE = "core.attributesfile"
 DEFAULT_FILTER_TIMEOUT_S = 60.0
 _PROC = Path("/proc")
+# How much a watched git command and its filters may write to its error output, which goes to a file on this disk: a
+# filter that logs for ever (a retry loop, `yes >&2`) is doing something at every look, so it never stalled, and
+# filled the disk of the temporary folder while the publish never ended. git's and a filter's own messages are short.
+ERROR_OUTPUT_LIMIT = 64 << 20
+_PAGE_BYTES = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 # How a publish's errors about a filter begin: one that stalled, one that failed.
 FILTER_WORDS = ("ran the repository's filters", "because a filter of the repository failed")
 # How git says that a filter failed: "fatal: data/x.parquet: clean filter 'lfs' failed", "external filter 'false'
@@ -56,6 +75,42 @@ def filter_timeout_s() -> float:
     return seconds_setting(FILTER_TIMEOUT_ENV, DEFAULT_FILTER_TIMEOUT_S,
                            "how long a publish waits on a dataset repository's clean or smudge filter that does "
                            "nothing")
+
+
+def filter_max_memory_bytes() -> int:
+    """How much memory the processes of a git command running the repository's filters may hold, in bytes:
+    COWORKENV_FILTER_MAX_MEMORY_MB, or half of what this machine (or its container) may use. PublishError for a
+    setting that is not a number of MiB above 0, read before a publish writes anything."""
+    given = os.environ.get(FILTER_MEMORY_ENV, "").strip()
+    if not given:
+        return usable_memory_bytes() // 2
+    try:
+        mib = float(given)
+    except ValueError:
+        mib = math.nan
+    if not math.isfinite(mib) or mib <= 0:
+        raise PublishError(
+            f"{FILTER_MEMORY_ENV}={given!r} is not a number of MiB above 0 (how much memory a git command running a "
+            "dataset repository's clean or smudge filter may hold before a publish stops it); set it to one, e.g. "
+            f"4096, or unset it (half of this machine's memory, {usable_memory_bytes() // 2 // _MIB} MiB); nothing "
+            "was published")
+    return max(1, int(mib * _MIB))
+
+
+def usable_memory_bytes() -> int:
+    """The memory this process may use: the machine's, or its container's limit (cgroup) where that is smaller."""
+    try:
+        usable = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError):  # not known here
+        usable = 1 << 62
+    for limit in _CGROUP_LIMITS:
+        try:
+            text = limit.read_text().strip()
+        except OSError:
+            continue
+        if text.isdigit() and 0 < int(text) < usable:
+            usable = int(text)
+    return usable
 
 
 def may_name_filters(git_dir: Path) -> bool:
@@ -185,12 +240,24 @@ def without_filters(filters: dict[str, dict[str, str]]) -> list[str]:
     return options
 
 
+@dataclass(frozen=True)
+class Stopped:
+    """Why `run_watched` stopped a git command: it stalled (both None), its processes came to hold `memory_bytes`,
+    over the limit it was given, or they wrote `error_bytes` to its error output, over ERROR_OUTPUT_LIMIT."""
+
+    memory_bytes: int | None = None
+    error_bytes: int | None = None
+    limit_bytes: int = 0  # the limit passed
+
+
 def run_watched(argv: Sequence[str], cwd: Path, env: dict[str, str], input: str | None, stall_s: float,
-                git_dir: Path) -> subprocess.CompletedProcess[str] | None:
+                git_dir: Path, max_memory: int | None = None) -> subprocess.CompletedProcess[str] | Stopped:
     """Run git (`argv`) as `subprocess.run(..., capture_output=True, text=True)` would, but stop it, with every
-    process it started (its filters), once none of them has done anything for `stall_s` (None then), and remove the
-    lock files it left in `git_dir`. Interrupted (Ctrl-C), it is stopped the same way. It runs in a session of its
-    own, its output to unnamed files: a filter left running cannot hold a pipe open."""
+    process it started (its filters), once none of them has done anything for `stall_s`, once they hold more than
+    `max_memory` bytes of memory (a filter whose output never ends: git holds it whole), or once they have written more
+    than ERROR_OUTPUT_LIMIT to the error output (a filter logging for ever), and remove the lock files it
+    left in `git_dir`; `Stopped` says which. Interrupted (Ctrl-C), it is stopped the same way. It runs in a session
+    of its own, its output to unnamed files: a filter left running cannot hold a pipe open."""
     encoding = locale.getencoding()
     started = time.time()
     with tempfile.TemporaryFile() as stdin, tempfile.TemporaryFile() as stdout, tempfile.TemporaryFile() as stderr:
@@ -200,12 +267,13 @@ def run_watched(argv: Sequence[str], cwd: Path, env: dict[str, str], input: str 
         process = subprocess.Popen(list(argv), cwd=cwd, env=env, stdin=stdin, stdout=stdout, stderr=stderr,
                                    start_new_session=True)
         try:
-            if not _waited(process, stall_s):
+            stopped = _waited(process, stall_s, max_memory, stderr.fileno())
+            if stopped is not None:
                 stop_group(process)
                 for lock in git_locks(git_dir, cwd):
                     if not lock.holders and time.time() - lock.age_s >= started - 1:
                         lock.path.unlink(missing_ok=True)  # its own, left by the command stopped
-                return None
+                return stopped
         except BaseException:
             stop_group(process)
             raise
@@ -216,34 +284,43 @@ def run_watched(argv: Sequence[str], cwd: Path, env: dict[str, str], input: str 
     return subprocess.CompletedProcess(list(argv), process.returncode, said[0], said[1])
 
 
-def _waited(process: subprocess.Popen[bytes], stall_s: float) -> bool:
-    """Whether `process` ended before its group went `stall_s` without doing anything."""
+def _waited(process: subprocess.Popen[bytes], stall_s: float, max_memory: int | None,
+            error_output: int) -> Stopped | None:
+    """None when `process` ended before its group went `stall_s` without doing anything, came to hold more than
+    `max_memory` bytes or wrote more than ERROR_OUTPUT_LIMIT to `error_output` (a file descriptor); else why it is to
+    be stopped."""
     pause = 0.02
     last: object = None
     quiet_since = time.monotonic()
     while True:
         try:
             process.wait(timeout=pause)
-            return True
+            return None
         except subprocess.TimeoutExpired:
             pass
         pause = min(pause * 2, 0.25)
-        seen, running = _activity(process.pid)
+        seen, running, memory = _activity(process.pid)
+        if max_memory is not None and memory > max_memory:
+            return Stopped(memory_bytes=memory, limit_bytes=max_memory)
+        written = os.fstat(error_output).st_size
+        if written > ERROR_OUTPUT_LIMIT:
+            return Stopped(error_bytes=written, limit_bytes=ERROR_OUTPUT_LIMIT)
         now = time.monotonic()
         if running or seen != last:
             last, quiet_since = seen, now
         elif now - quiet_since >= stall_s:
-            return False
+            return Stopped()
 
 
-def _activity(group: int) -> tuple[frozenset[tuple[int, int, int]], bool]:
+def _activity(group: int) -> tuple[frozenset[tuple[int, int, int]], bool, int]:
     """What the processes of process group `group` have done so far, (pid, CPU ticks, bytes read and written) each,
-    and whether one of them is running or ready to run. CPU ticks and running count for git's own processes only
+    whether one of them is running or ready to run, and the memory they hold (resident, in bytes). CPU ticks and running count for git's own processes only
     (those named `git` or as the group's leader, the git command started): git works on its objects through memory maps (no
     read counted), but a filter does its work on what it reads and writes, and one that only burns CPU is stuck in a
     loop (its ticks are left out: 0)."""
     seen: set[tuple[int, int, int]] = set()
     running = False
+    resident_pages = 0
     try:
         leader = Path(_PROC, str(group), "stat").read_text().split(" (", 1)[1].rsplit(")", 1)[0]
     except (OSError, IndexError):
@@ -251,7 +328,7 @@ def _activity(group: int) -> tuple[frozenset[tuple[int, int, int]], bool]:
     try:
         entries = list(os.scandir(_PROC))
     except OSError:  # no /proc (not Linux): what it does cannot be seen, so it is never taken for stalled
-        return frozenset(), True
+        return frozenset(), True, 0
     for entry in entries:
         if not entry.name.isdigit():
             continue
@@ -262,6 +339,7 @@ def _activity(group: int) -> tuple[frozenset[tuple[int, int, int]], bool]:
                 continue
             git_itself = head.partition(" (")[2] in (leader, "git")  # a wrapper script of git's leads its group
             running = running or (git_itself and fields[0] == "R")
+            resident_pages += int(fields[21])
             try:
                 io = dict(line.split(": ", 1) for line in Path(entry.path, "io").read_text().splitlines())
                 moved = int(io.get("rchar", 0)) + int(io.get("wchar", 0))
@@ -270,4 +348,4 @@ def _activity(group: int) -> tuple[frozenset[tuple[int, int, int]], bool]:
             seen.add((int(entry.name), int(fields[11]) + int(fields[12]) if git_itself else 0, moved))
         except (OSError, IndexError, ValueError):  # gone, or another user's
             continue
-    return frozenset(seen), running
+    return frozenset(seen), running, resident_pages * _PAGE_BYTES

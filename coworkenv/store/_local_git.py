@@ -28,10 +28,13 @@ from coworkenv.atomic import (
 from coworkenv.store._git_dir import git_dir_of
 from coworkenv.store._git_filter import (
     ATTRIBUTES_FILE,
+    FILTER_MEMORY_ENV,
     FILTER_TIMEOUT_ENV,
     FILTER_WORDS,
+    Stopped,
     described,
     filter_failed,
+    filter_max_memory_bytes,
     filter_timeout_s,
     filters_named,
     may_name_filters,
@@ -235,6 +238,7 @@ class LocalGitPublisher:
     ) -> PublishResult:
         hook_timeout = hook_timeout_s()  # a bad setting stops the publish before it writes, not after its commit
         filter_timeout_s()  # the same: read again by each git command that runs the repository's filters
+        filter_max_memory_bytes()
         with self._locked(), self._file_errors_named(version):
             self._ensure_repo()
             self._refuse_linked_folders()
@@ -892,6 +896,31 @@ class LocalGitPublisher:
                 f"on a file to see why it waits), or remove it ({self._remove_filters(filters)}), or give "
                 f"it longer with {FILTER_TIMEOUT_ENV}=SECONDS, then publish again")
 
+    def _filter_stopped(self, args: tuple[str, ...], stopped: Stopped, stall_s: float) -> str:
+        """Why a git command that ran the repository's filters was stopped (`stopped`), and what to do."""
+        if stopped.memory_bytes is None and stopped.error_bytes is None:
+            return self._filter_stalled(args, stall_s)
+        filters = self._filters()
+        mib = 1 << 20
+        if stopped.memory_bytes is not None:
+            what = (f"its processes came to hold {stopped.memory_bytes / mib:,.0f} MiB of memory, over the limit of "
+                    f"{stopped.limit_bytes / mib:g} MiB ({FILTER_MEMORY_ENV}; half of this machine's memory unless "
+                    "set): git holds a filter's whole output of a file in memory, and this one's did not end (a filter that "
+                    "writes for ever: a program looping on its output, or reading a device or a pipe that never "
+                    "ends)")
+            more = f", or, for files that large, allow more with {FILTER_MEMORY_ENV}=MIB"
+        else:
+            what = (f"it and its filters wrote {(stopped.error_bytes or 0) / mib:,.1f} MiB of messages to its error "
+                    "output, "
+                    f"over the limit of {stopped.limit_bytes / mib:g} MiB "
+                    "(a filter that logs for ever: a retry loop, a program looping on its messages), which goes to a "
+                    "file of the temporary folder's disk")
+            more = ""
+        return (f"`git {' '.join(args)}` in {self.repo_dir} {FILTER_WORDS[0]} ({self._described(filters)}) and "
+                f"{what}; stopped it and what it started; a publish commits the files through the clean and smudge "
+                f"filters that {self._attribute_files()} apply; fix the filter (run it by hand on a file: its output "
+                f"must end), or remove it ({self._remove_filters(filters)}){more}, then publish again")
+
     def _filters(self) -> dict[str, dict[str, str]]:
         """The filters the repository's config names (`filters_named`), and those of the global and system configs
         that a publish gives its git commands; none where there are none."""
@@ -955,10 +984,10 @@ class LocalGitPublisher:
             if watch and locate and self._may_filter():
                 # The repository's filters run inside git commands (status, add, stash, read-tree -u, hash-object):
                 # one that stalls is stopped, not waited on for ever (see coworkenv/store/_git_filter.py).
-                stall_s = filter_timeout_s()
-                ran = run_watched(["git", *args], self.repo_dir, env, input, stall_s, self._git_dir)
-                if ran is None:
-                    raise PublishError(self._filter_stalled(args, stall_s))
+                stall_s, max_memory = filter_timeout_s(), filter_max_memory_bytes()
+                ran = run_watched(["git", *args], self.repo_dir, env, input, stall_s, self._git_dir, max_memory)
+                if isinstance(ran, Stopped):
+                    raise PublishError(self._filter_stopped(args, ran, stall_s))
                 return ran
             return subprocess.run(["git", *args], cwd=self.repo_dir, env=env, capture_output=True, text=True,
                                   check=False, input=input)
