@@ -110,6 +110,7 @@ from tests.defects import (
     guard_deletion_evades,
     guard_draft_route,
     guard_key_rollback_evades,
+    guard_negation_unprobed,
     guard_one_end_state,
     guard_one_route,
     guard_other_channel,
@@ -498,6 +499,7 @@ MODULES = (
     claimed_write_unchecked,
     not_equals_on_text,
     told_answer_unchecked,
+    guard_negation_unprobed,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.

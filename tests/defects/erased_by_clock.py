@@ -94,8 +94,6 @@ DEFECTS = [
             f"{_BACK} (the bad release deployed again; the reconciler's run due at a set time)", _fault_back),
     _defect("config-rolled-back-at-6", "synth:adapt_silent_change@6",
             f"{_BACK} (rolled back to the bad config; the deploy bot's run due at a set time)", _fault_back),
-    _defect("flag-switched-back-at-7", "synth:adapt_silent_change@7",
-            f"{_BACK} (the broken flag switched back on; the rollout schedule due at a set time)", _fault_back),
     _defect("other-flag-flipped-at-4", "synth:adapt_silent_change@4",
             "flips another flag of the service in the first turn: the rollout schedule due at a set time writes the "
             "whole flag set back, so 'the other flags keep their values' holds at the end", _other_flag),
