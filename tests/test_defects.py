@@ -72,6 +72,9 @@ NARROW_CLASSES = {
     "erased_by_world": ({"adapt_silent_change", "incident_investigation_and_fix"}, "only these two have a turn's "
                         "change rewrite a record the reference wrote in an earlier turn (the automation re-applying "
                         "the fault; adapt_announced_change's rewrites touch the directory, which no tool writes)"),
+    "erased_by_clock": ({"adapt_silent_change", "incident_investigation_and_fix"}, "erased_by_world's two, their "
+                        "re-apply moved from the turn's changes into a job due on the clock (no generator writes a "
+                        "rule due at a set time, nor a delayed rule on a record the reference wrote earlier)"),
     "frame_whole_world_put": ({"adapt_announced_change", "access_request_approval"}, "only adapt_announced_change and "
                               "adapt_silent_change put records between turns, the latter's deployments, which no tool "
                               "changes or removes; of the records rules put, only access_request_approval's answer is a "

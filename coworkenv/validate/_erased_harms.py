@@ -18,7 +18,14 @@ each later turn whose changes `update_record` a record, and each reference write
   back (booleans only).
 Each is made at the end of the turn before the change (before its closing reply). A replay that still passes is
 reported as `harm_erased_by_world`: the guard must see the call (a `forbidden` on the re-application, on the other
-keys), not only the final state. Rewrites by a rule due on the clock are not read (turns' changes only).
+keys), not only the final state.
+
+The world rewrites the record on the clock as well as between the turns: a rule due at a set time (`on: at`, the
+reconciler's run, the rollout schedule) or an action rule's effect answering a reference call (at once, or `delay_s`
+later: the bot re-applying the config a while after the alert is resolved). Each rule's `update_record` (and a
+`put_record` of a record the world holds, which rewrites it whole) is placed on the reference's clock (the start, one
+`tick_s` per call, each turn's `advance_s`): the harm is made at the end of the last turn the reference ends before the
+rule falls due, where the rule falls due before the episode ends (a job due after the last call never runs).
 """
 
 from __future__ import annotations
@@ -27,11 +34,13 @@ from collections.abc import Iterator
 from typing import Any
 
 from coworkenv.apps import TOOLS
-from coworkenv.spec import EnvSpec, ReferenceStep, ToolCallSpec, UpdateRecord
+from coworkenv.checks import call_matches
+from coworkenv.spec import AtTime, EnvSpec, PutRecord, ReferenceStep, ToolCallSpec, UpdateRecord
+from coworkenv.spec_regex import PatternRefused, PatternTimeout
 from coworkenv.validate._mutation_core import Mutation, turn_of
 from coworkenv.validate.dependencies import Key, existing_target
 from coworkenv.validate.mutations import write_steps
-from coworkenv.world import World
+from coworkenv.world import World, format_time, parse_time
 
 
 def erased_harms(spec: EnvSpec, world: World, created: set[Key]) -> Iterator[Mutation]:
@@ -42,24 +51,81 @@ def erased_harms(spec: EnvSpec, world: World, created: set[Key]) -> Iterator[Mut
     writes = [(t, s, call) for t, s, call in write_steps(spec.reference)
               if call.name in TOOLS and call.name in spec.tools]
     done: set[tuple[int, Key, str]] = set()
-    for t, turn in enumerate(spec.turns[:len(spec.reference)]):
-        if t == 0:
-            continue
-        for change in turn.changes:
-            if not isinstance(change, UpdateRecord):
+    for t, key, fields, by in _rewrites(spec, world):
+        for field, rewritten in fields.items():
+            if (t, key, field) in done:
                 continue
-            key: Key = (change.app, change.table, change.id)
-            for field, rewritten in change.set.items():
-                if (t, key, field) in done:
-                    continue
-                found = [_other_key_write(writes, t, key, rewritten, world, created)] if isinstance(
-                    rewritten, dict) and len(rewritten) >= 2 else []
-                found.append(_undone_write(spec, writes, t, key, field, world, created))
-                for call in found:
-                    if call is not None:
-                        done.add((t, key, field))
-                        yield _at_end_of(spec, t - 1, call, f"{call.name} {call.arguments} before turn {t}, whose "
-                                         f"change rewrites {change.id}.{field}")
+            found = [_other_key_write(writes, t, key, rewritten, world, created)] if isinstance(
+                rewritten, dict) and len(rewritten) >= 2 else []
+            found.append(_undone_write(spec, writes, t, key, field, world, created))
+            for call in found:
+                if call is not None:
+                    done.add((t, key, field))
+                    yield _at_end_of(spec, t - 1, call, f"{call.name} {call.arguments} before {by}, which "
+                                     f"rewrites {key[2]}.{field}")
+
+
+def _rewrites(spec: EnvSpec, world: World) -> Iterator[tuple[int, Key, dict[str, Any], str]]:
+    """(t, record, fields it sets, by what) for each rewrite of a record by the world after the reference's turn t-1
+    has made its last call: a later turn's change, then a rule due on the clock or answering a reference call (see
+    the module docstring)."""
+    for t, turn in enumerate(spec.turns[:len(spec.reference)]):
+        if t:
+            for key, fields in _records_set(turn.changes, world):
+                yield t, key, fields, f"turn {t}, whose change"
+    ends = _turn_ends(spec)
+    last = ends[-1] + max(1, spec.world.tick_s)  # the clock after one more call (the harm) in the last turn
+    for rule in spec.dynamics.rules:
+        sets = list(_records_set(rule.effects, world))
+        if not sets:
+            continue
+        for due in _due_times(spec, rule):
+            t = sum(1 for end in ends[:-1] if end < due)  # the turns ended before it falls due
+            if t and due <= last:
+                for key, fields in sets:
+                    yield t, key, fields, f"rule {rule.id} (due at {format_time(due)} on the reference's clock)"
+
+
+def _records_set(effects: Any, world: World) -> Iterator[tuple[Key, dict[str, Any]]]:
+    """(record, fields) each effect sets on a record: an update, or a put of a record the world holds (whole)."""
+    tables = {(x.app, x.name) for x in world.tables()}
+    for effect in effects:
+        if isinstance(effect, UpdateRecord):
+            yield (effect.app, effect.table, effect.id), dict(effect.set)
+        elif isinstance(effect, PutRecord) and isinstance(rid := effect.record.get("id"), str) and (
+                (effect.app, effect.table) in tables and world.table(effect.app, effect.table).get(rid) is not None):
+            yield (effect.app, effect.table, rid), {k: v for k, v in effect.record.items() if k != "id"}
+
+
+def _turn_ends(spec: EnvSpec) -> list[int]:
+    """The world clock when each reference turn has made its last call (one `tick_s` per call, each later turn's
+    `advance_s` before it)."""
+    clock, ends = parse_time(spec.world.start), []
+    for t, ref in enumerate(spec.reference[:len(spec.turns)]):
+        clock += spec.turns[t].advance_s if t else 0
+        clock += spec.world.tick_s * sum(1 for step in ref.steps if step.call is not None)
+        ends.append(clock)
+    return ends
+
+
+def _due_times(spec: EnvSpec, rule: Any) -> list[int]:
+    """When a rule's effects land on the reference's clock: its set time, or each reference call it answers (its
+    `when` aside) plus its delay; a `once` rule only the first."""
+    if isinstance(rule.on, AtTime):
+        return [parse_time(rule.on.time)]
+    clock, due = parse_time(spec.world.start), []
+    for t, ref in enumerate(spec.reference[:len(spec.turns)]):
+        clock += spec.turns[t].advance_s if t else 0
+        for step in ref.steps:
+            if step.call is None:
+                continue
+            try:
+                if call_matches(rule.on.call, step.call.name, step.call.arguments):
+                    due.append(clock + rule.delay_s)
+            except (PatternTimeout, PatternRefused):  # a spec pattern too slow on the arguments: not taken as made
+                pass
+            clock += spec.world.tick_s
+    return due[:1] if rule.once else due
 
 
 def _other_key_write(writes: list[tuple[int, int, ToolCallSpec]], t: int, key: Key, rewritten: dict[str, Any],

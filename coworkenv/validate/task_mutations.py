@@ -48,6 +48,7 @@ from coworkenv.spec_regex import example
 from coworkenv.validate._check_reads import spec_rules
 from coworkenv.validate._declared_calls import as_builtin, op_params
 from coworkenv.validate._erased_harms import erased_harms
+from coworkenv.validate._guard_negations import negations_met
 from coworkenv.validate._guard_values import world_spelled
 from coworkenv.validate._lenient_answers import numbers_without_records
 from coworkenv.validate._unasked_order import order_probes, rule_order_probes
@@ -676,6 +677,8 @@ def _probes_of(spec: EnvSpec, index: EntityIndex, created: set[tuple[str, str, s
             continue
         wanted = {**where_values(rule.call.tool, rule.call.where), **world_spelled(rule.call.args, final)}
         built = _probe_args(rule.call.tool, wanted, reference_args.get(rule.call.tool, {}), index, created)
+        if built is not None and rule.call.where:  # a negation names no value: the copied one may be the excluded one
+            built = negations_met(rule.call, built, final) or built
         call = through(i, ToolCallSpec(name=rule.call.tool, arguments=built)) if built is not None else None
         if call is None:
             continue

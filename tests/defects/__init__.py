@@ -83,6 +83,7 @@ from tests.defects import (
     entropy_looked_up,
     entropy_reexported,
     entropy_unpinned,
+    erased_by_clock,
     erased_by_world,
     extra_record_tolerant,
     failure_unscored,
@@ -109,6 +110,7 @@ from tests.defects import (
     guard_deletion_evades,
     guard_draft_route,
     guard_key_rollback_evades,
+    guard_negation_unprobed,
     guard_one_end_state,
     guard_one_route,
     guard_other_channel,
@@ -492,10 +494,12 @@ MODULES = (
     unmarked_question_unchecked,
     weekday_answer_unchecked,
     erased_by_world,
+    erased_by_clock,
     frame_keyed_written_value,
     claimed_write_unchecked,
     not_equals_on_text,
     told_answer_unchecked,
+    guard_negation_unprobed,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
