@@ -696,6 +696,8 @@ def isolate(
             ("seal_ordered_dict", "OrderedDict walks nodes the code's own code freed"),
             # deque.index compares items it holds itself (a value's reflected `__eq__` freed the item C compared).
             ("seal_deque", "deque.index hands the code an item it freed"),
+            # Counter counts in Python, holding each count it adds to (a count's own `__add__` freed the count C added one to).
+            ("seal_count_elements", "collections.Counter adds one to a count the code's own code freed"),
             # A partial holds what it calls and prints (a callee's `__setstate__` freed the arguments C still passed).
             ("seal_partial", "functools.partial calls with arguments the code's own code freed"),
             # A comparison key's object is read-only (a reflected method set it anew while C compared it).

@@ -1,6 +1,6 @@
 # expect: ok
 # expect-kernel: ok
-# value: 38
+# value: 42
 # Honest twin of the fifty-fifth round's seals (a memoryview's comparisons and hash, `bytearray.join`,
 # `itertools.groupby`, `atexit.unregister`): what a check does with them answers the same in every set, with the
 # hook's gates and with C's own code: views of one format and of two (struct's way), shapes, strides, NaNs and signed
@@ -10,7 +10,10 @@
 # and without a function and an initial value, of numbers, texts and lists, read in steps; cells compared (sixty-first
 # round's seals): by their contents, empty ones first, orders refused between unorderable contents; weak proxies
 # compared with their referents and each other, a dead one refused; `iter(callable, sentinel)` (sixty-second round's
-# seal): chunks read to the sentinel, a StopIteration of the callable ending it, an error leaving it going, pickled.
+# seal): chunks read to the sentinel, a StopIteration of the callable ending it, an error leaving it going, pickled;
+# `collections.Counter` (sixty-third round's seal): counted from texts, lists, mappings and keywords, counts of other
+# number types, the helper on a plain dict and on a dict whose item store is its own, the errors for a non-iterable
+# and an unhashable element.
 import array
 import atexit
 import itertools
@@ -113,4 +116,41 @@ def check(**p):
         iter(1, 2)
     except TypeError as exc:
         results.append(str(exc) == "iter(v, w): v must be callable")
+    results.extend(counters())
     return sum(1 for r in results if r is True)
+
+
+class Logged(dict):
+    """A dict of the code's own whose item store is its own: the counting helper's general way (C's and the gate's)."""
+
+    def __setitem__(self, key, value):
+        self.setdefault("stores", 0)
+        dict.__setitem__(self, "stores", dict.get(self, "stores") + 1)
+        dict.__setitem__(self, key, value)
+
+
+def counters():
+    import _collections
+    import collections
+    import decimal
+    import fractions
+
+    c = collections.Counter("abracadabra")
+    c.update(["a", "z"], b=3)
+    c.update({"z": 2})
+    numbers = collections.Counter({"x": fractions.Fraction(1, 2), "y": decimal.Decimal("1.5"), "f": 0.25})
+    numbers.update("xyff")
+    plain, logged = {"q": 1}, Logged()
+    _collections._count_elements(plain, "qqr")
+    _collections._count_elements(logged, "ab")
+    results = [(c.most_common(3), c["z"], sorted(collections.Counter(i % 3 for i in range(10)).items()))
+               == ([("a", 6), ("b", 5), ("z", 3)], 3, [(0, 4), (1, 3), (2, 3)]),
+               (numbers["x"], numbers["y"], numbers["f"], plain, logged)
+               == (fractions.Fraction(3, 2), decimal.Decimal("2.5"), 2.25, {"q": 3, "r": 1},
+                   {"stores": 2, "a": 1, "b": 1})]
+    for bad, message in ((5, "'int' object is not iterable"), ([[1]], "unhashable type: 'list'")):
+        try:
+            collections.Counter(bad)
+        except TypeError as exc:
+            results.append(str(exc) == message)
+    return results
