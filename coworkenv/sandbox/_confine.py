@@ -819,13 +819,17 @@ def seal_array() -> str | None:
     return None
 
 
-def _install_gates(cls: Any, flags: Any, gates: dict[str, Any]) -> None:
-    """Set each gate on the C type `cls` through `type.__setattr__`, its immutable flag (`flags`) lifted for the call,
-    so that the type's slots (and every subclass's) follow."""
-    flags.value = cls.__flags__ & ~_TPFLAGS_IMMUTABLETYPE
+def _install_gates(cls: Any, flags: Any, gates: dict[str, Any], removed: tuple[str, ...] = (), cleared: int = 0) -> None:
+    """Set each gate on the C type `cls` through `type.__setattr__` and take each of `removed` its type's dict holds
+    away through `type.__delattr__`, its immutable flag (`flags`) lifted for the calls, so that the type's slots (and
+    every subclass's) follow; the flags in `cleared` (`_TPFLAGS_BASETYPE`: no subclass from now on) stay cleared."""
+    flags.value = cls.__flags__ & ~(_TPFLAGS_IMMUTABLETYPE | cleared)
     try:
         for name, gate in gates.items():
             type.__setattr__(cls, name, gate)
+        for name in removed:
+            if name in cls.__dict__:
+                type.__delattr__(cls, name)
     finally:
         flags.value = cls.__flags__ | _TPFLAGS_IMMUTABLETYPE
 
@@ -1842,12 +1846,7 @@ def seal_groupby() -> str | None:
         type, (grouper_next, groupby_next, function_t(_own_iter.__code__, {}, "__iter__"))))
     gate = function_t(_groupby_new.__code__, {}, "__new__", (None,), None)
     gate.__kwdefaults__ = {"_sealed_tools": (made, build, new, iter, absent)}
-    flags.value = cls.__flags__ & ~_TPFLAGS_IMMUTABLETYPE
-    try:
-        type.__setattr__(cls, "__new__", gate)  # the type's `tp_new` follows: no C groupby is made
-        type.__delattr__(cls, "__setstate__")
-    finally:
-        flags.value = cls.__flags__ | _TPFLAGS_IMMUTABLETYPE
+    _install_gates(cls, flags, {"__new__": gate}, ("__setstate__",))  # `tp_new` follows: no C groupby is made
     return None
 
 
@@ -1894,14 +1893,8 @@ def seal_accumulate() -> str | None:
     steps.__qualname__ = "accumulate"
     gate = function_t(_accumulate_new.__code__, {}, "__new__", (None,), None)
     gate.__kwdefaults__ = {"initial": None, "_sealed_tools": (steps, iter)}
-    flags.value = cls.__flags__ & ~_TPFLAGS_IMMUTABLETYPE
-    try:
-        type.__setattr__(cls, "__new__", gate)  # the type's `tp_new` follows: no C accumulate is made
-        for name in ("__setstate__", "__reduce__"):
-            if name in cls.__dict__:
-                type.__delattr__(cls, name)
-    finally:
-        flags.value = cls.__flags__ | _TPFLAGS_IMMUTABLETYPE
+    # the type's `tp_new` follows: no C accumulate is made
+    _install_gates(cls, flags, {"__new__": gate}, ("__setstate__", "__reduce__"))
     return None
 
 
@@ -1937,11 +1930,8 @@ def seal_count() -> str | None:
     function_t: Any = type(_count_init)
     gate = function_t(_count_init.__code__, {}, "__init__", (0, 1), None)
     gate.__kwdefaults__ = {"_sealed_tools": ((int, bool, float, complex), type, TypeError)}
-    flags.value = cls.__flags__ & ~(_TPFLAGS_IMMUTABLETYPE | _TPFLAGS_BASETYPE)
-    try:
-        type.__setattr__(cls, "__init__", gate)  # `tp_init` follows: every count made by a call runs the gate
-    finally:
-        flags.value = cls.__flags__ | _TPFLAGS_IMMUTABLETYPE
+    # `tp_init` follows: every count made by a call runs the gate; no subclass
+    _install_gates(cls, flags, {"__init__": gate}, cleared=_TPFLAGS_BASETYPE)
     del held[0]["__new__"]  # the slot stays C's; the attribute is object's, which refuses to make a count
     modified(cls)
     try:
@@ -2385,12 +2375,7 @@ def seal_ordered_dict() -> str | None:
              "__repr__": function_t(_odict_repr.__code__, {}, "__repr__", (tools,)),
              "copy": function_t(_odict_copy.__code__, {}, "copy", (tools,)), "pop": pop,
              "popitem": function_t(_odict_popitem.__code__, {}, "popitem", (True, (*tools, pop)))}
-    flags.value = cls.__flags__ & ~_TPFLAGS_IMMUTABLETYPE
-    try:
-        for name, gate in gates.items():
-            type.__setattr__(cls, name, gate)  # the slots of the type and its subclasses follow
-    finally:
-        flags.value = cls.__flags__ | _TPFLAGS_IMMUTABLETYPE
+    _install_gates(cls, flags, gates)  # the slots of the type and its subclasses follow
     return None
 
 
@@ -2433,11 +2418,7 @@ def seal_deque() -> str | None:
         return "deque is not the C type this bootstrap knows"
     function_t: Any = type(_deque_index)
     gate = function_t(_deque_index.__code__, {}, "index", (0, None, (list, len, _index, ValueError, range, TypeError)))
-    flags.value = cls.__flags__ & ~_TPFLAGS_IMMUTABLETYPE
-    try:
-        type.__setattr__(cls, "index", gate)
-    finally:
-        flags.value = cls.__flags__ | _TPFLAGS_IMMUTABLETYPE
+    _install_gates(cls, flags, {"index": gate})
     return None
 
 
@@ -2541,12 +2522,7 @@ def seal_partial() -> str | None:
         kind = pending.pop()
         pending.extend(type.__subclasses__(kind))
         types.append(kind)
-    flags.value = cls.__flags__ & ~_TPFLAGS_IMMUTABLETYPE
-    try:
-        type.__setattr__(cls, "__call__", call)  # the call slots of the type and its subclasses follow
-        type.__setattr__(cls, "__repr__", show)
-    finally:
-        flags.value = cls.__flags__ | _TPFLAGS_IMMUTABLETYPE
+    _install_gates(cls, flags, {"__call__": call, "__repr__": show})  # the call slots (and every subclass's) follow
     for kind in types:  # each call through the slot: a partial's own vectorcall borrowed what it passed
         kind_flags = ctypes.c_ulong.from_address(id(kind) + _TP_FLAGS)
         kind_flags.value = kind_flags.value & ~_TPFLAGS_HAVE_VECTORCALL
@@ -2759,13 +2735,8 @@ def seal_object_dicts(known: dict[str, Any] | None = None) -> str | None:
     reduce = function_t(_partial_reduce.__code__, {}, "__reduce_ex__", (4, (
         own["func"].__get__, own["args"].__get__, own["keywords"].__get__, own["__dict__"].__get__, type, made_again,
         TypeError)))
-    flags.value = partial.__flags__ & ~_TPFLAGS_IMMUTABLETYPE
-    try:  # `__setstate__` replaced the partial's dict (a store into it went on in the freed one)
-        type.__delattr__(partial, "__setstate__")
-        type.__setattr__(partial, "__reduce_ex__", reduce)
-        type.__setattr__(partial, "__reduce__", reduce)
-    finally:
-        flags.value = partial.__flags__ | _TPFLAGS_IMMUTABLETYPE
+    # `__setstate__` replaced the partial's dict (a store into it went on in the freed one)
+    _install_gates(partial, flags, {"__reduce_ex__": reduce, "__reduce__": reduce}, ("__setstate__",))
     for owner in (plain, Full(), DictOnly(), BaseException()):
         try:
             owner.__dict__ = {}
