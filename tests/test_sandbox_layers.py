@@ -1421,6 +1421,71 @@ def test_sealed_iter_holds_the_sentinel_it_compares() -> None:
     assert done.returncode == 0 and done.stdout.strip() == repr(["inner", (True, True)]), (done.stdout, done.stderr)
 
 
+def test_sealed_counter_holds_the_count_it_adds_to() -> None:
+    """After `seal_count_elements` a count whose own `__add__` clears the counter and frees itself (`del self`) is still
+    alive when one is added to it (C's helper read the freed block as an int): the sum is 6; 300 random tallies (mixed
+    keys, counts of other number types, a dict whose `get` or item store is its own) and the helper's errors answer as
+    C's; `collections` imported before the seal and imported again after it both count through the gate. In an
+    interpreter of its own."""
+    code = """if True:
+        import _collections, collections, fractions, importlib.util, random, sys
+        spec = importlib.util.spec_from_file_location("_confine", sys.argv[1])
+        confine = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(confine)
+        original = _collections._count_elements
+
+        class OwnStore(dict):
+            def __setitem__(self, key, value):
+                dict.__setitem__(self, key, value * 2)
+
+        class OwnGet(dict):
+            def get(self, key, default=None):
+                return dict.get(self, key, default) if key != "b" else 10
+
+        def battery():
+            rnd, nan, out = random.Random(7), float("nan"), []
+            for _ in range(300):
+                start = rnd.choice(({}, {"a": 0.5}, {1: fractions.Fraction(1, 3)}, {nan: 2}))
+                target = rnd.choice((collections.Counter, dict, OwnStore, OwnGet))(start)
+                items = [rnd.choice(("a", "b", 1, 1.0, True, (1, 2), nan, None)) for _ in range(rnd.randrange(8))]
+                collections.Counter.update(target, items) if type(target) is collections.Counter else (
+                    collections._count_elements(target, items))
+                out.append(repr(sorted(target.items(), key=repr)))
+            for bad in (5, [[1]], [{}]):
+                try:
+                    collections._count_elements({}, bad)
+                except TypeError as exc:
+                    out.append(str(exc))
+            return out
+
+        before = battery()
+        assert confine.seal_count_elements() is None and _collections._count_elements is not original
+        assert collections._count_elements is _collections._count_elements
+        assert battery() == before
+        del sys.modules["collections"]
+        import collections as again
+        assert again._count_elements is _collections._count_elements and again is not collections
+        held = []
+
+        class Count(int):
+            __slots__ = ()
+
+            def __add__(self, other):
+                counts.clear()
+                del self
+                held.append(bytearray(47))
+                return NotImplemented
+
+        counts = again.Counter()
+        counts["k"] = Count(5)
+        counts.update("k")
+        print(counts["k"], type(counts["k"]).__name__)
+    """
+    confine = Path(__file__).resolve().parents[1] / "coworkenv" / "sandbox" / "_confine.py"
+    done = subprocess.run([sys.executable, "-c", code, str(confine)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.strip() == "6 int", (done.stdout, done.stderr)
+
+
 def test_sealed_list_converts_a_slice_value_before_it_works_the_slice_out() -> None:
     """After `seal_list` and `seal_list_order` a list's extended-slice store whose value's iteration shrinks the list is worked out against
     the size the list has after it (ValueError, nothing written: C wrote past the shrunk table), through `a[s] = v`,
