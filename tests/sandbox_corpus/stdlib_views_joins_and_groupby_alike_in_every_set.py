@@ -1,6 +1,6 @@
 # expect: ok
 # expect-kernel: ok
-# value: 42
+# value: 45
 # Honest twin of the fifty-fifth round's seals (a memoryview's comparisons and hash, `bytearray.join`,
 # `itertools.groupby`, `atexit.unregister`): what a check does with them answers the same in every set, with the
 # hook's gates and with C's own code: views of one format and of two (struct's way), shapes, strides, NaNs and signed
@@ -13,7 +13,8 @@
 # seal): chunks read to the sentinel, a StopIteration of the callable ending it, an error leaving it going, pickled;
 # `collections.Counter` (sixty-third round's seal): counted from texts, lists, mappings and keywords, counts of other
 # number types, the helper on a plain dict and on a dict whose item store is its own, the errors for a non-iterable
-# and an unhashable element.
+# and an unhashable element; `itertools.islice` and `zip_longest` (the same round's seal): slices with and without
+# bounds and steps, what they leave of their source, longest zips with and without a fill, their errors.
 import array
 import atexit
 import itertools
@@ -117,7 +118,33 @@ def check(**p):
     except TypeError as exc:
         results.append(str(exc) == "iter(v, w): v must be callable")
     results.extend(counters())
+    results.extend(slices_and_longest_zips())
     return sum(1 for r in results if r is True)
+
+
+def slices_and_longest_zips():
+    source = iter(range(10))
+    firsts = list(itertools.islice(source, 2, 7, 2))
+    rest = list(source)  # what islice consumed: up to the last item it gave, and no further
+    results = [(firsts, rest, list(itertools.islice("abcdef", 4)), list(itertools.islice(range(5), None)),
+                list(itertools.islice(range(9), 1, None, 3)), list(itertools.islice([], 2, 2)))
+               == ([2, 4, 6], [7, 8, 9], ["a", "b", "c", "d"], [0, 1, 2, 3, 4], [1, 4, 7], []),
+               (list(itertools.zip_longest("ab", [1, 2, 3], fillvalue="-")), list(itertools.zip_longest()),
+                list(itertools.zip_longest([1], iter([]))))
+               == ([("a", 1), ("b", 2), ("-", 3)], [], [(1, None)])]
+    errors = []
+    for make in (lambda: itertools.islice(range(3), -1), lambda: itertools.islice(range(3), 0, 5, 0),
+                 lambda: itertools.islice(range(3), "x", 2), lambda: itertools.islice(5, 1),
+                 lambda: itertools.zip_longest([], fill=1)):
+        try:
+            make()
+        except (TypeError, ValueError) as exc:
+            errors.append(str(exc))
+    results.append(errors == ["Stop argument for islice() must be None or an integer: 0 <= x <= sys.maxsize.",
+                              "Step for islice() must be a positive integer or None.",
+                              "Indices for islice() must be None or an integer: 0 <= x <= sys.maxsize.",
+                              "'int' object is not iterable", "zip_longest() got an unexpected keyword argument"])
+    return results
 
 
 class Logged(dict):
