@@ -1956,9 +1956,25 @@ def _islice_new(cls: Any, *args: Any, _sealed_tools: Any = (), **named: Any) -> 
     return steps(iter_(args[0]), start, stop, step)  # C's TypeError for what is not iterable, at once
 
 
-def _islice_steps(it: Any, start: Any, stop: Any, step: Any, next_: Any = None, stop_iteration: Any = None) -> Any:
-    done, ahead = 0, start  # `it` held by this frame while its `__next__` runs the code's own code
-    while True:
+def _islice_steps(it: Any, start: Any, stop: Any, step: Any, next_: Any = None, stop_iteration: Any = None,
+                  zip_: Any = None, range_: Any = None) -> Any:
+    done = 0  # `it` held by this frame (and by the zip below) while its `__next__` runs the code's own code
+    try:
+        while done < start:  # C skips to the start at the first step, whatever the stop
+            next_(it)
+            done += 1
+    except stop_iteration:
+        return
+    if step == 1:  # the usual slice: the loop (or a zip that asks the range first, as C stops) steps the source
+        if stop == -1:
+            for item in it:
+                yield item
+        elif done < stop:
+            for _, item in zip_(range_(stop - done), it):
+                yield item
+        return
+    ahead = done
+    while stop == -1 or done < stop:
         try:
             while done < ahead:
                 next_(it)
@@ -2015,7 +2031,7 @@ def seal_reentered_iterators() -> str | None:
 
     function_t: Any = type(_islice_new)
     made = {
-        "islice": (_islice_new, _islice_steps, (next, StopIteration)),
+        "islice": (_islice_new, _islice_steps, (next, StopIteration, zip, range)),
         "zip_longest": (_zip_longest_new, _zip_longest_steps, (next, StopIteration, list, tuple, len, range)),
     }
     for name, (new, step_code, step_tools) in made.items():
