@@ -682,6 +682,9 @@ def isolate(
             # itertools.accumulate answers iterators whose frames hold the total they add to (a value's reflected
             # `__radd__` that advanced the accumulate freed the total C went on adding to).
             ("seal_accumulate", "itertools.accumulate adds to a total the code's own code freed"),
+            # itertools.islice and zip_longest answer generators whose frames hold the iterators they step (a source
+            # whose `__next__` ended the same islice or zip_longest again was freed while C stepped or dropped it).
+            ("seal_reentered_iterators", "itertools.islice or zip_longest steps a source the code's own code freed"),
             # itertools.count counts plain numbers only (a step's reflected `__radd__` that advanced the count freed
             # the count C went on adding to and returned).
             ("seal_count", "itertools.count adds to a count the code's own code freed"),
@@ -696,6 +699,8 @@ def isolate(
             ("seal_ordered_dict", "OrderedDict walks nodes the code's own code freed"),
             # deque.index compares items it holds itself (a value's reflected `__eq__` freed the item C compared).
             ("seal_deque", "deque.index hands the code an item it freed"),
+            # Counter counts in Python, holding each count it adds to (a count's own `__add__` freed the count C added one to).
+            ("seal_count_elements", "collections.Counter adds one to a count the code's own code freed"),
             # A partial holds what it calls and prints (a callee's `__setstate__` freed the arguments C still passed).
             ("seal_partial", "functools.partial calls with arguments the code's own code freed"),
             # A comparison key's object is read-only (a reflected method set it anew while C compared it).

@@ -1,6 +1,6 @@
 # expect: ok
 # expect-kernel: ok
-# value: 38
+# value: 45
 # Honest twin of the fifty-fifth round's seals (a memoryview's comparisons and hash, `bytearray.join`,
 # `itertools.groupby`, `atexit.unregister`): what a check does with them answers the same in every set, with the
 # hook's gates and with C's own code: views of one format and of two (struct's way), shapes, strides, NaNs and signed
@@ -10,7 +10,11 @@
 # and without a function and an initial value, of numbers, texts and lists, read in steps; cells compared (sixty-first
 # round's seals): by their contents, empty ones first, orders refused between unorderable contents; weak proxies
 # compared with their referents and each other, a dead one refused; `iter(callable, sentinel)` (sixty-second round's
-# seal): chunks read to the sentinel, a StopIteration of the callable ending it, an error leaving it going, pickled.
+# seal): chunks read to the sentinel, a StopIteration of the callable ending it, an error leaving it going, pickled;
+# `collections.Counter` (sixty-third round's seal): counted from texts, lists, mappings and keywords, counts of other
+# number types, the helper on a plain dict and on a dict whose item store is its own, the errors for a non-iterable
+# and an unhashable element; `itertools.islice` and `zip_longest` (the same round's seal): slices with and without
+# bounds and steps, what they leave of their source, longest zips with and without a fill, their errors.
 import array
 import atexit
 import itertools
@@ -113,4 +117,67 @@ def check(**p):
         iter(1, 2)
     except TypeError as exc:
         results.append(str(exc) == "iter(v, w): v must be callable")
+    results.extend(counters())
+    results.extend(slices_and_longest_zips())
     return sum(1 for r in results if r is True)
+
+
+def slices_and_longest_zips():
+    source = iter(range(10))
+    firsts = list(itertools.islice(source, 2, 7, 2))
+    rest = list(source)  # what islice consumed: up to the last item it gave, and no further
+    results = [(firsts, rest, list(itertools.islice("abcdef", 4)), list(itertools.islice(range(5), None)),
+                list(itertools.islice(range(9), 1, None, 3)), list(itertools.islice([], 2, 2)))
+               == ([2, 4, 6], [7, 8, 9], ["a", "b", "c", "d"], [0, 1, 2, 3, 4], [1, 4, 7], []),
+               (list(itertools.zip_longest("ab", [1, 2, 3], fillvalue="-")), list(itertools.zip_longest()),
+                list(itertools.zip_longest([1], iter([]))))
+               == ([("a", 1), ("b", 2), ("-", 3)], [], [(1, None)])]
+    errors = []
+    for make in (lambda: itertools.islice(range(3), -1), lambda: itertools.islice(range(3), 0, 5, 0),
+                 lambda: itertools.islice(range(3), "x", 2), lambda: itertools.islice(5, 1),
+                 lambda: itertools.zip_longest([], fill=1)):
+        try:
+            make()
+        except (TypeError, ValueError) as exc:
+            errors.append(str(exc))
+    results.append(errors == ["Stop argument for islice() must be None or an integer: 0 <= x <= sys.maxsize.",
+                              "Step for islice() must be a positive integer or None.",
+                              "Indices for islice() must be None or an integer: 0 <= x <= sys.maxsize.",
+                              "'int' object is not iterable", "zip_longest() got an unexpected keyword argument"])
+    return results
+
+
+class Logged(dict):
+    """A dict of the code's own whose item store is its own: the counting helper's general way (C's and the gate's)."""
+
+    def __setitem__(self, key, value):
+        self.setdefault("stores", 0)
+        dict.__setitem__(self, "stores", dict.get(self, "stores") + 1)
+        dict.__setitem__(self, key, value)
+
+
+def counters():
+    import _collections
+    import collections
+    import decimal
+    import fractions
+
+    c = collections.Counter("abracadabra")
+    c.update(["a", "z"], b=3)
+    c.update({"z": 2})
+    numbers = collections.Counter({"x": fractions.Fraction(1, 2), "y": decimal.Decimal("1.5"), "f": 0.25})
+    numbers.update("xyff")
+    plain, logged = {"q": 1}, Logged()
+    _collections._count_elements(plain, "qqr")
+    _collections._count_elements(logged, "ab")
+    results = [(c.most_common(3), c["z"], sorted(collections.Counter(i % 3 for i in range(10)).items()))
+               == ([("a", 6), ("b", 5), ("z", 3)], 3, [(0, 4), (1, 3), (2, 3)]),
+               (numbers["x"], numbers["y"], numbers["f"], plain, logged)
+               == (fractions.Fraction(3, 2), decimal.Decimal("2.5"), 2.25, {"q": 3, "r": 1},
+                   {"stores": 2, "a": 1, "b": 1})]
+    for bad, message in ((5, "'int' object is not iterable"), ([[1]], "unhashable type: 'list'")):
+        try:
+            collections.Counter(bad)
+        except TypeError as exc:
+            results.append(str(exc) == message)
+    return results
