@@ -70,7 +70,7 @@ def vllm_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[VLLMServer
         ensure_vllm_venv(workdir / "vllm_setup.log")
     except (VLLMSetupError, OSError) as exc:
         pytest.skip(f"the vLLM CPU venv could not be created (scripts/vllm_cpu_setup.sh): {exc}")
-    with running_vllm_cpu_server(workdir) as server:
+    with running_vllm_cpu_server(workdir, worker_in_engine_core=True) as server:  # two processes, not three
         TIMINGS.update(server.timings_s)
         yield server
     print(f"\nvLLM CPU timings (s): {json.dumps({k: round(v, 2) for k, v in TIMINGS.items()})}")

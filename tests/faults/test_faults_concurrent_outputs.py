@@ -19,10 +19,8 @@ three files at once). Measured: each case failing on main (the folder mixed, bot
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import orjson
@@ -33,15 +31,31 @@ from coworkenv.examples import example_names
 from coworkenv.loading import load_spec
 from tests.faults.harness import ROOT, spec_folder
 from tests.support.fake_openai_server import FakeOpenAIServer
+from tests.support.preloaded_python import PreloadedPython, Started
 
 WAITING = "is running; waiting for it to end"
 pytestmark = pytest.mark.timeout(900)
+# What the three commands import (the rest they import themselves): paid once per server, not once per child.
+Servers = tuple[PreloadedPython, PreloadedPython]
+PRELOAD = ("tests.faults.child", "tests.faults.scenarios", "coworkenv.cli", "coworkenv.cli.validate",
+           "coworkenv.cli.rollout", "coworkenv.validate", "coworkenv.rollout", "trainers.evaluate", "pyarrow.parquet")
 
 
-def _child(args: list[str], log: Path) -> subprocess.Popen[bytes]:
-    with log.open("wb") as sink:
-        return subprocess.Popen([sys.executable, "-m", "tests.faults.child", *args], cwd=ROOT, stdout=sink,
-                                stderr=subprocess.STDOUT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+@pytest.fixture(scope="module")
+def servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Servers]:
+    """Two interpreters that imported the commands once, each forking one child at a time (the first run of a case
+    from one, the second from the other): 2 imports a module, not 2 a case. Each child is `python -m
+    tests.faults.child ARGS` as a fresh one runs it, in ROOT, in this process's environment."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    pair = tuple(PreloadedPython(PRELOAD, cwd=ROOT, env=env, folder=tmp_path_factory.mktemp(f"server{i}"))
+                 for i in (1, 2))
+    yield pair[0], pair[1]
+    for server in pair:
+        server.close()
+
+
+def _child(server: PreloadedPython, args: list[str], log: Path) -> Started:
+    return server.start(f"from tests.faults.child import main\nmain({args!r})", log)
 
 
 def _wait(condition: Callable[[], bool], seconds: float) -> None:
@@ -50,19 +64,27 @@ def _wait(condition: Callable[[], bool], seconds: float) -> None:
         time.sleep(0.05)
 
 
-def _at_once(tmp_path: Path, pause_at: str, first: list[str], second: list[str]) -> tuple[int, str, int, str]:
+def _at_once(servers: Servers, tmp_path: Path, pause_at: str, first: list[str],
+             second: list[str]) -> tuple[int, str, int, str]:
     """Run FIRST paused at PAUSE_AT (between its checks and its writes), then SECOND into the same folder; let FIRST
     go once SECOND has ended or says it waits. Returns both exit codes and outputs."""
     paused, go = tmp_path / "paused", tmp_path / "go"
     one_log, two_log = tmp_path / "one.log", tmp_path / "two.log"
-    one = _child(["--call", "tests.faults.scenarios:command_pausing", "--", pause_at, str(paused), str(go), *first],
-                 one_log)
-    _wait(lambda: paused.exists() or one.poll() is not None, 300)
-    assert paused.exists(), one_log.read_text()[-3000:]
-    two = _child(["--", *second], two_log)
-    _wait(lambda: two.poll() is not None or WAITING in two_log.read_text(), 300)
-    go.touch()
-    one_code, two_code = one.wait(timeout=300), two.wait(timeout=300)
+    started: list[Started] = []
+    try:
+        one = _child(servers[0], ["--call", "tests.faults.scenarios:command_pausing", "--", pause_at, str(paused),
+                                  str(go), *first], one_log)
+        started.append(one)
+        _wait(lambda: paused.exists() or one.poll() is not None, 300)
+        assert paused.exists(), one_log.read_text()[-3000:]
+        two = _child(servers[1], ["--", *second], two_log)
+        started.append(two)
+        _wait(lambda: two.poll() is not None or (two_log.exists() and WAITING in two_log.read_text()), 300)
+        go.touch()
+        one_code, two_code = one.wait(timeout=300), two.wait(timeout=300)
+    finally:  # a case that failed half-way leaves no child behind to hold its server from the next case
+        for child in started:
+            child.kill()
     return one_code, one_log.read_text(), two_code, two_log.read_text()
 
 
@@ -97,11 +119,12 @@ VALIDATE_PAUSES = {"before its rejected table": "coworkenv.validate:rejected_tab
                                                  ("before its funnel", "as written"),
                                                  ("before its rejected table", "through a link"),
                                                  ("before its funnel", "relative")])
-def test_two_validates_into_one_folder_leave_one_runs_files(tmp_path: Path, pause: str, spelling: str) -> None:
+def test_two_validates_into_one_folder_leave_one_runs_files(servers: Servers, tmp_path: Path, pause: str,
+                                                            spelling: str) -> None:
     pause_at = VALIDATE_PAUSES[pause]
     a, b = _spec_sets(tmp_path)
     out = tmp_path / "V"
-    one, one_out, two, two_out = _at_once(tmp_path, pause_at, ["validate", str(a), "--out", str(out)],
+    one, one_out, two, two_out = _at_once(servers, tmp_path, pause_at, ["validate", str(a), "--out", str(out)],
                                           ["validate", str(b), "--out", _second_out(tmp_path, out, spelling)])
     assert (one, two) == (0, 0), one_out[-2000:] + two_out[-2000:]
     accepted = set(pq.read_table(out / "accepted.parquet", columns=["env_id"]).column("env_id").to_pylist())
@@ -121,11 +144,11 @@ def _trajectory_envs(folder: Path) -> list[set[str]]:
 
 
 @pytest.mark.parametrize("spelling", SPELLINGS)
-def test_two_rollouts_of_two_spec_sets_into_one_folder_leave_one_spec_sets_episodes(tmp_path: Path,
+def test_two_rollouts_of_two_spec_sets_into_one_folder_leave_one_spec_sets_episodes(servers: Servers, tmp_path: Path,
                                                                                     spelling: str) -> None:
     a, b = _spec_sets(tmp_path)
     out = tmp_path / "T"
-    one, one_out, two, two_out = _at_once(tmp_path, "coworkenv.rollout:rollout_specs",
+    one, one_out, two, two_out = _at_once(servers, tmp_path, "coworkenv.rollout:rollout_specs",
                                           ["rollout", str(a), "--out", str(out)],
                                           ["rollout", str(b), "--out", _second_out(tmp_path, out, spelling)])
     files = _trajectory_envs(out)
@@ -141,13 +164,13 @@ def _second_refused(one: int, one_out: str, two: int, two_out: str) -> None:
 
 
 @pytest.mark.parametrize("spelling", SPELLINGS)
-def test_two_evals_of_two_models_into_one_folder_leave_the_reports_episodes_only(tmp_path: Path,
+def test_two_evals_of_two_models_into_one_folder_leave_the_reports_episodes_only(servers: Servers, tmp_path: Path,
                                                                                  spelling: str) -> None:
     a, _ = _spec_sets(tmp_path)
     out = tmp_path / "D"
     with FakeOpenAIServer() as server:
         common = ["--llm", f"{server.url}/v1", "--envs", str(a), "--max-steps", "2"]
-        one, one_out, two, two_out = _at_once(tmp_path, "trainers.evaluate:evaluate",
+        one, one_out, two, two_out = _at_once(servers, tmp_path, "trainers.evaluate:evaluate",
                                               ["eval", *common, "--model", "model-a", "--out", str(out)],
                                               ["eval", *common, "--model", "model-b", "--out",
                                                _second_out(tmp_path, out, spelling)])
@@ -159,14 +182,15 @@ def test_two_evals_of_two_models_into_one_folder_leave_the_reports_episodes_only
     _second_refused(one, one_out, two, two_out)
 
 
-def test_two_evals_over_two_spec_sets_into_one_folder_leave_the_reports_episodes_only(tmp_path: Path) -> None:
+def test_two_evals_over_two_spec_sets_into_one_folder_leave_the_reports_episodes_only(servers: Servers,
+                                                                                       tmp_path: Path) -> None:
     """One model over the held-out set and over another set at once: main left both sets' episodes in `D/runs`
     under a report of one set."""
     a, b = _spec_sets(tmp_path)
     out = tmp_path / "D"
     with FakeOpenAIServer() as server:
         common = ["--llm", f"{server.url}/v1", "--model", "model-a", "--max-steps", "2", "--out", str(out)]
-        one, one_out, two, two_out = _at_once(tmp_path, "trainers.evaluate:evaluate", ["eval", *common, "--envs", str(a)],
+        one, one_out, two, two_out = _at_once(servers, tmp_path, "trainers.evaluate:evaluate", ["eval", *common, "--envs", str(a)],
                                               ["eval", *common, "--envs", str(b)])
     envs = set().union(*_trajectory_envs(out / "runs"))
     assert envs == _env_ids(a), f"D/runs holds {len(envs)} envs; the report's run had {len(_env_ids(a))}"
@@ -178,7 +202,7 @@ GUARDS = ["two rollouts, the second with --add", "two rollouts of one spec set b
 
 
 @pytest.mark.parametrize("case", GUARDS)
-def test_two_runs_meant_to_share_a_folder_both_end_in_it(tmp_path: Path, case: str) -> None:
+def test_two_runs_meant_to_share_a_folder_both_end_in_it(servers: Servers, tmp_path: Path, case: str) -> None:
     """Regression guards (main ended so too): a rollout with `--add` keeps the other's episodes on purpose; two
     teachers (here the oracle under two seeds) over one spec set are meant to share the folder; the same eval twice
     leaves one report and its episodes once."""
@@ -188,14 +212,14 @@ def test_two_runs_meant_to_share_a_folder_both_end_in_it(tmp_path: Path, case: s
         with FakeOpenAIServer() as server:
             command = ["eval", "--llm", f"{server.url}/v1", "--model", "model-a", "--max-steps", "2", "--envs", str(a),
                        "--out", str(out)]
-            one, one_out, two, two_out = _at_once(tmp_path, "trainers.evaluate:evaluate", command, command)
+            one, one_out, two, two_out = _at_once(servers, tmp_path, "trainers.evaluate:evaluate", command, command)
         assert (one, two) == (0, 0), one_out[-2000:] + two_out[-2000:]
         assert _trajectory_envs(out / "runs") == [_env_ids(a)]
         return
     out = tmp_path / "T"
     second = ["rollout", str(b), "--out", str(out), "--add"] if "--add" in case else \
         ["rollout", str(a), "--out", str(out), "--seed", "7"]
-    one, one_out, two, two_out = _at_once(tmp_path, "coworkenv.rollout:rollout_specs",
+    one, one_out, two, two_out = _at_once(servers, tmp_path, "coworkenv.rollout:rollout_specs",
                                           ["rollout", str(a), "--out", str(out)], second)
     assert (one, two) == (0, 0), one_out[-2000:] + two_out[-2000:]
     expected = [_env_ids(a), _env_ids(b)] if "--add" in case else [_env_ids(a), _env_ids(a)]

@@ -37,6 +37,9 @@ for line in sys.stdin:
             for fd, path, flags in ((0, request["stdin"], os.O_RDONLY),
                                     (1, request["out"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC),
                                     (2, request["err"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC)):
+                if fd == 2 and path == request["out"]:  # stderr into stdout's file, as `2>&1` (one offset)
+                    os.dup2(1, 2)
+                    continue
                 opened = os.open(path, flags, 0o644)
                 os.dup2(opened, fd)
                 os.close(opened)
@@ -77,14 +80,29 @@ class PreloadedPython:
         self.process = subprocess.Popen([sys.executable, "-c", _SERVE, *modules], cwd=cwd, env=env,
                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
 
-    def run(self, code: str, stdin: str, timeout: float) -> subprocess.CompletedProcess[str]:
+    def start(self, code: str, output: Path, stdin: str = "") -> Started:
+        """Start `code` in a forked child and return at once (one child of this server at a time; start several
+        servers for children side by side): its stdout and stderr both go to `output`, as `subprocess.Popen(...,
+        stdout=open(output, "wb"), stderr=subprocess.STDOUT)` writes them."""
+        self.runs += 1
+        stdin_path = self.folder / f"{self.runs}.stdin"
+        stdin_path.write_text(stdin)
+        return Started(self, self._request(code, {"stdin": stdin_path, "out": output, "err": output}))
+
+    def _request(self, code: str, paths: dict[str, Path]) -> int:
+        """Send one request; the child's pid."""
         assert self.process.stdin is not None and self.process.stdout is not None
+        request = json.dumps({"code": code, **{k: str(v) for k, v in paths.items()}}) + "\n"
+        self.process.stdin.write(request.encode())
+        pid: int = json.loads(self._line())["pid"]
+        return pid
+
+    def run(self, code: str, stdin: str, timeout: float) -> subprocess.CompletedProcess[str]:
+        assert self.process.stdout is not None
         self.runs += 1
         paths = {name: self.folder / f"{self.runs}.{name}" for name in ("stdin", "out", "err")}
         paths["stdin"].write_text(stdin)
-        request = json.dumps({"code": code, **{k: str(v) for k, v in paths.items()}}) + "\n"
-        self.process.stdin.write(request.encode())
-        pid = json.loads(self._line())["pid"]
+        pid = self._request(code, paths)
         ready, _, _ = select.select([self.process.stdout], [], [], timeout)
         timed_out = not ready
         if timed_out:
@@ -111,3 +129,37 @@ class PreloadedPython:
         self.process.wait(timeout=60)
         if self.own_folder:
             shutil.rmtree(self.folder, ignore_errors=True)
+
+
+class Started:
+    """A child of `PreloadedPython.start`, answering as much of `subprocess.Popen` as a test that waits on a child
+    asks: `pid`, `poll()`, `wait(timeout)` (`subprocess.TimeoutExpired` past it; the child goes on running)."""
+
+    def __init__(self, server: PreloadedPython, pid: int) -> None:
+        self.server = server
+        self.pid = pid
+        self.returncode: int | None = None
+
+    def poll(self) -> int | None:
+        return self.wait(0.0) if self.returncode is None and self._ended(0.0) else self.returncode
+
+    def wait(self, timeout: float | None = None) -> int:
+        if self.returncode is None:
+            if not self._ended(timeout):
+                raise subprocess.TimeoutExpired(["python", "-c", "..."], timeout or 0.0)
+            self.returncode = int(json.loads(self.server._line())["returncode"])
+        return self.returncode
+
+    def kill(self) -> None:
+        """SIGKILL the child's process group unless it has ended, and wait for it (its server is free again)."""
+        if self.poll() is None:
+            with contextlib.suppress(ProcessLookupError):  # it ended just now
+                os.killpg(self.pid, signal.SIGKILL)
+            self.wait()
+
+    def _ended(self, timeout: float | None) -> bool:
+        """Whether the server has said the child ended (its line waits on the pipe), waiting up to `timeout`."""
+        stdout = self.server.process.stdout
+        assert stdout is not None
+        ready, _, _ = select.select([stdout], [], [], timeout)
+        return bool(ready)

@@ -245,6 +245,16 @@ def server_env(rpc_dir: Path) -> dict[str, str]:
     return env
 
 
+# For the tests (`worker_in_engine_core`): the server's model worker in its engine-core process (vLLM's uniprocess
+# executor). On the CPU vLLM otherwise starts a third process for it, which imports torch and vLLM once more (~20 s
+# of a loaded 2-core machine) for a model of two layers. The API server and the engine core stay two processes that
+# talk through the ZMQ sockets of `rpc_dir` (tested), as on any vLLM server. One OpenMP thread, as vLLM's own worker
+# process sets for itself: in the engine core it cannot (it logs "doesn't allow to use torch.set_num_threads after
+# the thread binding"), and two spinning OpenMP threads on a loaded 2-core machine made a 6-request batch take 22 s
+# instead of 2. A benchmark of the server (benchmarks/bench_vllm_serve.py) keeps vLLM's own process layout.
+SERVER_ENGINE_ENV: dict[str, str] = {"VLLM_ENABLE_V1_MULTIPROCESSING": "0", "OMP_NUM_THREADS": "1"}
+
+
 def _rpc_dir(near: Path) -> Path:
     """A new folder in `near` for one vLLM run's sockets, or in the temp folder where a socket's path in `near` (the
     folder, `/` and a 36-character uuid) would pass the 107 bytes a unix socket's path may have."""
@@ -253,15 +263,18 @@ def _rpc_dir(near: Path) -> Path:
     return Path(tempfile.mkdtemp(prefix="vllm-rpc-"))
 
 
-def start_vllm_server(model_dir: Path, log_path: Path, *, timeout_s: float = 600) -> VLLMServer:
-    """Start vLLM on a free loopback port and wait until /health answers; raise with the log tail if not."""
+def start_vllm_server(model_dir: Path, log_path: Path, *, timeout_s: float = 600,
+                      worker_in_engine_core: bool = False) -> VLLMServer:
+    """Start vLLM on a free loopback port and wait until /health answers; raise with the log tail if not.
+    `worker_in_engine_core`: SERVER_ENGINE_ENV's layout (two processes, not three)."""
     port = free_port()
     started = time.monotonic()
     log = log_path.open("wb")
     rpc_dir = _rpc_dir(log_path.parent)
     process = subprocess.Popen(
         server_command(model_dir, port), stdout=log, stderr=subprocess.STDOUT,
-        env=server_env(rpc_dir), cwd=model_dir, start_new_session=True,
+        env={**server_env(rpc_dir), **(SERVER_ENGINE_ENV if worker_in_engine_core else {})}, cwd=model_dir,
+        start_new_session=True,
     )
     log.close()
     server = VLLMServer(process=process, port=port, log_path=log_path, rpc_dir=rpc_dir)
@@ -282,7 +295,7 @@ def start_vllm_server(model_dir: Path, log_path: Path, *, timeout_s: float = 600
 
 
 @contextlib.contextmanager
-def running_vllm_cpu_server(workdir: Path) -> Iterator[VLLMServer]:
+def running_vllm_cpu_server(workdir: Path, *, worker_in_engine_core: bool = False) -> Iterator[VLLMServer]:
     """Set up the venv (idempotent), build the tiny model in `workdir`, serve it; stop it on exit.
 
     `server.timings_s` holds venv_setup, model_build and server_start seconds.
@@ -292,7 +305,7 @@ def running_vllm_cpu_server(workdir: Path) -> Iterator[VLLMServer]:
     venv_ready = time.monotonic()
     model_dir = build_tiny_qwen3(workdir / "tiny-qwen3")
     model_ready = time.monotonic()
-    server = start_vllm_server(model_dir, workdir / "vllm_server.log")
+    server = start_vllm_server(model_dir, workdir / "vllm_server.log", worker_in_engine_core=worker_in_engine_core)
     server.model_dir = model_dir
     server.timings_s.update({"venv_setup": venv_ready - started, "model_build": model_ready - venv_ready})
     try:
@@ -311,8 +324,10 @@ OFFLINE_ENGINE_KWARGS: dict[str, object] = {
 }
 # The offline engine in the interpreter that asks it (vLLM's in-process engine core and worker): on the CPU, vLLM
 # otherwise starts an engine-core process and a worker process, each importing torch and vLLM again (~45 s of a
-# 70 s test on a loaded 2-core machine); the server keeps its processes (its ZMQ sockets are tested).
-OFFLINE_ENGINE_ENV: dict[str, str] = {"VLLM_ENABLE_V1_MULTIPROCESSING": "0"}
+# 70 s test on a loaded 2-core machine); the server keeps its API server and engine-core processes (its ZMQ
+# sockets are tested). One OpenMP thread, as SERVER_ENGINE_ENV's engine core: with two, the 3 requests after the
+# first took 18.7 s of spinning threads at load 14 (one thread: 0.02-0.6 s; the whole smoke 27 s of CPU -> 13-19 s).
+OFFLINE_ENGINE_ENV: dict[str, str] = SERVER_ENGINE_ENV
 
 
 def _offline_smoke_in_venv(model_dir: Path, requests_path: Path, out_path: Path) -> None:
