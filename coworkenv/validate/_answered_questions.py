@@ -9,13 +9,15 @@ DM (`lookup_answer_source`: "Hi Nia, what's the renewal date of the Yarrow Bank 
 check was accepted (defects115). Made for every message, that near miss rejected sound specs whose messages state
 numbers no check needs (status posts, hand-overs: defects113 measured 198 of 987 twins). What tells an answer apart:
 - the conversation the message goes to holds a message of its recipient: from the person the DM goes to (in the DM
-  with the user), from anyone but the user (in the channel posted to), a mail from the address the new mail goes to.
-  Whatever its wording: until defects122 it had to read as a question (a question mark, or one of a list of
-  phrases, "please let me know", "could you send me", "I need the", defects118), and a request worded otherwise
-  ("Need the renewal date before my call.", "Reply with the escalation code when you can.", "I am after the SLA
-  review date.") let a message check reading only what was asked about pass a wrong answer. Without the phrases no
-  spec of the strict sweep (seeds 1-30, the examples) and no corpus twin got a new near miss that passes but the
-  meeting_reschedule example's mail to the attendees (and its 20 twins), which its checks read;
+  with the user) or a mail from the address the new mail goes to, whatever its wording; in a team channel, a
+  question from anyone but the user (`_QUESTION`: a question mark, or one of a list of phrases, "please let me
+  know", "could you send me", "I need the", defects118). Until defects122 a DM's or a mail's request had to read as
+  a question too, and one worded otherwise ("Need the renewal date before my call.", "Reply with the escalation code
+  when you can.", "I am after the SLA review date.") let a message check reading only what was asked about pass a
+  wrong answer. Without the phrases there, no spec of the strict sweep (seeds 1-30, the examples) and no corpus twin
+  got a new near miss that passes (the meeting_reschedule example's mail to the attendees, and its 20 twins, got
+  one its checks fail). In a channel the phrases stay: without them the incident_rollback example's status post in
+  #incidents, which shares words with what the team posted there, was rejected;
 - the request and the message share a word of what it is about (`renewal`, `Yarrow`, `svc-geo`: not "Can someone
   review my PR?" in the channel a status post goes to, a question nobody answered there, adapt_silent_change@16);
 - the message states a fact (`entities.stated_facts`: a date, a day by its name or from today, a code, a number, an
@@ -61,6 +63,24 @@ from coworkenv.validate.entities import (
 
 _DM, _POST = "chat_send_dm", "chat_post_message"
 _MAILS = frozenset({"mail_send", "mail_save_draft"})
+# A question in a team channel: a question mark, or a request for something told, sent or confirmed, asked without one
+# ("please let me know the renewal date.", "could you send me the escalation code for Bison Hotels.", "I need the
+# hotline for a call.", "Hi Elif, what's the cost center for Escarpment."; defects118). Only a channel's messages must
+# read as one (defects122): there anyone's status chatter shares words with a post (see the module docstring).
+_QUESTION = re.compile(
+    r"\?"
+    r"|\blet\s+(?:me|us)\s+know\b"
+    r"|\b(?:please|pls|kindly)\s+(?:\w+\s+)?(?:send|share|confirm|tell|give|provide|forward|find|look\s+up|remind|"
+    r"advise|check|post|drop|lmk)\b"
+    r"|\b(?:can|could|would|will)\s+(?:you|someone|anyone|somebody|anybody)\s+(?:please\s+)?(?:send|share|confirm|"
+    r"tell|give|provide|forward|find|look\s+up|remind|advise|check|post|drop|let)\b"
+    r"|\b(?:tell|send|give|show|remind|forward)\s+me\b"
+    r"|\bi\s*(?:need|want|would\s+like|'d\s+like)\s+(?:to\s+know\s+)?(?:the|a|an|your|our|its|their|what|which|"
+    r"when|where|how|who)\b"
+    r"|\b(?:do|does)\s+(?:you|anyone|someone|anybody|somebody)\s+know\b"
+    r"|\bwondering\s+(?:what|when|where|which|who|how|if|whether)\b|\bany\s+idea\b"
+    r"|(?:^|[.!,;:]\s*)(?:what|when|where|which|who|how)(?:'s|\s+(?:is|are|was|were|does|do|did|will|should))\b",
+    re.IGNORECASE)
 _WORD = re.compile(r"[a-z][\w-]{3,}")  # a word of four characters or more, lower case
 # Words any question and any message may share without being about the same thing.
 _COMMON = frozenset({"about", "after", "again", "also", "anyone", "anything", "asked", "before", "been", "being",
@@ -205,7 +225,8 @@ def _questions(index: EntityIndex, op: str, args: dict[str, Any]) -> list[str]:
         if channel is None:
             return []
         return [str(m["text"]) for m in index.rows("chat", "messages")
-                if m.get("channel") == channel and m.get("sender") not in (user, "me")]
+                if m.get("channel") == channel and m.get("sender") not in (user, "me")
+                and _QUESTION.search(str(m.get("text")))]
     to = args.get("to")
     recipients = {str(r).lower() for r in (to if isinstance(to, list) else [to]) if r}
     addresses = {a for r in recipients if (a := index.address(r)) is not None}

@@ -3,8 +3,8 @@ renewal date of the Ibis Homes contract before my call.", "Reply with the escala
 can.", "Find the answer and get back to me with it and the file it came from."), and the check on the answer reads
 only what was asked about or the source, not the answer: a wrong answer passes.
 
-Two ways in: a colleague asks in their DM, by mail or in a team channel and the task answers with a message outside
-the request's thread (a DM, a new mail or draft, a post: no `in_reply_to`); or the user asks the agent to be told the answer and only the final
+Two ways in: a colleague asks in their DM or by mail and the task answers with a message outside the request's thread
+(a DM, a new mail or draft: no `in_reply_to`); or the user asks the agent to be told the answer and only the final
 reply states it, checked by the source it names or not at all. Before defects122 the gates read a request as one only
 when it held a question mark or one of the phrases of `_answered_questions._QUESTION` ("let me know", "could you
 send", "tell me", "I need"), and a reply as asked for only when a check read it or the request held one of
@@ -20,8 +20,6 @@ from tests.defects._core import CorpusError, Defect, Edit, Spec
 from tests.defects.told_answer_unchecked import _checked, _told
 from tests.defects.told_answer_unchecked import _wrong as _wrong_told
 from tests.defects.unmarked_question_unchecked import _case as _unmarked_case
-from tests.defects.unmarked_question_unchecked import _then, _unmarked
-from tests.defects.unthreaded_answer_unchecked import _in_channel, _in_channel_question_words, _wrong_answer
 
 CLASS = "unphrased_request_unchecked"
 # How a program can detect the class (what the gates should do), in one line.
@@ -39,17 +37,6 @@ def _colleague(name: str, base: str, request: str, mail: bool) -> Defect:
                   "answers a colleague's request for a fact, worded as no question is, with a wrong answer outside the "
                   "request's thread: the message check reads only what was asked about",
                   breaks=made.breaks, fix=made.fix, witness=made.witness, gate="mutations", code="content_unchecked")
-
-
-def _channel(name: str, seed: int, request: str) -> Defect:
-    """The colleague's question asked in a team channel as `request` (no question mark, no phrase of a question) and
-    answered there by a post whose check reads only what was asked about and the source."""
-    return Defect(CLASS, name, f"synth:lookup_answer_source@{seed}",
-                  "posts a wrong answer to a colleague's request for a fact, worded as no question is, in the channel "
-                  "it was made in: the post check reads only what was asked about and the source",
-                  breaks=_then(_in_channel_question_words, _unmarked(request)),
-                  fix=_then(_in_channel, _unmarked(request)), witness=_wrong_answer, gate="mutations",
-                  code="content_unchecked")
 
 
 def _asked_as(words: str) -> Callable[[Edit], Edit]:
@@ -96,7 +83,6 @@ DEFECTS = [
     _colleague("new-mail-reply-with-1", "synth:inbox_triage_reply@1", "Reply with {} when you can.", mail=True),
     _colleague("new-mail-looking-for-2", "synth:inbox_triage_reply@2", "Looking for {}, for the renewal.", mail=True),
     _colleague("new-draft-after-2", "synth:draft_only_reply@2", "I am after {}.", mail=True),
-    _channel("post-somebody-post-3", 3, "Somebody post {} here when you can."),
     _user("told-reply-here-4", 4, "reply here with the answer and the file it came from"),
     _user("told-get-back-10", 10, "get back to me with it and the file it came from"),
     _user("told-in-your-reply-8", 8, "put the answer in your reply, with the file it came from"),
