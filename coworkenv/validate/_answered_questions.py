@@ -40,15 +40,16 @@ reads (the DM's answer, the ticket's request id, the to-dos' due dates).
 
 from __future__ import annotations
 
+import ast
 import re
 from collections.abc import Callable, Iterator, Mapping
 from datetime import date, datetime, timedelta
 from typing import Any
 
 from coworkenv.checks import MISSING, render_value
-from coworkenv.spec import EnvSpec, FieldRef, ReferenceStep, ReplyStatesRule, TextRule, ToolCallSpec
+from coworkenv.spec import EnvSpec, FieldRef, PythonRule, ReferenceStep, ReplyStatesRule, TextRule, ToolCallSpec
 from coworkenv.tools import ToolDef
-from coworkenv.validate._check_reads import spec_rules
+from coworkenv.validate._check_reads import spec_rules, turns_read
 from coworkenv.validate._declared_calls import op_params
 from coworkenv.validate._mutation_core import Mutation, content_replies, replaced
 from coworkenv.validate.entities import (
@@ -180,11 +181,39 @@ def _reply_reads(spec: EnvSpec, turn: int,
                     patterns.append(re.compile(rule.regex, re.IGNORECASE))
                 except re.error:
                     continue
+        elif isinstance(rule, PythonRule) and _reads_turn(rule, turn):
+            terms += _python_terms(rule.code)
         elif isinstance(rule, ReplyStatesRule) and rule.turn in (None, turn) and values is not None:
             value = values(rule.source)
             if value is not MISSING and value is not None:
                 terms += [x.lower() for x in render_value(value, rule.format) if x.strip()]
     return terms, patterns
+
+
+# The words a Python check names the episode's parts by (the messages' and the audit's keys, the result's), no term it
+# looks for in a reply.
+_PY_KEYS = frozenset({"text", "turn", "role", "kind", "content", "reply", "replies", "note", "notes", "messages",
+                      "assistant", "user", "state", "audit", "score", "passed", "reason", "tool", "args", "arguments",
+                      "result", "check", "lower", "strip", "split", "join"})
+
+
+def _reads_turn(rule: PythonRule, turn: int) -> bool:
+    if "messages" not in rule.code:
+        return False
+    turns = turns_read(rule.code, rule.entrypoint)
+    return turns is None or turn in turns
+
+
+def _python_terms(code: str) -> list[str]:
+    """The strings a Python check's code holds (4 characters or more, not a key of its inputs), lower case: what it
+    may look for in a reply, as a text check's terms (defects122: an answer checked by Python code alone got no
+    near miss, no reply check reading any of its sentences)."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return []
+    return [node.value.lower() for node in ast.walk(tree) if isinstance(node, ast.Constant)
+            and isinstance(node.value, str) and len(node.value.strip()) >= 4 and node.value.lower() not in _PY_KEYS]
 
 
 def _named(fact: str, named: set[str], patterns: list[re.Pattern[str]]) -> bool:
