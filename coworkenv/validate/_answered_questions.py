@@ -8,41 +8,48 @@ the reply without its date, and is rejected. A direct message answering the ques
 DM (`lookup_answer_source`: "Hi Nia, what's the renewal date of the Yarrow Bank contract?") got none, and the same
 check was accepted (defects115). Made for every message, that near miss rejected sound specs whose messages state
 numbers no check needs (status posts, hand-overs: defects113 measured 198 of 987 twins). What tells an answer apart:
-- the conversation the message goes to holds a question its recipient asked: a chat message with a question mark,
-  or a request for a fact made without one ("please let me know ...", "could you send me ...", "I need the ...":
-  `_QUESTION`, defects118), from the person the DM goes to (in the DM with the user) or from anyone but the user
-  (in the channel posted to), a mail with one from the address the new mail goes to;
-- the question and the message share a word of what it is about (`renewal`, `Yarrow`, `svc-geo`: not "Can someone
+- the conversation the message goes to holds a message of its recipient: from the person the DM goes to (in the DM
+  with the user) or a mail from the address the new mail goes to, whatever its wording; in a team channel, a
+  question from anyone but the user (`_QUESTION`: a question mark, or one of a list of phrases, "please let me
+  know", "could you send me", "I need the", defects118). Until defects122 a DM's or a mail's request had to read as
+  a question too, and one worded otherwise ("Need the renewal date before my call.", "Reply with the escalation code
+  when you can.", "I am after the SLA review date.") let a message check reading only what was asked about pass a
+  wrong answer. Without the phrases there, no spec of the strict sweep (seeds 1-30, the examples) and no corpus twin
+  got a new near miss that passes (the meeting_reschedule example's mail to the attendees, and its 20 twins, got
+  one its checks fail). In a channel the phrases stay: without them the incident_rollback example's status post in
+  #incidents, which shares words with what the team posted there, was rejected;
+- the request and the message share a word of what it is about (`renewal`, `Yarrow`, `svc-geo`: not "Can someone
   review my PR?" in the channel a status post goes to, a question nobody answered there, adapt_silent_change@16);
 - the message states a fact (`entities.stated_facts`: a date, a day by its name or from today, a code, a number, an
   amount, a time, an address) that the world holds (a document's row, a config value, a record's field: the answer
-  looked up) and that no question states (a ticket the colleague asked about is what the answer is about, not the
+  looked up) and that no request states (a ticket the colleague asked about is what the answer is about, not the
   answer).
 The near miss leaves every fact the message states out (`EntityIndex.drop_facts`): a check that reads any of them
 catches it, so a spec whose checks read the answer is not touched.
 
-The final answer to the user (`told_answer_mutations`, defects121) gets the same near miss where the user asked to
-be told (the turn's request reads as a question, `_QUESTION`: "tell me the answer and the file it came from"), the
-answer states a fact the world holds that the request does not, and no check names any fact it states (a check that
-reads one, a message's record, a `reply_states` value, a text term, already fails the reply near miss stating the
-checked facts wrongly, `_reply_mutations`). Only the sentences a reply check reads part of (a term, a value it wants
-stated, a match of its pattern) lose their facts: a sentence no check reads is told beyond what the checks take for
-the answer ("I traced req-7f3a91 to it and opened INC-299." beside "The root cause was svc-kyc."). Made for every
+The final answer to the user (`told_answer_mutations`, defects121) gets the same near miss where a check reads the
+reply (`content_replies`; until defects122 also only where the request read as a question, so "reply here with the
+answer and the file it came from" escaped), the answer states a fact the world holds that the request does not, and
+no check names any fact it states (a check that reads one, a message's record, a `reply_states` value, a text term,
+already fails the reply near miss stating the checked facts wrongly, `_reply_mutations`). Only the sentences a
+reply check reads part of (a term, a value it wants stated, a match of its pattern) lose their facts: a sentence no
+check reads is told beyond what the checks take for the answer ("I traced req-7f3a91 to it and opened INC-299." beside "The root cause was svc-kyc."). Made for every
 content reply and every fact it rejected 80 sound sweep specs (defects118): their answers repeat facts a record check
 reads (the DM's answer, the ticket's request id, the to-dos' due dates).
 """
 
 from __future__ import annotations
 
+import ast
 import re
 from collections.abc import Callable, Iterator, Mapping
 from datetime import date, datetime, timedelta
 from typing import Any
 
 from coworkenv.checks import MISSING, render_value
-from coworkenv.spec import EnvSpec, FieldRef, ReferenceStep, ReplyStatesRule, TextRule, ToolCallSpec
+from coworkenv.spec import EnvSpec, FieldRef, PythonRule, ReferenceStep, ReplyStatesRule, TextRule, ToolCallSpec
 from coworkenv.tools import ToolDef
-from coworkenv.validate._check_reads import spec_rules
+from coworkenv.validate._check_reads import spec_rules, turns_read
 from coworkenv.validate._declared_calls import op_params
 from coworkenv.validate._mutation_core import Mutation, content_replies, replaced
 from coworkenv.validate.entities import (
@@ -57,9 +64,10 @@ from coworkenv.validate.entities import (
 
 _DM, _POST = "chat_send_dm", "chat_post_message"
 _MAILS = frozenset({"mail_send", "mail_save_draft"})
-# A question: a question mark, or a request for something told, sent or confirmed, asked without one ("please let me
-# know the renewal date.", "could you send me the escalation code for Bison Hotels.", "I need the hotline for a
-# call.", "Hi Elif, what's the cost center for Escarpment."): a writer ends a request as they like (defects118).
+# A question in a team channel: a question mark, or a request for something told, sent or confirmed, asked without one
+# ("please let me know the renewal date.", "could you send me the escalation code for Bison Hotels.", "I need the
+# hotline for a call.", "Hi Elif, what's the cost center for Escarpment."; defects118). Only a channel's messages must
+# read as one (defects122): there anyone's status chatter shares words with a post (see the module docstring).
 _QUESTION = re.compile(
     r"\?"
     r"|\blet\s+(?:me|us)\s+know\b"
@@ -136,8 +144,6 @@ def told_answer_mutations(spec: EnvSpec, writes: list[tuple[int, int, ToolCallSp
         if t >= len(spec.turns):
             continue
         request = spec.turns[t].content
-        if not _QUESTION.search(request):
-            continue
         facts = [f for f in stated_facts(text) if not whole(f).search(request)]
         if not facts or any(_named(f, index.preferred, choices) for f in facts):
             continue  # nothing told beyond the request, or a check names a fact told (the altered reply fails it)
@@ -175,11 +181,39 @@ def _reply_reads(spec: EnvSpec, turn: int,
                     patterns.append(re.compile(rule.regex, re.IGNORECASE))
                 except re.error:
                     continue
+        elif isinstance(rule, PythonRule) and _reads_turn(rule, turn):
+            terms += _python_terms(rule.code)
         elif isinstance(rule, ReplyStatesRule) and rule.turn in (None, turn) and values is not None:
             value = values(rule.source)
             if value is not MISSING and value is not None:
                 terms += [x.lower() for x in render_value(value, rule.format) if x.strip()]
     return terms, patterns
+
+
+# The words a Python check names the episode's parts by (the messages' and the audit's keys, the result's), no term it
+# looks for in a reply.
+_PY_KEYS = frozenset({"text", "turn", "role", "kind", "content", "reply", "replies", "note", "notes", "messages",
+                      "assistant", "user", "state", "audit", "score", "passed", "reason", "tool", "args", "arguments",
+                      "result", "check", "lower", "strip", "split", "join"})
+
+
+def _reads_turn(rule: PythonRule, turn: int) -> bool:
+    if "messages" not in rule.code:
+        return False
+    turns = turns_read(rule.code, rule.entrypoint)
+    return turns is None or turn in turns
+
+
+def _python_terms(code: str) -> list[str]:
+    """The strings a Python check's code holds (4 characters or more, not a key of its inputs), lower case: what it
+    may look for in a reply, as a text check's terms (defects122: an answer checked by Python code alone got no
+    near miss, no reply check reading any of its sentences)."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return []
+    return [node.value.lower() for node in ast.walk(tree) if isinstance(node, ast.Constant)
+            and isinstance(node.value, str) and len(node.value.strip()) >= 4 and node.value.lower() not in _PY_KEYS]
 
 
 def _named(fact: str, named: set[str], patterns: list[re.Pattern[str]]) -> bool:
@@ -205,28 +239,28 @@ def _read(sentence: str, terms: list[str], patterns: list[re.Pattern[str]]) -> b
 
 
 def _questions(index: EntityIndex, op: str, args: dict[str, Any]) -> list[str]:
-    """The questions the recipient of a message asked in the conversation it goes to (see the module docstring)."""
+    """The messages the recipient of a message sent in the conversation it goes to, whatever their wording: the
+    requests it may answer (see the module docstring)."""
     user = index.user
     if op == _DM:
         person = index.person_id(str(args.get("person", "")))
         if person is None:
             return []
         dm = "dm-" + "-".join(sorted({user or "me", person}))
-        return [m["text"] for m in index.rows("chat", "messages")
-                if m.get("channel") == dm and m.get("sender") == person and _QUESTION.search(str(m.get("text")))]
+        return [str(m["text"]) for m in index.rows("chat", "messages")
+                if m.get("channel") == dm and m.get("sender") == person]
     if op == _POST:
         channel = index.channel_id(str(args.get("channel", "")))
         if channel is None:
             return []
-        return [m["text"] for m in index.rows("chat", "messages")
+        return [str(m["text"]) for m in index.rows("chat", "messages")
                 if m.get("channel") == channel and m.get("sender") not in (user, "me")
                 and _QUESTION.search(str(m.get("text")))]
     to = args.get("to")
     recipients = {str(r).lower() for r in (to if isinstance(to, list) else [to]) if r}
     addresses = {a for r in recipients if (a := index.address(r)) is not None}
     return [f"{m.get('subject', '')}\n{m.get('body', '')}" for m in index.rows("mail", "messages")
-            if str(m.get("sender", "")).lower() in addresses and m.get("folder") not in ("sent", "drafts")
-            and _QUESTION.search(f"{m.get('subject', '')} {m.get('body', '')}")]
+            if str(m.get("sender", "")).lower() in addresses and m.get("folder") not in ("sent", "drafts")]
 
 
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")

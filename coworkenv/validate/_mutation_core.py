@@ -8,8 +8,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from coworkenv.bindings import spec_catalog
 from coworkenv.spec import EnvSpec, ReferenceStep, ReferenceTurn
 from coworkenv.validate._check_reads import spec_rules, turns_read
+from coworkenv.validate.entities import stated_facts, whole
 
 __all__ = ["MUTATION_KINDS", "Mutation", "MutationKind", "replaced", "reply_is_content", "turn_of", "without"]
 
@@ -77,11 +79,35 @@ _ASKS = re.compile(r"\b(tell me|let me know|report back|summari[sz]e|how many|ho
 
 
 def reply_is_content(spec: EnvSpec, turn: int) -> bool:
-    """Whether the reply to `turn` is something the task asks for: a check reads it, or the user asks."""
+    """Whether the reply to `turn` is something the task asks for: a check reads it, the user asks (`_ASKS`), or it
+    is all the turn makes (`_told_only`)."""
     for _, _, _, rule in spec_rules(spec.checks):  # a tier's rule too
         if _reads_reply(rule, turn):
             return True
-    return turn < len(spec.turns) and _ASKS.search(spec.turns[turn].content) is not None
+    if turn >= len(spec.turns):
+        return False
+    return _ASKS.search(spec.turns[turn].content) is not None or _told_only(spec, turn)
+
+
+def _told_only(spec: EnvSpec, turn: int) -> bool:
+    """Whether the reference's turn `turn` writes nothing and its last reply states a fact (`stated_facts`: a date,
+    a code, a number, ...) its request does not: what the turn was for is what the reply tells, however the request
+    asks for it. `_ASKS` is a list of phrases, and a request worded otherwise ("reply here with the answer and the
+    file it came from", "put the answer in your reply") escaped it: a spec whose checks never read the answer
+    passed every reply near miss unmade (defects122). Over the strict sweep (seeds 1-30 of every capability, the
+    examples) and every corpus twin no turn besides those `_ASKS` or a check already covers is one."""
+    if turn >= len(spec.reference):
+        return False
+    steps = spec.reference[turn].steps
+    says = [step.say for step in steps if step.say]
+    if not says:
+        return False
+    tools = spec_catalog(spec)
+    if any(step.call is not None and (tool := tools.get(step.call.name)) is not None and tool.kind == "write"
+           for step in steps):
+        return False
+    request = spec.turns[turn].content
+    return any(not whole(fact).search(request) for fact in stated_facts(says[-1]))
 
 
 def content_replies(spec: EnvSpec) -> Iterator[tuple[int, int, str]]:

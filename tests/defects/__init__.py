@@ -240,6 +240,7 @@ from tests.defects import (
     unit_pinned,
     unit_value_admitted,
     unmarked_question_unchecked,
+    unphrased_request_unchecked,
     unthreaded_answer_unchecked,
     vacuous,
     value_never_held,
@@ -500,6 +501,7 @@ MODULES = (
     not_equals_on_text,
     told_answer_unchecked,
     guard_negation_unprobed,
+    unphrased_request_unchecked,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.

@@ -96,6 +96,22 @@ def _checked_about(spec: Spec) -> None:
     spec["checks"][-1]["rule"]["regex"] += rf".*{re.escape(answer)}"
 
 
+def _told_python(spec: Spec, answer: bool = False) -> None:
+    """The told answer whose one check on the reply is a Python check that the source is named (defects122: the
+    near miss took only text and `reply_states` checks for readers of the answer's sentence); with `answer`, the
+    twin's, that the answer is stated too."""
+    parts = _parts(spec)
+    _told(spec)
+    source = parts.group("source").lower()
+    wants = f" and {parts.group('answer').lower()!r} in said" if answer else ""
+    spec["checks"] = [c for c in spec["checks"] if c["rule"]["kind"] != "reply_states"]
+    spec["checks"].append({"id": "source-named", "description": "the reply names the source", "role": "completion",
+                           "weight": 1.0, "required": True, "rule": {"kind": "python", "code": (
+                               "def check(state, audit, messages):\n"
+                               "    said = ' '.join(m['text'] for m in messages if m['turn'] == 0).lower()\n"
+                               f"    return {source!r} in said{wants}\n")}})
+
+
 DEFECTS = [
     *(Defect(CLASS, f"told-source-only-{seed}", f"synth:lookup_answer_source@{seed}",
              "tells the user a wrong answer to the colleague's question: the check on the answer reads only the "
@@ -103,4 +119,8 @@ DEFECTS = [
     *(Defect(CLASS, f"told-question-words-{seed}", f"synth:lookup_answer_source@{seed}",
              "tells the user a wrong answer to the colleague's question: the check on the answer reads only the name "
              "the question is about", breaks=_question_words, fix=_checked_about, witness=_wrong) for seed in (4, 8)),
+    Defect(CLASS, "told-python-source-4", "synth:lookup_answer_source@4",
+           "tells the user a wrong answer to the colleague's question: the one check on the reply, a Python check, "
+           "reads only the source file", breaks=_told_python, fix=lambda spec: _told_python(spec, answer=True),
+           witness=_wrong, gate="mutations", code="content_unchecked"),
 ]
