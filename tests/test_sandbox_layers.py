@@ -1858,37 +1858,60 @@ def test_sealed_struct_is_initialised_once() -> None:
 
 
 def test_sealed_ordered_dict_and_deque_keep_no_item_across_the_codes_own_code() -> None:
-    """After `seal_ordered_dict` `==` of two OrderedDicts whose key's `__eq__` clears one of them hands that key no
-    object forged in the freed nodes' blocks (it did: a bytearray header over all memory), a subclass made before the
-    seal included; comparisons, repr, copies and pops answer as before, errors included. After `seal_deque` an item
-    `deque.index` compares is never handed over freed (a reflected `__eq__` clearing the deque freed it). In an
-    interpreter of its own (the seals are for good)."""
+    """After `seal_ordered_dict` no C OrderedDict is made (a call, `dict.__new__`, `object.__new__`, a subclass's,
+    `fromkeys` refuse; `_collections` has none) and `collections.OrderedDict`, imported after it, is the pure-Python
+    class: comparisons, repr, copies and pops answer as C's did, errors included; `==` of two OrderedDicts whose key's
+    `__eq__` clears one of them hands that key no object forged in freed blocks (C's did: a bytearray header over all
+    memory), and a dict-level store from a key's `__eq__` in the lookup after `od[k] = v` rewrites no immutable block
+    (C's wrote past its node table). After `seal_deque` an item `deque.index` compares is never handed over freed (a
+    reflected `__eq__` clearing the deque freed it). In an interpreter of its own (the seals are for good)."""
     code = """if True:
-        import importlib.util, sys
-        from collections import OrderedDict
-        spec = importlib.util.spec_from_file_location("_confine", sys.argv[1])
-        confine = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(confine)
+        import _collections, gc, sys
+        confine = type(sys)("_confine")  # no importlib.util: it imports `collections`
+        confine.__file__ = sys.argv[1]
+        with open(sys.argv[1]) as source:
+            exec(compile(source.read(), sys.argv[1], "exec"), vars(confine))
+        assert "collections" not in sys.modules
 
-        class Sub(OrderedDict):
-            pass
+        def honest(OrderedDict):
+            class Sub(OrderedDict):
+                pass
 
-        def honest():
             a, b = OrderedDict(x=1, y=2), OrderedDict(y=2, x=1)
             looped = OrderedDict()
             looped[0] = looped
             c, d, out = a.copy(), Sub.fromkeys("abc"), []
-            for call in (lambda: c.pop("nope"), OrderedDict().popitem):
+            for call in (lambda: c.pop("nope"), OrderedDict().popitem, lambda: c.move_to_end("nope")):
                 try:
                     call()
                 except KeyError as exc:
                     out.append(str(exc))
+            c.move_to_end("x", last=False)
             return (a == b, a != b, a == dict(b), Sub(a) == b, Sub(a) == Sub(a), a == 1, repr(a), repr(looped),
-                    repr(Sub()), c.pop("x"), c.pop("q", 0), d.popitem(), d.popitem(False), type(d.copy()), out)
+                    repr(Sub()), c.pop("x"), c.pop("q", 0), d.popitem(), d.popitem(False), type(d.copy()).__name__,
+                    out, list(reversed(OrderedDict.fromkeys("xyz"))), OrderedDict(a) | {"z": 0})
 
-        before = honest()
+        C = _collections.OrderedDict
+        before = honest(C)
+        gc.collect()  # the subclasses made go
         assert confine.seal_ordered_dict() is None
-        assert honest() == before, (honest(), before)
+        from collections import OrderedDict
+        assert OrderedDict is not C and "OrderedDict" not in vars(_collections)
+        assert honest(OrderedDict) == before, (honest(OrderedDict), before)
+
+        class Late(C):
+            pass
+
+        class LateNew(C):
+            def __new__(cls):
+                return dict.__new__(cls)
+
+        for make in (C, lambda: dict.__new__(C), lambda: object.__new__(C), lambda: C.fromkeys("a"), Late, LateNew):
+            try:
+                made = make()
+            except TypeError:
+                continue
+            raise AssertionError(f"a C OrderedDict was made: {type(made)}")
         words = lambda *values: b"".join(value.to_bytes(8, "little") for value in values)
         forged = words(1 << 20, id(bytearray), 1 << 62, (1 << 62) + 1, 0, 0, 0)
         node = words(id(forged) + 32, 0, 0, 0)
@@ -1914,10 +1937,33 @@ def test_sealed_ordered_dict_and_deque_keep_no_item_across_the_codes_own_code() 
                 handed.append(other)
                 return True
 
+        class Sub(OrderedDict):
+            pass
+
         for kind in (OrderedDict, Sub):
             Key.calls = 0
             first = kind((Key(n), n) for n in range(3))
             first == kind(((Key(0), 0), (Catch(b"c"), 1), (Key(2), 2)))
+
+        class Colliding:
+            def __hash__(self):
+                return 7
+            def __eq__(self, other):
+                if self is not other and not grown and any(key is late for key in dict.keys(od)):
+                    grown.append(1)
+                    for n in range(60):
+                        dict.__setitem__(od, n, n)
+                    dict.pop(od, late, None)
+                    dict.__setitem__(od, late, 1)
+                return self is other
+
+        for kind in (OrderedDict, Sub):
+            grown, pad = [], [bytes(31) for _ in range(1000)]
+            od = kind()
+            od[Colliding()] = 0
+            blocks, late = [bytes(31) for _ in range(200)], Colliding()
+            od[late] = 1
+            assert all(block == bytes(31) for block in blocks) and late in list(od), kind
         from collections import deque
         assert deque("abca").index("a", 1) == 3 and confine.seal_deque() is None and deque("abca").index("a", 1) == 3
         refill = (bytes(16) + forged).ljust(95, b"\\0")
@@ -1946,7 +1992,8 @@ def test_sealed_ordered_dict_and_deque_keep_no_item_across_the_codes_own_code() 
         print([len(h) for h in handed if type(h) is bytearray])
     """
     confine = Path(__file__).resolve().parents[1] / "coworkenv" / "sandbox" / "_confine.py"
-    done = subprocess.run([sys.executable, "-c", code, str(confine)], capture_output=True, text=True, timeout=60)
+    # -S: no site (a .pth file imports `collections`, which must take the pure-Python class after the seal)
+    done = subprocess.run([sys.executable, "-S", "-c", code, str(confine)], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and done.stdout.strip() == "[]", (done.stdout, done.stderr)
 
 

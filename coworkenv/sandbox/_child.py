@@ -695,8 +695,10 @@ def isolate(
             # anew or dropped the referent freed what C compared).
             ("seal_cell", "a cell comparison hands the code contents it freed"),
             ("seal_weak_proxy", "a weak proxy's comparison hands the code a referent it freed"),
-            # The C OrderedDict's comparisons, repr, copy and pops keep no node across the code's own Python code.
-            ("seal_ordered_dict", "OrderedDict walks nodes the code's own code freed"),
+            # The C OrderedDict's comparisons, repr, copy and pops keep no node across the code's own Python code,
+            # and none is made: collections.OrderedDict is the pure-Python class (a dict-level store made C index
+            # past its table of nodes).
+            ("seal_ordered_dict", "OrderedDict walks nodes the code's own code freed or writes past its node table"),
             # deque.index compares items it holds itself (a value's reflected `__eq__` freed the item C compared).
             ("seal_deque", "deque.index hands the code an item it freed"),
             # Counter counts in Python, holding each count it adds to (a count's own `__add__` freed the count C added one to).

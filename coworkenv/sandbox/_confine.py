@@ -2454,7 +2454,25 @@ class _Probe:
 # that keeps no node across Python code (item access and deletion, which look the node up after the key's own code,
 # the C iterator, which checks the dict's state, and `dict.__eq__`), set through `type.__setattr__` so that the slots of
 # the type and of its subclasses follow (`==`, `!=` and `repr()` call the gates); the answers are C's own.
+#
+# The type also keeps a table of its nodes indexed like the dict's table of entries, brought to the dict's size before
+# a lookup and not after: a colliding key's `__eq__` run by that lookup (`od[k] = v`'s second one, which places the new
+# node; `del`, `pop`, `move_to_end`, `setdefault`) that grows the dict behind the OrderedDict's back
+# (`dict.__setitem__`, `dict.update`, `exec` with it as globals: none makes a node) and stores the key again at the end
+# of the grown table hands C an entry's place past its 8-slot table: it read the word there (the key left out of the
+# order where it was not zero) and wrote the new node's pointer into it (an immutable `bytes` of the code's own rewritten;
+# sixty-fourth round). Every lookup and every dict-level store would have to be gated, those of `dict`'s own methods and
+# of C code storing into a dict among them. Sealed here instead: no C OrderedDict is made. Its `tp_new` is emptied (a
+# `__new__` of Python's would not do: `dict.__new__` skips types whose `tp_new` is Python's and made one), so that a
+# call, `dict.__new__`, `object.__new__` and every subclass's instances refuse (TypeError: cannot create, or not
+# safe), and `_collections` loses the name before `collections` imports it, so that
+# `collections.OrderedDict` is the pure-Python class CPython ships for builds without the C one (a `dict` subclass with
+# a linked list of its own in Python: a dict-level store there leaves Python's bookkeeping behind, never C's memory).
+# Changed for honest code: an OrderedDict's inserts and deletes run in Python (100000 int keys inserted: 23 ms in C,
+# 368 ms in Python, deleted: 24 and 136 ms, on a shared 2-core machine), and `_collections.OrderedDict` is absent, as on
+# builds without it.
 ODICT_GATES = ("__eq__", "__ne__", "__repr__", "copy", "pop", "popitem")
+
 
 
 def _odict_compare(self: Any, other: Any, tools: Any = (), equal: bool = True) -> Any:
@@ -2517,9 +2535,12 @@ def seal_ordered_dict() -> str | None:
     cls: Any = _collections.OrderedDict  # what `collections` exports (no import of the package here)
     flags = ctypes.c_ulong.from_address(id(cls) + _TP_FLAGS)
     if (flags.value != cls.__flags__ or not cls.__flags__ & _TPFLAGS_IMMUTABLETYPE or cls.__module__ != "collections"
+            or "__new__" in cls.__dict__ or cls.__new__ is not dict.__new__ or type.__subclasses__(cls)
             or any(type(cls.__dict__.get(name)).__name__ not in ("wrapper_descriptor", "method_descriptor")
                    for name in (*ODICT_GATES, "__iter__", "__reversed__"))):
         return "OrderedDict is not the C type this bootstrap knows"
+    if "collections" in sys.modules:  # it took the C type already (the bootstrap imports it nowhere)
+        return "collections was imported before the OrderedDict was sealed"
     tools: tuple[Any, ...] = (
         cls, dict.__eq__, builtins.isinstance, list, cls.__dict__["__iter__"], NotImplemented, type, builtins.len,
         set(), _thread.get_ident, builtins.id, cls.__dict__["items"], _ABSENT, KeyError,
@@ -2531,6 +2552,11 @@ def seal_ordered_dict() -> str | None:
              "copy": function_t(_odict_copy.__code__, {}, "copy", (tools,)), "pop": pop,
              "popitem": function_t(_odict_popitem.__code__, {}, "popitem", (True, (*tools, pop)))}
     _install_gates(cls, flags, gates)  # the slots of the type and its subclasses follow
+    new = ctypes.c_void_p.from_address(id(cls) + _TP_NEW)
+    if new.value != ctypes.c_void_p.from_address(id(dict) + _TP_NEW).value:
+        return "OrderedDict does not have the tp_new this bootstrap knows"
+    new.value = None  # no C OrderedDict is made: a call, `dict.__new__`, `object.__new__` and subclasses refuse
+    del vars(_collections)["OrderedDict"]  # `collections` keeps its pure-Python class (`from _collections import`)
     return None
 
 
@@ -2852,10 +2878,19 @@ def object_dict_offsets() -> dict[str, Any] | None:
     return {"build_id": build_id, "loads": [list(load) for load in loads], "offsets": [at - bias for at in found]}
 
 
+def _c_ordered_dict() -> Any:
+    """The C `OrderedDict` type: `_collections`' own where `seal_ordered_dict` has not taken the name away yet, else
+    the static subclass of `dict` by that name (no instance of it is made once sealed)."""
+    import _collections
+
+    return vars(_collections).get("OrderedDict") or next(
+        kind for kind in type.__subclasses__(dict)
+        if kind.__name__ == "OrderedDict" and kind.__module__ == "collections" and not kind.__flags__ & _TPFLAGS_HEAPTYPE)
+
+
 def seal_object_dicts(known: dict[str, Any] | None = None) -> str | None:
     """Take the `__dict__` setters out of every getset table that names them (above), made into types or not yet.
     `known`: `object_dict_offsets` of the host. Returns why it could not, or None."""
-    import _collections
     import _functools
 
     def plain() -> None:
@@ -2868,7 +2903,7 @@ def seal_object_dicts(known: dict[str, Any] | None = None) -> str | None:
         __slots__ = ("__dict__",)
 
     kinds = (type(plain), Full, DictOnly, classmethod, staticmethod, BaseException, _functools.partial,
-             _functools._lru_cache_wrapper, _collections.OrderedDict)
+             _functools._lru_cache_wrapper, _c_ordered_dict())
     found = [_getset_definition(type.__dict__["__dict__"].__get__(kind).get("__dict__")) for kind in kinds]
     if not all(found) or any(ctypes.string_at(ctypes.c_void_p.from_address(at).value or 0) != b"__dict__" for at in found):
         return "the __dict__ descriptors are not the ones this bootstrap knows"
