@@ -43,7 +43,7 @@ GENERATOR_VERSION = "20"  # 2: schema-2 specs (guards, text checks, narrowed fra
 # 19: a silent change that re-applies the fault guards the fix's tool against the bad value and, for a flag, the
 # other flags (the world's rewrite erased either harm from the final state: `validate/_erased_harms.py`)
 # 20: that guard forbids every release / config version but the fix's: an older release deployed (a third config
-# version rolled back to) before the world's re-apply no longer passes
+# version rolled back to) before the world's re-apply no longer passes, nor (config faults) a config value set by hand
 
 StateChange = Literal["none", "announced", "silent"]
 # A capability id names files and folders: `specs-<id>.parquet` of `coworkenv synth`, the store's partition folder of
