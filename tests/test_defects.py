@@ -72,6 +72,10 @@ NARROW_CLASSES = {
     "erased_by_world": ({"adapt_silent_change", "incident_investigation_and_fix"}, "only these two have a turn's "
                         "change rewrite a record the reference wrote in an earlier turn (the automation re-applying "
                         "the fault; adapt_announced_change's rewrites touch the directory, which no tool writes)"),
+    "erased_other_value": ({"adapt_silent_change"}, "only its re-apply rewrites a scalar (the release, the config "
+                           "version) the reference wrote in an earlier turn and the service has a third version of; "
+                           "incident_investigation_and_fix's shipped example holds two config versions, the bad and "
+                           "the fix)"),
     "erased_by_clock": ({"adapt_silent_change", "incident_investigation_and_fix"}, "erased_by_world's two, their "
                         "re-apply moved from the turn's changes into a job due on the clock (no generator writes a "
                         "rule due at a set time, nor a delayed rule on a record the reference wrote earlier)"),

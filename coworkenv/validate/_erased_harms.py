@@ -13,6 +13,8 @@ each later turn whose changes `update_record` a record, and each reference write
 - the write made again with the value the rewritten field held before the episode, where the reference's final record
   holds the write's value there (the bad release, the bad config version; for a map, the key the write names set back
   to its old value: the broken flag on again);
+- for a scalar field, the write made again with a third value the record's history holds (an older release in
+  `deployments`, an older version in `configs`): a guard on the bad value alone misses it, the rewrite erases it;
 - for a map-valued field (a dict) and a write whose arguments name a key of it (`services_set_flag` naming the flag it
   fixes), the same write on another key the reference never names, set to the opposite of the value the world writes
   back (booleans only).
@@ -58,6 +60,7 @@ def erased_harms(spec: EnvSpec, world: World, created: set[Key]) -> Iterator[Mut
             found = [_other_key_write(writes, t, key, rewritten, world, created)] if isinstance(
                 rewritten, dict) and len(rewritten) >= 2 else []
             found.append(_undone_write(spec, writes, t, key, field, world, created))
+            found.append(_other_value_write(spec, writes, t, key, field, world, created))
             for call in found:
                 if call is not None:
                     done.add((t, key, field))
@@ -176,6 +179,42 @@ def _undone_write(spec: EnvSpec, writes: list[tuple[int, int, ToolCallSpec]], t:
             if type(initial) is type(final):
                 return ToolCallSpec(name=call.name, arguments={**call.arguments, arg: initial})
     return None
+
+
+def _other_value_write(spec: EnvSpec, writes: list[tuple[int, int, ToolCallSpec]], t: int, key: Key, field: str,
+                       world: World, created: set[Key]) -> ToolCallSpec | None:
+    """An earlier turn's write on `key` whose value lands in scalar `field`, made again with a third value: one the
+    record's own history holds (a record of the same app naming `key`, an earlier release in `deployments`, an older
+    version in `configs`, in a field the argument is named for: `version`, `to_version`), neither the field's value
+    before the episode nor the reference's (an older release deployed, a third config rolled back to). The world's
+    rewrite of `field` at turn `t` erases it as it erases the fix taken back. None where there is none."""
+    app, table, rid = key
+    tables = {(x.app, x.name): x for x in world.tables()}
+    before = next((r for r in getattr(getattr(spec.world.apps, app, None), table, None) or [] if r.id == rid), None)
+    after = world.table(app, table).get(rid) if (app, table) in tables else None
+    if before is None or after is None:
+        return None
+    final, initial = _value(after, field), _value(before, field)
+    if isinstance(final, (bool, dict, list)) or final is None or initial is None or initial == final:
+        return None
+    for u, _, call in writes:
+        if u >= t or existing_target(call, world, created) != key:
+            continue
+        arg = next((k for k, v in call.arguments.items() if not isinstance(v, bool) and v == final), None)
+        if arg is None:
+            continue
+        written = {c.arguments.get(arg) for _, _, c in writes if c.name == call.name}
+        held = sorted({v for (a, _), tab in tables.items() if a == app for rec in tab
+                       for fields in [_fields(rec)] if rid in fields.values()
+                       for f, v in fields.items() if f != "id" and (arg == f or arg.endswith("_" + f))
+                       and type(v) is type(final) and v not in (initial, final) and v not in written}, key=str)
+        if held:
+            return ToolCallSpec(name=call.name, arguments={**call.arguments, arg: held[0]})
+    return None
+
+
+def _fields(rec: Any) -> dict[str, Any]:
+    return rec.model_dump() if hasattr(rec, "model_dump") else dict(rec)
 
 
 def _value(rec: Any, field: str) -> Any:

@@ -85,6 +85,7 @@ from tests.defects import (
     entropy_unpinned,
     erased_by_clock,
     erased_by_world,
+    erased_other_value,
     extra_record_tolerant,
     failure_unscored,
     file_label_unchecked,
@@ -502,6 +503,7 @@ MODULES = (
     told_answer_unchecked,
     guard_negation_unprobed,
     unphrased_request_unchecked,
+    erased_other_value,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
