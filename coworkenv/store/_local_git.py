@@ -890,7 +890,8 @@ class LocalGitPublisher:
         filters = self._filters()
         return (f"`git {' '.join(args)}` in {self.repo_dir} {FILTER_WORDS[0]} ({self._described(filters)}) and "
                 f"did nothing for {stall_s:g} s (no read or write by git or a filter, no CPU time of git's: a filter "
-                "that only uses CPU is caught in a loop): stopped it and "
+                "that only uses CPU is caught in a loop, one that only starts programs that come and go, as a retry "
+                "loop's tries and sleeps, waits for something that does not come): stopped it and "
                 "what it started; a publish commits the files through the clean and smudge filters that "
                 f"{self._attribute_files()} apply; fix the filter (run it by hand "
                 f"on a file to see why it waits), or remove it ({self._remove_filters(filters)}), or give "
