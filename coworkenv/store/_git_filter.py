@@ -54,6 +54,10 @@ from coworkenv.store._publisher import PublishError
 
 FILTER_TIMEOUT_ENV = "COWORKENV_FILTER_TIMEOUT_S"
 FILTER_MEMORY_ENV = "COWORKENV_FILTER_MAX_MEMORY_MB"
+FILTER_MIN_FREE_ENV = "COWORKENV_FILTER_MIN_FREE_MB"
+# What a watched git command leaves free on the repository's disk unless COWORKENV_FILTER_MIN_FREE_MB says: 1 GiB, or
+# half of what was free when it began, whichever is less.
+DEFAULT_MIN_FREE = 1 << 30
 _MIB = 1 << 20
 # The memory limits a container may set (cgroup v2, then v1); "max" or a huge number: none.
 _CGROUP_LIMITS = (Path("/sys/fs/cgroup/memory.max"), Path("/sys/fs/cgroup/memory/memory.limit_in_bytes"))
@@ -99,6 +103,34 @@ def filter_max_memory_bytes() -> int:
             f"4096, or unset it (half of this machine's memory, {usable_memory_bytes() // 2 // _MIB} MiB); nothing "
             "was published")
     return max(1, int(mib * _MIB))
+
+
+def filter_min_free_bytes(free: int | None = None) -> int:
+    """How much space a git command running the repository's filters must leave free on the repository's disk, in
+    bytes: COWORKENV_FILTER_MIN_FREE_MB, or DEFAULT_MIN_FREE or half of `free` (what is free now), whichever is less.
+    PublishError for a setting that is not a number of MiB of 0 or more, read before a publish writes anything."""
+    given = os.environ.get(FILTER_MIN_FREE_ENV, "").strip()
+    if not given:
+        return DEFAULT_MIN_FREE if free is None else min(DEFAULT_MIN_FREE, free // 2)
+    try:
+        mib = float(given)
+    except ValueError:
+        mib = math.nan
+    if not math.isfinite(mib) or mib < 0:
+        raise PublishError(
+            f"{FILTER_MIN_FREE_ENV}={given!r} is not a number of MiB of 0 or more (how much space a git command "
+            "running a dataset repository's clean, smudge or process filter must leave free on the repository's disk "
+            "before a publish stops it); set it to one, e.g. 1024, or unset it (1 GiB, or half of what is free when "
+            "the command begins); nothing was published")
+    return int(mib * _MIB)
+
+
+def free_bytes(path: Path) -> int | None:
+    """The space free for this user on the disk of `path`; None where it cannot be known."""
+    try:
+        return shutil.disk_usage(path).free
+    except OSError:
+        return None
 
 
 def usable_memory_bytes() -> int:
@@ -246,20 +278,25 @@ def without_filters(filters: dict[str, dict[str, str]]) -> list[str]:
 
 @dataclass(frozen=True)
 class Stopped:
-    """Why `run_watched` stopped a git command: it stalled (both None), its processes came to hold `memory_bytes`,
-    over the limit it was given, or they wrote `error_bytes` to its error output, over ERROR_OUTPUT_LIMIT."""
+    """Why `run_watched` stopped a git command: it stalled (all None), its processes came to hold `memory_bytes`,
+    over the limit it was given, they wrote `error_bytes` to its error output, over ERROR_OUTPUT_LIMIT, or the
+    repository's disk had only `free_bytes` left, under the space it was to leave free."""
 
     memory_bytes: int | None = None
     error_bytes: int | None = None
+    free_bytes: int | None = None
     limit_bytes: int = 0  # the limit passed
 
 
 def run_watched(argv: Sequence[str], cwd: Path, env: dict[str, str], input: str | None, stall_s: float,
-                git_dir: Path, max_memory: int | None = None) -> subprocess.CompletedProcess[str] | Stopped:
+                git_dir: Path, max_memory: int | None = None,
+                min_free: int | None = None) -> subprocess.CompletedProcess[str] | Stopped:
     """Run git (`argv`) as `subprocess.run(..., capture_output=True, text=True)` would, but stop it, with every
     process it started (its filters), once none of them has done anything for `stall_s`, once they hold more than
     `max_memory` bytes of memory (a filter whose output never ends: git holds it whole), or once they have written more
-    than ERROR_OUTPUT_LIMIT to the error output (a filter logging for ever), and remove the lock files it
+    than ERROR_OUTPUT_LIMIT to the error output (a filter logging for ever), or once the disk of `git_dir` has less
+    than `min_free` bytes free (a filter writing for ever into its own store, `.git/lfs/objects`: a disk filled up
+    fails every writer on it, other users' and this publish's own), and remove the lock files it
     left in `git_dir`; `Stopped` says which. Interrupted (Ctrl-C), it is stopped the same way. It runs in a session
     of its own, its output to unnamed files: a filter left running cannot hold a pipe open."""
     encoding = locale.getencoding()
@@ -271,7 +308,7 @@ def run_watched(argv: Sequence[str], cwd: Path, env: dict[str, str], input: str 
         process = subprocess.Popen(list(argv), cwd=cwd, env=env, stdin=stdin, stdout=stdout, stderr=stderr,
                                    start_new_session=True)
         try:
-            stopped = _waited(process, stall_s, max_memory, stderr.fileno())
+            stopped = _waited(process, stall_s, max_memory, stderr.fileno(), git_dir, min_free)
             if stopped is not None:
                 stop_group(process)
                 for lock in git_locks(git_dir, cwd):
@@ -289,10 +326,10 @@ def run_watched(argv: Sequence[str], cwd: Path, env: dict[str, str], input: str 
 
 
 def _waited(process: subprocess.Popen[bytes], stall_s: float, max_memory: int | None,
-            error_output: int) -> Stopped | None:
+            error_output: int, disk: Path | None = None, min_free: int | None = None) -> Stopped | None:
     """None when `process` ended before its group went `stall_s` without doing anything (`_Look.moved_on`), came to
-    hold more than `max_memory` bytes or wrote more than ERROR_OUTPUT_LIMIT to `error_output` (a file descriptor);
-    else why it is to be stopped."""
+    hold more than `max_memory` bytes, wrote more than ERROR_OUTPUT_LIMIT to `error_output` (a file descriptor) or
+    left less than `min_free` bytes free on the disk of `disk`; else why it is to be stopped."""
     pause = 0.02
     last: _Look | None = None
     quiet_since = time.monotonic()
@@ -309,6 +346,9 @@ def _waited(process: subprocess.Popen[bytes], stall_s: float, max_memory: int | 
         written = os.fstat(error_output).st_size
         if written > ERROR_OUTPUT_LIMIT:
             return Stopped(error_bytes=written, limit_bytes=ERROR_OUTPUT_LIMIT)
+        free = None if disk is None or min_free is None else free_bytes(disk)
+        if free is not None and min_free is not None and free < min_free:
+            return Stopped(free_bytes=free, limit_bytes=min_free)
         now = time.monotonic()
         if last is None or look.moved_on(last):
             last, quiet_since = look, now
