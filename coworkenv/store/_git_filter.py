@@ -9,7 +9,11 @@ no commit; and one that failed stopped it with git's words and "fix the reposito
 large dataset may take is not known, so a git command that runs filters is stopped only once it has stalled: no
 process of it has read or written anything, and git itself has used no CPU time and not been ready to run, for
 COWORKENV_FILTER_TIMEOUT_S (60 s). A filter's CPU time alone is no progress: one caught in a loop (busy for ever,
-reading and writing nothing) had kept the publish and its lock for good, as one that sleeps did before. Only where the repository's config names a filter: a git command elsewhere runs as before.
+reading and writing nothing) had kept the publish and its lock for good, as one that sleeps did before. Nor are
+processes that come and go: a filter in a retry loop (`until try; do sleep 5; done`) starts a `sleep` and a try each
+time, and Linux adds what a reaped child read to its parent's count, so it looked busy for ever; what counts is what a
+process seen at two looks read or wrote itself, and what short-lived ones wrote past CHILDREN_WRITES_PROGRESS. Only where the repository's config names a filter: a git command elsewhere
+runs as before.
 
 A filter whose output never ends (a program looping on its output, one reading a device) never stalls: git holds a
 filter's whole output of a file in memory before it stores or writes it, so git's memory grew until the machine had
@@ -50,6 +54,10 @@ from coworkenv.store._publisher import PublishError
 
 FILTER_TIMEOUT_ENV = "COWORKENV_FILTER_TIMEOUT_S"
 FILTER_MEMORY_ENV = "COWORKENV_FILTER_MAX_MEMORY_MB"
+FILTER_MIN_FREE_ENV = "COWORKENV_FILTER_MIN_FREE_MB"
+# What a watched git command leaves free on the repository's disk unless COWORKENV_FILTER_MIN_FREE_MB says: 1 GiB, or
+# half of what was free when it began, whichever is less.
+DEFAULT_MIN_FREE = 1 << 30
 _MIB = 1 << 20
 # The memory limits a container may set (cgroup v2, then v1); "max" or a huge number: none.
 _CGROUP_LIMITS = (Path("/sys/fs/cgroup/memory.max"), Path("/sys/fs/cgroup/memory/memory.limit_in_bytes"))
@@ -95,6 +103,34 @@ def filter_max_memory_bytes() -> int:
             f"4096, or unset it (half of this machine's memory, {usable_memory_bytes() // 2 // _MIB} MiB); nothing "
             "was published")
     return max(1, int(mib * _MIB))
+
+
+def filter_min_free_bytes(free: int | None = None) -> int:
+    """How much space a git command running the repository's filters must leave free on the repository's disk, in
+    bytes: COWORKENV_FILTER_MIN_FREE_MB, or DEFAULT_MIN_FREE or half of `free` (what is free now), whichever is less.
+    PublishError for a setting that is not a number of MiB of 0 or more, read before a publish writes anything."""
+    given = os.environ.get(FILTER_MIN_FREE_ENV, "").strip()
+    if not given:
+        return DEFAULT_MIN_FREE if free is None else min(DEFAULT_MIN_FREE, free // 2)
+    try:
+        mib = float(given)
+    except ValueError:
+        mib = math.nan
+    if not math.isfinite(mib) or mib < 0:
+        raise PublishError(
+            f"{FILTER_MIN_FREE_ENV}={given!r} is not a number of MiB of 0 or more (how much space a git command "
+            "running a dataset repository's clean, smudge or process filter must leave free on the repository's disk "
+            "before a publish stops it); set it to one, e.g. 1024, or unset it (1 GiB, or half of what is free when "
+            "the command begins); nothing was published")
+    return int(mib * _MIB)
+
+
+def free_bytes(path: Path) -> int | None:
+    """The space free for this user on the disk of `path`; None where it cannot be known."""
+    try:
+        return shutil.disk_usage(path).free
+    except OSError:
+        return None
 
 
 def usable_memory_bytes() -> int:
@@ -242,20 +278,25 @@ def without_filters(filters: dict[str, dict[str, str]]) -> list[str]:
 
 @dataclass(frozen=True)
 class Stopped:
-    """Why `run_watched` stopped a git command: it stalled (both None), its processes came to hold `memory_bytes`,
-    over the limit it was given, or they wrote `error_bytes` to its error output, over ERROR_OUTPUT_LIMIT."""
+    """Why `run_watched` stopped a git command: it stalled (all None), its processes came to hold `memory_bytes`,
+    over the limit it was given, they wrote `error_bytes` to its error output, over ERROR_OUTPUT_LIMIT, or the
+    repository's disk had only `free_bytes` left, under the space it was to leave free."""
 
     memory_bytes: int | None = None
     error_bytes: int | None = None
+    free_bytes: int | None = None
     limit_bytes: int = 0  # the limit passed
 
 
 def run_watched(argv: Sequence[str], cwd: Path, env: dict[str, str], input: str | None, stall_s: float,
-                git_dir: Path, max_memory: int | None = None) -> subprocess.CompletedProcess[str] | Stopped:
+                git_dir: Path, max_memory: int | None = None,
+                min_free: int | None = None) -> subprocess.CompletedProcess[str] | Stopped:
     """Run git (`argv`) as `subprocess.run(..., capture_output=True, text=True)` would, but stop it, with every
     process it started (its filters), once none of them has done anything for `stall_s`, once they hold more than
     `max_memory` bytes of memory (a filter whose output never ends: git holds it whole), or once they have written more
-    than ERROR_OUTPUT_LIMIT to the error output (a filter logging for ever), and remove the lock files it
+    than ERROR_OUTPUT_LIMIT to the error output (a filter logging for ever), or once the disk of `git_dir` has less
+    than `min_free` bytes free (a filter writing for ever into its own store, `.git/lfs/objects`: a disk filled up
+    fails every writer on it, other users' and this publish's own), and remove the lock files it
     left in `git_dir`; `Stopped` says which. Interrupted (Ctrl-C), it is stopped the same way. It runs in a session
     of its own, its output to unnamed files: a filter left running cannot hold a pipe open."""
     encoding = locale.getencoding()
@@ -267,7 +308,7 @@ def run_watched(argv: Sequence[str], cwd: Path, env: dict[str, str], input: str 
         process = subprocess.Popen(list(argv), cwd=cwd, env=env, stdin=stdin, stdout=stdout, stderr=stderr,
                                    start_new_session=True)
         try:
-            stopped = _waited(process, stall_s, max_memory, stderr.fileno())
+            stopped = _waited(process, stall_s, max_memory, stderr.fileno(), git_dir, min_free)
             if stopped is not None:
                 stop_group(process)
                 for lock in git_locks(git_dir, cwd):
@@ -285,12 +326,12 @@ def run_watched(argv: Sequence[str], cwd: Path, env: dict[str, str], input: str 
 
 
 def _waited(process: subprocess.Popen[bytes], stall_s: float, max_memory: int | None,
-            error_output: int) -> Stopped | None:
-    """None when `process` ended before its group went `stall_s` without doing anything, came to hold more than
-    `max_memory` bytes or wrote more than ERROR_OUTPUT_LIMIT to `error_output` (a file descriptor); else why it is to
-    be stopped."""
+            error_output: int, disk: Path | None = None, min_free: int | None = None) -> Stopped | None:
+    """None when `process` ended before its group went `stall_s` without doing anything (`_Look.moved_on`), came to
+    hold more than `max_memory` bytes, wrote more than ERROR_OUTPUT_LIMIT to `error_output` (a file descriptor) or
+    left less than `min_free` bytes free on the disk of `disk`; else why it is to be stopped."""
     pause = 0.02
-    last: object = None
+    last: _Look | None = None
     quiet_since = time.monotonic()
     while True:
         try:
@@ -299,28 +340,66 @@ def _waited(process: subprocess.Popen[bytes], stall_s: float, max_memory: int | 
         except subprocess.TimeoutExpired:
             pass
         pause = min(pause * 2, 0.25)
-        seen, running, memory = _activity(process.pid)
-        if max_memory is not None and memory > max_memory:
-            return Stopped(memory_bytes=memory, limit_bytes=max_memory)
+        look = _activity(process.pid)
+        if max_memory is not None and look.memory > max_memory:
+            return Stopped(memory_bytes=look.memory, limit_bytes=max_memory)
         written = os.fstat(error_output).st_size
         if written > ERROR_OUTPUT_LIMIT:
             return Stopped(error_bytes=written, limit_bytes=ERROR_OUTPUT_LIMIT)
+        free = None if disk is None or min_free is None else free_bytes(disk)
+        if free is not None and min_free is not None and free < min_free:
+            return Stopped(free_bytes=free, limit_bytes=min_free)
         now = time.monotonic()
-        if running or seen != last:
-            last, quiet_since = seen, now
+        if last is None or look.moved_on(last):
+            last, quiet_since = look, now
         elif now - quiet_since >= stall_s:
             return Stopped()
+        else:  # each process is compared with its last look; what all wrote, with where it was at the last progress
+            last = _Look(look.done, min(look.written, last.written), look.running, look.memory)
 
 
-def _activity(group: int) -> tuple[frozenset[tuple[int, int, int]], bool, int]:
-    """What the processes of process group `group` have done so far, (pid, CPU ticks, bytes read and written) each,
-    whether one of them is running or ready to run, and the memory they hold (resident, in bytes). CPU ticks and running count for git's own processes only
-    (those named `git` or as the group's leader, the git command started): git works on its objects through memory maps (no
-    read counted), but a filter does its work on what it reads and writes, and one that only burns CPU is stuck in a
-    loop (its ticks are left out: 0)."""
-    seen: set[tuple[int, int, int]] = set()
+# How much the short-lived processes of a watched git command (those reaped between two looks) must write, in all, to
+# count as progress: a filter in a retry loop writes a line or none at each try (`curl: (7) Failed to connect`, to
+# /dev/null or the error output), a filter working in short children moves the file's data.
+CHILDREN_WRITES_PROGRESS = 64 << 10
+
+
+@dataclass(frozen=True)
+class _Look:
+    """What the processes of a watched git command had done at one look (`_activity`).
+
+    `done`: for each process, keyed by (pid, start time, name) so that a new program in a reused pid or an `exec` is
+    another process, its CPU ticks (git's own processes only) and the bytes it has read and written itself (its
+    threads' own counts, without those of the children it has reaped). `written`: the bytes written by the group,
+    children reaped included."""
+
+    done: Mapping[tuple[int, int, str], tuple[int, int]]
+    written: int
+    running: bool
+    memory: int
+
+    def moved_on(self, before: _Look) -> bool:
+        """Whether something was done since `before`: git ran or used CPU time, a process seen both times read or
+        wrote, or processes that came and went between the looks wrote CHILDREN_WRITES_PROGRESS. A process that
+        appeared is no progress by itself, nor what a child read before it was reaped: Linux adds a reaped child's
+        reads and writes to its parent's counts (/proc/PID/io), so a filter in a retry loop (`until try; do sleep 5;
+        done`, each `sleep`'s loader reading its libraries, each try a line of error) looked busy for ever. A filter
+        whose work is done by short children still moves on: their data reaches git (read by it), a file, or the
+        next program of the filter."""
+        if self.running or self.written >= before.written + CHILDREN_WRITES_PROGRESS:
+            return True
+        return any(key in before.done and counts != before.done[key] for key, counts in self.done.items())
+
+
+def _activity(group: int) -> _Look:
+    """What the processes of process group `group` have done so far (`_Look`). CPU ticks and running count for git's
+    own processes only (those named `git` or as the group's leader, the git command started): git works on its objects through memory maps (no read counted), but a filter
+    does its work on what it reads and writes, and one that only burns CPU is stuck in a loop (its ticks are left
+    out: 0)."""
+    done: dict[tuple[int, int, str], tuple[int, int]] = {}
     running = False
     resident_pages = 0
+    written = 0
     try:
         leader = Path(_PROC, str(group), "stat").read_text().split(" (", 1)[1].rsplit(")", 1)[0]
     except (OSError, IndexError):
@@ -328,7 +407,7 @@ def _activity(group: int) -> tuple[frozenset[tuple[int, int, int]], bool, int]:
     try:
         entries = list(os.scandir(_PROC))
     except OSError:  # no /proc (not Linux): what it does cannot be seen, so it is never taken for stalled
-        return frozenset(), True, 0
+        return _Look({}, 0, True, 0)
     for entry in entries:
         if not entry.name.isdigit():
             continue
@@ -337,15 +416,25 @@ def _activity(group: int) -> tuple[frozenset[tuple[int, int, int]], bool, int]:
             fields = rest.split()
             if int(fields[2]) != group:
                 continue
-            git_itself = head.partition(" (")[2] in (leader, "git")  # a wrapper script of git's leads its group
+            name = head.partition(" (")[2]
+            git_itself = name in (leader, "git")  # a wrapper script of git's leads its group
             running = running or (git_itself and fields[0] == "R")
             resident_pages += int(fields[21])
-            try:
-                io = dict(line.split(": ", 1) for line in Path(entry.path, "io").read_text().splitlines())
-                moved = int(io.get("rchar", 0)) + int(io.get("wchar", 0))
-            except (OSError, ValueError):
-                moved = 0
-            seen.add((int(entry.name), int(fields[11]) + int(fields[12]) if git_itself else 0, moved))
+            written += _io_counts(Path(entry.path, "io")).get("wchar", 0)
+            own = 0
+            for thread in os.scandir(Path(entry.path, "task")):
+                counts = _io_counts(Path(thread.path, "io"))
+                own += counts.get("rchar", 0) + counts.get("wchar", 0)
+            ticks = int(fields[11]) + int(fields[12]) if git_itself else 0
+            done[(int(entry.name), int(fields[19]), name)] = (ticks, own)
         except (OSError, IndexError, ValueError):  # gone, or another user's
             continue
-    return frozenset(seen), running, resident_pages * _PAGE_BYTES
+    return _Look(done, written, running, resident_pages * _PAGE_BYTES)
+
+
+def _io_counts(path: Path) -> dict[str, int]:
+    """The counts of a /proc `io` file (rchar, wchar, ...); none where it cannot be read."""
+    try:
+        return {key: int(value) for key, _, value in (line.partition(": ") for line in path.read_text().splitlines())}
+    except (OSError, ValueError):
+        return {}

@@ -29,14 +29,17 @@ from coworkenv.store._git_dir import git_dir_of
 from coworkenv.store._git_filter import (
     ATTRIBUTES_FILE,
     FILTER_MEMORY_ENV,
+    FILTER_MIN_FREE_ENV,
     FILTER_TIMEOUT_ENV,
     FILTER_WORDS,
     Stopped,
     described,
     filter_failed,
     filter_max_memory_bytes,
+    filter_min_free_bytes,
     filter_timeout_s,
     filters_named,
+    free_bytes,
     may_name_filters,
     outside_filters,
     run_watched,
@@ -239,6 +242,7 @@ class LocalGitPublisher:
         hook_timeout = hook_timeout_s()  # a bad setting stops the publish before it writes, not after its commit
         filter_timeout_s()  # the same: read again by each git command that runs the repository's filters
         filter_max_memory_bytes()
+        filter_min_free_bytes()
         with self._locked(), self._file_errors_named(version):
             self._ensure_repo()
             self._refuse_linked_folders()
@@ -890,7 +894,8 @@ class LocalGitPublisher:
         filters = self._filters()
         return (f"`git {' '.join(args)}` in {self.repo_dir} {FILTER_WORDS[0]} ({self._described(filters)}) and "
                 f"did nothing for {stall_s:g} s (no read or write by git or a filter, no CPU time of git's: a filter "
-                "that only uses CPU is caught in a loop): stopped it and "
+                "that only uses CPU is caught in a loop, one that only starts programs that come and go, as a retry "
+                "loop's tries and sleeps, waits for something that does not come): stopped it and "
                 "what it started; a publish commits the files through the clean and smudge filters that "
                 f"{self._attribute_files()} apply; fix the filter (run it by hand "
                 f"on a file to see why it waits), or remove it ({self._remove_filters(filters)}), or give "
@@ -898,10 +903,22 @@ class LocalGitPublisher:
 
     def _filter_stopped(self, args: tuple[str, ...], stopped: Stopped, stall_s: float) -> str:
         """Why a git command that ran the repository's filters was stopped (`stopped`), and what to do."""
-        if stopped.memory_bytes is None and stopped.error_bytes is None:
+        if stopped.memory_bytes is None and stopped.error_bytes is None and stopped.free_bytes is None:
             return self._filter_stalled(args, stall_s)
         filters = self._filters()
         mib = 1 << 20
+        if stopped.free_bytes is not None:
+            return (f"`git {' '.join(args)}` in {self.repo_dir} {FILTER_WORDS[0]} ({self._described(filters)}) and "
+                    f"its processes filled the repository's disk: {stopped.free_bytes / mib:,.0f} MiB left free, "
+                    f"under the {stopped.limit_bytes / mib:,.0f} MiB a publish leaves ({FILTER_MIN_FREE_ENV}; 1 GiB, "
+                    "or half of what was free when the command began, unless set): a filter that writes for ever "
+                    f"into its own store (a `process` filter such as git-lfs writing into {self._git_dir}/lfs/objects, "
+                    "a clean filter keeping copies of what it reads); stopped it and what it started, before the disk "
+                    "was full for every other writer on it; what it wrote is still on the disk (`du -sh "
+                    f"{self._git_dir}/*` shows where); a publish commits the files through the clean and smudge "
+                    f"filters that {self._attribute_files()} apply; fix the filter (run it by hand on a file: it "
+                    f"must stop writing), or remove it ({self._remove_filters(filters)}), or, for a dataset that "
+                    f"large, free space on the disk (or lower {FILTER_MIN_FREE_ENV}=MIB), then publish again")
         if stopped.memory_bytes is not None:
             what = (f"its processes came to hold {stopped.memory_bytes / mib:,.0f} MiB of memory, over the limit of "
                     f"{stopped.limit_bytes / mib:g} MiB ({FILTER_MEMORY_ENV}; half of this machine's memory unless "
@@ -985,7 +1002,9 @@ class LocalGitPublisher:
                 # The repository's filters run inside git commands (status, add, stash, read-tree -u, hash-object):
                 # one that stalls is stopped, not waited on for ever (see coworkenv/store/_git_filter.py).
                 stall_s, max_memory = filter_timeout_s(), filter_max_memory_bytes()
-                ran = run_watched(["git", *args], self.repo_dir, env, input, stall_s, self._git_dir, max_memory)
+                min_free = filter_min_free_bytes(free_bytes(self._git_dir))
+                ran = run_watched(["git", *args], self.repo_dir, env, input, stall_s, self._git_dir, max_memory,
+                                  min_free)
                 if isinstance(ran, Stopped):
                     raise PublishError(self._filter_stopped(args, ran, stall_s))
                 return ran

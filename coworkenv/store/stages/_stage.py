@@ -163,6 +163,13 @@ class Stage:
         """The bytes of a file of this stage, read once and checked against `content_hash` or its content-addressed
         name (`coworkenv.store.check_bytes`); StageError naming the file when it is missing, unreadable or changed."""
         try:
+            mode = path.stat().st_mode
+        except OSError:  # told below, where the read fails
+            mode = None
+        if mode is not None and not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
+            # A named pipe (a link to one followed) waited for a writer for ever; a device never ended.
+            raise StageError(f"{path}: {missing_path(path)}; {self.hint}")
+        try:
             settle_before_reading(path)  # a set whose writer was killed while placing it: completed first
             return check_bytes(path, path.read_bytes(), content_hash)
         except FileNotFoundError:

@@ -1,0 +1,149 @@
+"""Fault corpus, a filter of the local dataset repository's that writes for ever into its own store: a long-running
+`process` filter (git-lfs style) or a clean filter that keeps a copy of what it reads, writing into
+`.git/lfs/objects` without end (a loop on a retry that appends, a program reading a device). Its output to git is
+short, so git's memory does not grow (faults62's limit), and it writes all the time, so it never stalls (faults44's):
+the publish wrote on until the repository's disk was full, failing every other writer on it (another user's
+training checkpoint, the database of a service) and, at the end, this publish's own commit.
+
+Now a git command that runs the repository's filters is stopped, with what it started, once the repository's disk has
+less free than COWORKENV_FILTER_MIN_FREE_MB (1 GiB, or half of what was free when it began, whichever is less), and
+the publish says which filter, where, what it wrote, and what to do; the folder keeps its last version.
+
+The cases set the limit to 96 MiB under what is free when they begin, and bound each filter's writing at 512 MiB
+(on `main` each publish wrote all of it, and published)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from coworkenv.store import LocalGitPublisher, PublishError, PublishResult
+from tests.faults.harness import version_folders
+
+BOUND_MB = 512  # what each endless filter writes at most, so that on `main` (no limit) a case ends
+BELOW_MB = 96  # the limit: this much under what the disk has free when a case begins
+
+
+@pytest.fixture(scope="module")
+def folders(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    return version_folders(tmp_path_factory, "weights.bin")
+
+
+def _publish(repo: Path, folders: dict[str, Path], version: str) -> PublishResult:
+    return LocalGitPublisher(repo).publish_folder(folders[version], version, f"# {version}\n")
+
+
+@pytest.fixture(scope="module")
+def published(tmp_path_factory: pytest.TempPathFactory, folders: dict[str, Path]) -> Path:
+    repo = tmp_path_factory.mktemp("published") / "repo"
+    _publish(repo, folders, "v1")
+    return repo
+
+
+@pytest.fixture()
+def repo(tmp_path: Path, published: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    copy = tmp_path / "repo"
+    shutil.copytree(published, copy, symlinks=True)
+    free_mb = shutil.disk_usage(copy).free // (1 << 20)
+    if free_mb < 2 * BELOW_MB:
+        pytest.skip(f"{free_mb} MiB free here: too little to fill {BELOW_MB} MiB of it")
+    monkeypatch.setenv("COWORKENV_FILTER_MIN_FREE_MB", str(free_mb - BELOW_MB))
+    return copy
+
+
+def _git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(repo), "-c", "core.hooksPath=/dev/null", *args], check=True,
+                          capture_output=True, text=True).stdout
+
+
+def _filter(repo: Path, **settings: str) -> None:
+    for key, value in settings.items():
+        _git(repo, "config", f"filter.x.{key}", value)
+    (repo / ".git" / "info").mkdir(exist_ok=True)
+    (repo / ".git" / "info" / "attributes").write_text("*.bin filter=x\n")
+
+
+def _ends(call: Callable[[], object], within_s: float = 30.0) -> object:
+    done: list[object] = []
+
+    def run() -> None:
+        try:
+            done.append(call())
+        except BaseException as exc:
+            done.append(exc)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(within_s)
+    assert not thread.is_alive(), f"DID NOT END within {within_s} s"
+    return done[0]
+
+
+def _writer(tmp_path: Path, then: str) -> Path:
+    """A filter program that writes for ever (bounded at BOUND_MB) into the repository's LFS store, then runs
+    `then`."""
+    program = tmp_path / "fills-the-store"
+    program.write_text('#!/bin/sh\nmkdir -p "$GIT_DIR/lfs/objects"\n'
+                       f'head -c {BOUND_MB}M /dev/zero > "$GIT_DIR/lfs/objects/obj-$$"\n{then}\n')
+    program.chmod(0o755)
+    return program
+
+
+# A clean filter that keeps a copy (then passes its input through), a long-running `process` filter that fills the
+# store before its handshake (then quits: git goes on without it, the filter not being required).
+@pytest.mark.parametrize(("setting", "then"), [("clean", "exec cat"), ("process", "exit 1")], ids=["clean", "process"])
+def test_a_filter_that_writes_for_ever_into_its_store_is_stopped_before_the_disk_is_full(
+        tmp_path: Path, repo: Path, folders: dict[str, Path], setting: str, then: str) -> None:
+    program = _writer(tmp_path, then)
+    _filter(repo, **{setting: str(program)})
+    failed = _ends(lambda: _publish(repo, folders, "v2"))
+    written = sum(path.stat().st_size for path in (repo / ".git" / "lfs" / "objects").glob("obj-*"))
+    for path in (repo / ".git" / "lfs" / "objects").glob("obj-*"):
+        path.unlink()
+    assert isinstance(failed, PublishError), f"published, the filter having written {written >> 20} MiB"
+    told = str(failed)
+    assert f"filter.x.{setting} = `{program}`" in told and str(repo) in told
+    assert "filled the repository's disk" in told and "COWORKENV_FILTER_MIN_FREE_MB" in told
+    assert f"du -sh {repo}/.git/*" in told and f"git -C {repo} config --remove-section filter.x" in told
+    assert "nothing was published" in told
+    assert written < (BOUND_MB - 64) << 20, f"stopped only after {written >> 20} MiB"
+    assert _git(repo, "tag", "--list").split() == ["v1"]
+    assert (repo / "weights.bin").read_text() == "v1 weights\n"
+    assert not list((repo / ".git").glob("*.lock")), "a lock file was left"
+    found = subprocess.run(["pgrep", "-f", str(program)], capture_output=True, text=True)
+    assert found.stdout == "", "the filter was left running"
+
+
+def test_a_filter_that_writes_within_what_is_free_is_applied(
+        repo: Path, folders: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The limit is on what is left free, not on what a filter writes: a store of 8 MiB, within it, is kept."""
+    _filter(repo, clean='sh -c \'mkdir -p "$GIT_DIR/lfs/objects"; head -c 8M /dev/zero > "$GIT_DIR/lfs/objects/o"; '
+                        'cat\'')
+    assert _ends(lambda: _publish(repo, folders, "v2")).tag == "v2"  # type: ignore[attr-defined]
+    assert (repo / ".git" / "lfs" / "objects" / "o").stat().st_size == 8 << 20
+
+
+@pytest.mark.parametrize("setting", ["lots", "-1", "inf"])
+def test_a_free_space_setting_that_is_not_a_size_stops_the_publish_before_it_writes(
+        repo: Path, folders: dict[str, Path], monkeypatch: pytest.MonkeyPatch, setting: str) -> None:
+    monkeypatch.setenv("COWORKENV_FILTER_MIN_FREE_MB", setting)
+    _filter(repo, clean="cat")
+    with pytest.raises(PublishError) as refused:
+        _publish(repo, folders, "v2")
+    told = str(refused.value)
+    assert f"COWORKENV_FILTER_MIN_FREE_MB={setting!r}" in told and "nothing was published" in told
+    assert _git(repo, "tag", "--list").split() == ["v1"]
+    assert (repo / "weights.bin").read_text() == "v1 weights\n"
+
+
+def test_the_default_leaves_a_gib_or_half_of_what_is_free(monkeypatch: pytest.MonkeyPatch) -> None:
+    from coworkenv.store._git_filter import filter_min_free_bytes
+
+    monkeypatch.delenv("COWORKENV_FILTER_MIN_FREE_MB", raising=False)
+    assert filter_min_free_bytes(100 << 30) == 1 << 30
+    assert filter_min_free_bytes(600 << 20) == 300 << 20
