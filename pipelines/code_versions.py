@@ -8,7 +8,8 @@ CODE_VERSIONS = {
     # 2: task_specs seeds the generator with the base seed, as `coworkenv synth --seed` does.
     "task_specs": "2", "validated_envs": "1", "teacher_trajectories": "1",
     # 3: sft_shards splits with settings.test_fraction. 3: eval_report adds bootstrap intervals on differences.
-    "sft_shards": "3", "hub_dataset": "2", "pocketworker_checkpoint": "2", "eval_report": "3",
+    # 3: pocketworker_checkpoint's `tiny` recipe renders tools and calls minimally and trains more steps (round rl12).
+    "sft_shards": "3", "hub_dataset": "2", "pocketworker_checkpoint": "3", "eval_report": "3",
     # 2: rl_checkpoint's reward slope and rl_comparison's slope table say how many GRPO groups had no reward variance.
     # 3: the partial and shaped rewards take the config's call credit (trainers.rewards.reference_call_share);
     #    rl_checkpoint logs tool calls per episode and the share of the reference's calls made.

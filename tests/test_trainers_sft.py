@@ -241,12 +241,13 @@ def test_trainer_labels_are_minus_100_outside_assistant_tokens(tmp_path: Path) -
     from trainers.sft_data import tokenize_conversation
 
     rows = make_sft_rows(6)
-    setup = build_sft_trainer(_tiny_test_config(), write_sft_shards(tmp_path / "repo", rows), tmp_path / "run")
+    config = _tiny_test_config()
+    setup = build_sft_trainer(config, write_sft_shards(tmp_path / "repo", rows), tmp_path / "run")
     tokenizer = setup.trainer.processing_class
     prepared = setup.trainer.train_dataset
     assert prepared is not None and len(prepared) == len(rows)
-    for index, example in enumerate(prepared):
-        mask = tokenize_conversation(rows[index], tokenizer)["assistant_masks"]
+    for index, example in enumerate(prepared):  # rendered as the config renders (the shipped `tiny`: minimal)
+        mask = tokenize_conversation(rows[index], tokenizer, rendering=config.model.rendering)["assistant_masks"]
         labels = example["labels"]
         assert [label != -100 for label in labels] == [bool(bit) for bit in mask]
         assert [label for label in labels if label != -100] == [
