@@ -246,6 +246,7 @@ from tests.defects import (
     version_value_read,
     week_date_pinned,
     weekday_answer_unchecked,
+    write_claimed_in_message,
     written_fact_unread,
     written_number_loose,
     wrong_expected,
@@ -496,6 +497,7 @@ MODULES = (
     claimed_write_unchecked,
     not_equals_on_text,
     told_answer_unchecked,
+    write_claimed_in_message,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
