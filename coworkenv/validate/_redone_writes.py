@@ -10,9 +10,10 @@ the deployed release's check as the announcement mentioning it, witnessed by a l
 
 `redone_write_mutations` adds, for each write of an existing record (not one that makes a record or a message) that a
 completion call check matches, the write made once more right after it with one argument changed: a release a patch
-down, then the other values the in-place near misses give the arguments but the record's id, in their order (at
-most `_PER_WRITE` per write: one up and one down, where the one up is the value a guard forbids; not where a later write of the reference names the same record with the same tool: that one
-decides what the record holds at the end). A survivor is reported `redone_write_unchecked`.
+down, then the other values the in-place near misses give the arguments but those naming records (an id, a list of
+ids), in their order, at most `_PER_WRITE` per write (one up and one down, where the one up is the value a guard
+forbids); not where a later write of the reference names the same record with the same tool (that one decides what
+the record holds at the end). A survivor is reported `redone_write_unchecked`.
 """
 
 from __future__ import annotations
@@ -59,9 +60,15 @@ def _redos(call: ToolCallSpec, tool: ToolDef, arg_mutations: ArgMutations, ids: 
         if (down := _patch_down(value)) is not None:
             yield f"{name} {value!r} -> {down!r} (a patch down)", {**call.arguments, name: down}
     for kind, arg, new, what, core in arg_mutations(call, tool):
-        value = call.arguments.get(arg.split(".")[0])
-        if core and kind in ("change_arg", "time_shift") and not (isinstance(value, str) and value in ids):
+        value = call.arguments.get(re.split(r"[.\[]", arg)[0])
+        if core and kind in ("change_arg", "time_shift") and not _names_record(value, ids):
             yield what, new
+
+
+def _names_record(value: Any, ids: set[str]) -> bool:
+    """Whether an argument names a record (an id, or a list holding one): another value is another record's write."""
+    items = value if isinstance(value, list | tuple) else [value]
+    return any(isinstance(v, str) and v in ids for v in items)
 
 
 def redone_write_mutations(spec: EnvSpec, writes: list[tuple[int, int, ToolCallSpec]],
