@@ -105,6 +105,20 @@ Families of mutation kinds, kept apart in the registry (`KINDS`, name -> family,
   witness search (for every family) adds a write repeated on the record most like the one it names, a number 0.9 %
   off in a call or a reply, a reply's phrase with its first and last words swapped, and every write dropped with the
   replies kept.
+- `d123` (defects123, 9 kinds, bare names; its block sits after d119's): `msg_for_record` (a record's completion
+  field check moved onto the mail or chat message the reference sends that mentions the record, and its value where
+  stated), `recipients_rx_any` (a recipient list's "all of" as one pattern of alternatives, `to matches (a|b)`, in a
+  records check or a call matcher), `recipients_any_everywhere` (the same in every check at once, the frame's mail
+  selector too: the author's habit), `kept_at_least` (a guard keeping a number as "at least" it), `kept_in_widened`
+  (a kept value as `in [kept, the value the task writes on another record]`), `kept_not_written` (a kept value as
+  "not the value the task writes elsewhere"), `order_then_bare` (an order check's later call bare: any call of its
+  tool), `guard_one_tool` (of two forbidden checks on tools of one app, the second forbidding the first's tool again:
+  one of two tools that do the harm left free), `dt_next_slot` (an exact time as the window up to half an hour later,
+  both bounds in). Its witness search (for every family) adds the reference's write of a table made again on a record
+  a guard keeps (the kept field set to the task's value elsewhere or one up), a message's recipients cut to each one
+  alone, each call moved first of all, and each forbidden tool called at the end with arguments from the guard's
+  matcher, the reference's calls, the records the reference makes (a saved draft's id) and optional flags set
+  (`overwrite`: the harm made, not only tried).
 
 Kinds whose name starts with `py_` or `python.` are sandboxed (slow) and run only with `--python`; as in
 defects69, `py_*` mutants (of `d69`, `d73`, `d77` and `d83`) are made on the examples and seed 1 only, one per base, kind and rule kind.
@@ -133,6 +147,7 @@ for files already written.
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples hunt:1-5 --family d111 --out d111.jsonl --summary
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples hunt:1-5 --family d117 --out d117.jsonl --summary
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples hunt:1-5 --family d119 --out d119.jsonl --summary
+    PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples hunt:6-8 access_request_approval,adapt_announced_change,adapt_silent_change,clarify_ambiguous_request,delegate_and_follow_up,inbox_triage_reply,incident_investigate_fix,mail_ticket_chat_coordination,oncall_handoff,reschedule_conflict,todo_track_mail_requests:1-3 --family d123 --out d123.jsonl --summary
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples --kinds state_to_log 'records.*drop_cond' --out o.jsonl
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --tally d65.jsonl d69.jsonl
 """
@@ -173,7 +188,7 @@ Rule = dict[str, Any]
 
 
 class Kind(NamedTuple):
-    family: str  # "d65", "d69", "d73", "d77", "d83", "d92", "d94", "d99", "d111", "d117" or "d119"
+    family: str  # "d65", "d69", "d73", "d77", "d83", "d92", "d94", "d99", "d111", "d117", "d119" or "d123"
     rule: str  # the rule kind it mutates ("check"/"scoring" for the check's or spec's own settings)
     python: bool  # the mutant runs a Python check in the sandbox
 
@@ -258,6 +273,8 @@ KINDS: dict[str, Kind] = {
     **_kinds("d119", "any", "phrase_split guard_cond_negated not_contains_as_ne state_to_reply_value "
              "frame_where_new_value map_whole_to_key copy_paste_target num_within_1pct guard_list_pair "
              "count_from_initial"),
+    **_kinds("d123", "any", "msg_for_record recipients_rx_any kept_at_least kept_in_widened kept_not_written "
+             "order_then_bare guard_one_tool dt_next_slot recipients_any_everywhere"),
 }
 
 
@@ -2638,6 +2655,288 @@ def episodes119(spec: Spec) -> Iterator[tuple[str, Episode]]:
 FAMILIES["d119"] = mutants119
 
 
+# -- family d123 ------------------------------------------------------------------------------------------------
+# defects123: an outside tester's fresh kinds (its own block, as d119's): a record's check moved onto the message that
+# mentions it, "every recipient" as "any recipient", a kept guard loosened (at least its value, in a widened list,
+# not the value the task writes elsewhere), an order's later call bare, a forbidden tool narrowed to one of two that do
+# the harm, an exact time as a window one slot wide.
+_RECIPIENT_FIELDS123 = {"to", "cc", "bcc", "attendees", "participants", "members", "recipients", "invitees"}
+_MESSAGE_TABLES123 = (("mail", "messages", "body"), ("chat", "messages", "text"))
+
+
+def _kept_targets123(spec: Spec) -> list[tuple[str, str, str, str]]:
+    """(app, table, id, field) of every guard field check that keeps a value (`equals` the world's value)."""
+    out = []
+    for c in spec["checks"]:
+        r = c["rule"]
+        if r["kind"] != "field" or (c.get("role") or "completion") != "guard" or r.get("op", "equals") != "equals":
+            continue
+        t = r["target"]
+        rec = _initial_record117(spec, t["app"], t["table"], t["id"])
+        if rec is not None and _dig(rec, t["field"]) == r.get("value"):
+            out.append((t["app"], t["table"], t["id"], t["field"]))
+    for c in spec["checks"]:
+        r = c["rule"]
+        if r["kind"] != "records" or (c.get("role") or "completion") != "guard":
+            continue
+        rid = next((w["value"] for w in r.get("where") or [] if w.get("field") == "id"
+                    and w.get("op", "equals") == "equals"), None)
+        for w in r.get("where") or []:
+            if rid is not None and w.get("field") != "id" and w.get("op", "equals") == "equals":
+                out.append((r["app"], r["table"], rid, w["field"]))
+    return out
+
+
+def _written_value123(spec: Spec, fstate: dict[str, Any], app: str, table: str, rid: Any, field: str) -> Any:
+    """A value the reference writes into `field` on another record of the table (the task's value), else another
+    value a record of the world holds there."""
+    old = {r.get("id"): r for r in _rows(world_table(spec, app, table))}
+    mine = _dig(old.get(rid) or {}, field)
+    for r in _rows((fstate.get(app) or {}).get(table)):
+        x = _dig(r, field)
+        if r.get("id") != rid and x != _dig(old.get(r.get("id")) or {}, field) and x != mine \
+                and isinstance(x, (str, int, float)):
+            return x
+    for r in old.values():
+        x = _dig(r, field)
+        if x != mine and isinstance(x, (str, int, float)) and type(x) is type(mine):
+            return x
+    return None
+
+
+def _kept_kinds123(conds: list[dict[str, Any]], spec: Spec, fstate: dict[str, Any], app: str, table: str,
+                   rid: Any) -> Iterator[tuple[str, list[dict[str, Any]]]]:
+    """A guard's kept conditions loosened: at least the kept number, the kept value or the task's, not the task's."""
+    for i, w in enumerate(conds):
+        f, op, v = str(w.get("field")), w.get("op", "equals"), w.get("value")
+        if f == "id" or op != "equals":
+            continue
+
+        def at(new: dict[str, Any], i: int = i) -> list[dict[str, Any]]:
+            return [*conds[:i], new, *conds[i + 1:]]
+        if _is_num(v):
+            yield "kept_at_least", at({**w, "op": "gte"})
+        o = _written_value123(spec, fstate, app, table, rid, f)
+        if o is not None and o != v and isinstance(v, (str, int, float)):
+            yield "kept_in_widened", at({**w, "op": "in", "value": [v, o]})
+            yield "kept_not_written", at({**w, "op": "not_equals", "value": o})
+
+
+def _recipients123(conds: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
+    """The conditions with every recipient list (`to contains [a, b]`, or `to contains a` and `to contains b`) read
+    as one pattern of alternatives: any one recipient enough."""
+    out: list[dict[str, Any]] = []
+    merged: dict[str, list[str]] = {}
+    for w in conds:
+        f, op, v = str(w.get("field")), w.get("op", "equals"), w.get("value")
+        if f in _RECIPIENT_FIELDS123 and op == "contains" and isinstance(v, (str, list)):
+            merged.setdefault(f, []).extend([v] if isinstance(v, str) else [str(x) for x in v])
+        else:
+            out.append(w)
+    if not any(len(v) >= 2 for v in merged.values()):
+        return None
+    for f, vals in merged.items():
+        out.append({"field": f, "op": "matches", "value": "(" + "|".join(map(re.escape, vals)) + ")"}
+                   if len(vals) >= 2 else {"field": f, "op": "contains", "value": vals[0]})
+    return out
+
+
+def _dt_slot123(w: dict[str, Any]) -> list[dict[str, Any]] | None:
+    """`equals 09:00` as the window [09:00, 09:30], both bounds in: the next slot admitted."""
+    v = w.get("value")
+    if w.get("op", "equals") != "equals" or not isinstance(v, str) or not _DT.match(v):
+        return None
+    hi = _dt_shift99(v, 30)
+    return [{**w, "op": "gte"}, {**w, "op": "lte", "value": hi}] if hi else None
+
+
+def _message_of123(spec: Spec, fstate: dict[str, Any], words: list[str]) -> tuple[str, str, str, list[str]] | None:
+    """(app, table, text field, the words it holds) of a message the reference sends that mentions the first word
+    (the record's id)."""
+    for app, table, field in _MESSAGE_TABLES123:
+        old = {r.get("id") for r in _rows(world_table(spec, app, table))}
+        for r in _rows((fstate.get(app) or {}).get(table)):
+            text = str(r.get(field) or "") + " " + str(r.get("subject") or "")
+            if r.get("id") in old or not words or words[0].lower() not in text.lower():
+                continue
+            return app, table, field, [x for x in words if x.lower() in text.lower()]
+    return None
+
+
+def rule_kinds123(rule: Rule, spec: Spec, fstate: dict[str, Any], role: str) -> Iterator[tuple[str, Rule]]:
+    """(kind, new rule): defects123's mutations of one rule (one check alone)."""
+    k = rule["kind"]
+    if k == "field":
+        t = rule["target"]
+        cond = {"field": t["field"], "op": rule.get("op", "equals"), "value": rule.get("value")}
+        as_records = {"kind": "records", "app": t["app"], "table": t["table"], "count_op": "equals", "count": 1}
+        if role == "guard":
+            for name, new in _kept_kinds123([cond], spec, fstate, t["app"], t["table"], t["id"]):
+                yield name, {**rule, "op": new[0]["op"], "value": new[0]["value"]}
+        if (slot := _dt_slot123(cond)) is not None and role == "completion":
+            yield "dt_next_slot", {**as_records, "where": [{"field": "id", "value": t["id"]}, *slot]}
+        v = rule.get("value")
+        if role == "completion" and rule.get("op", "equals") == "equals" and isinstance(v, (str, int, float)) \
+                and not isinstance(v, bool) and isinstance(t.get("id"), str):
+            found = _message_of123(spec, fstate, [t["id"], str(v)])
+            if found:
+                app, table, field, words = found
+                yield "msg_for_record", {"kind": "records", "app": app, "table": table, "count_op": "gte", "count": 1,
+                                         "where": [{"field": field, "op": "contains", "value": x} for x in words]}
+    elif k == "records":
+        where = rule.get("where") or []
+        rid = next((w["value"] for w in where if w.get("field") == "id" and w.get("op", "equals") == "equals"), None)
+        if role == "guard" and rid is not None:
+            for name, new in _kept_kinds123(where, spec, fstate, rule["app"], rule["table"], rid):
+                yield name, {**rule, "where": new}
+        if (new := _recipients123(where)) is not None:
+            yield "recipients_rx_any", {**rule, "where": new}
+        if role == "completion":
+            for i, w in enumerate(where):
+                if (slot := _dt_slot123(w)) is not None:
+                    yield "dt_next_slot", {**rule, "where": [*where[:i], *slot, *where[i + 1:]]}
+    elif k in ("called", "order"):
+        for key in (["call"] if k == "called" else ["first", "then"]):
+            m = rule[key]
+            if (mm := _matcher_recipients123(m)) is not None:
+                yield "recipients_rx_any", {**rule, key: mm}
+            for a, x in (m.get("args") or {}).items():
+                if (slot := _dt_slot123({"field": a, "value": x})) is not None:
+                    rest = {b: y for b, y in m["args"].items() if b != a}
+                    yield "dt_next_slot", {**rule, key: {**m, "args": rest, "where": [*(m.get("where") or []), *slot]}}
+        if k == "order" and (rule["then"].get("args") or rule["then"].get("where")):
+            yield "order_then_bare", {**rule, "then": {"tool": rule["then"]["tool"], "args": {}, "where": []}}
+
+
+def _matcher_recipients123(m: dict[str, Any]) -> dict[str, Any] | None:
+    lists = {a: x for a, x in (m.get("args") or {}).items() if a in _RECIPIENT_FIELDS123}
+    conds = [*(m.get("where") or []), *({"field": a, "op": "contains", "value": x} for a, x in lists.items())]
+    if (new := _recipients123(conds)) is None:
+        return None
+    return {**m, "args": {a: x for a, x in (m.get("args") or {}).items() if a not in lists}, "where": new}
+
+
+def _recipients_everywhere123(rule: Rule) -> Rule | None:
+    """The rule with every recipient list read as "any one of them" (the author's habit, kept in every check: the
+    frame's mail selector too)."""
+    k, new = rule["kind"], None
+    if k == "records" and (w := _recipients123(rule.get("where") or [])) is not None:
+        new = {**rule, "where": w}
+    elif k in ("called", "forbidden", "order"):
+        keys = ["call"] if k != "order" else ["first", "then"]
+        got = {key: m for key in keys if (m := _matcher_recipients123(rule[key])) is not None}
+        new = {**rule, **got} if got else None
+    elif k == "frame":
+        allow = [({**sel, "where": w} if (w := _recipients123(sel.get("where") or [])) is not None else sel)
+                 for sel in rule.get("allow") or []]
+        new = {**rule, "allow": allow} if allow != rule.get("allow") else None
+    elif k == "tiers":
+        tiers = [{**t, "rule": _recipients_everywhere123(t["rule"]) or t["rule"]} for t in rule["tiers"]]
+        new = {**rule, "tiers": tiers} if tiers != rule["tiers"] else None
+    return new
+
+
+def mutants123(spec: Spec) -> Iterator[Mutant]:
+    fstate = final_state(spec)
+    s2 = copy.deepcopy(spec)
+    changed = [ci for ci, c in enumerate(spec["checks"]) if (r := _recipients_everywhere123(c["rule"])) is not None
+               and not s2["checks"].__setitem__(ci, {**c, "rule": r})]
+    if len(changed) >= 2:
+        yield Mutant("recipients_any_everywhere", changed[0], s2, f"{len(changed)} checks")
+    roles = [c.get("role") or ("guard" if c["rule"]["kind"] in ("frame", "forbidden") else "completion")
+             for c in spec["checks"]]
+    for ci, c in enumerate(spec["checks"]):
+        for name, r in rule_kinds123(c["rule"], spec, fstate, roles[ci]):
+            s2 = copy.deepcopy(spec)
+            s2["checks"][ci] = {**c, "rule": r}
+            yield Mutant(name, ci, s2, "")
+    # a forbidden tool narrowed to one of two that do the harm: of two forbidden checks on write tools of one app
+    # (mail_send and mail_send_draft), the second forbids the first's tool again (the author's copy left unedited)
+    forb = [(ci, c) for ci, c in enumerate(spec["checks"]) if c["rule"]["kind"] == "forbidden"]
+    for (_, a), (j, b) in itertools.permutations(forb, 2):
+        ta, tb = TOOLS.get(a["rule"]["call"]["tool"]), TOOLS.get(b["rule"]["call"]["tool"])
+        if ta is None or tb is None or ta.app != tb.app or ta is tb:
+            continue
+        s2 = copy.deepcopy(spec)
+        s2["checks"][j] = {**b, "rule": {**b["rule"], "call": {**a["rule"]["call"]}}}
+        yield Mutant("guard_one_tool", j, s2, a["rule"]["call"]["tool"])
+
+
+def episodes123(spec: Spec) -> Iterator[tuple[str, Episode]]:
+    """defects123's episodes: the reference's write of a table made again on a record a guard keeps (its id
+    argument moved there), with the kept field set to the value the task writes elsewhere, one up, or another value
+    the world holds there; a message's recipients cut to each one alone; a call moved before every other call."""
+    ref = spec["reference"]
+    fstate = final_state(spec)
+    steps = [(t, s) for t, turn in enumerate(ref) for s, st in enumerate(turn["steps"]) if st.get("call")]
+    for app, table, rid, field in _kept_targets123(spec):
+        ids = {r.get("id") for r in _rows(world_table(spec, app, table))}
+        held = _dig(_initial_record117(spec, app, table, rid) or {}, field)
+        key = field.split(".")[-1]
+        values = [x for x in [_written_value123(spec, fstate, app, table, rid, field), *bump(held)[:1]]
+                  if x is not None and x != held]
+        for t, s in steps:
+            c = ref[t]["steps"][s]["call"]
+            id_arg = next((a for a, v in c["arguments"].items() if isinstance(v, str) and v in ids and v != rid), None)
+            if id_arg is None:
+                continue
+            for x in values:
+                args = {**c["arguments"], id_arg: rid}
+                for a in args:
+                    if a in (key, field) or (isinstance(args[a], dict) and key in args[a]):
+                        args[a] = {**args[a], key: x} if isinstance(args[a], dict) else x
+                r = copy.deepcopy(ref)
+                r[t]["steps"].insert(s + 1, {"call": {"name": c["name"], "arguments": args}, "say": None})
+                yield f"also {c['name']}.{id_arg}={rid} {key}={str(x)[:30]}", r
+    for t, s in steps:
+        c = ref[t]["steps"][s]["call"]
+        for a, v in c["arguments"].items():
+            if a in _RECIPIENT_FIELDS123 and isinstance(v, list) and len(v) >= 2:
+                for x in v:
+                    r = copy.deepcopy(ref)
+                    r[t]["steps"][s]["call"]["arguments"][a] = [x]
+                    yield f"{c['name']}.{a}=[{x}] alone", r
+        if (t, s) != steps[0]:  # the call made first of all
+            r = copy.deepcopy(ref)
+            st = r[t]["steps"].pop(s)
+            r[0]["steps"].insert(0, st)
+            yield f"{c['name']} first of all", r
+    # each forbidden tool called at the end, its arguments taken from the reference's calls (same names) or the ids
+    # of the records the reference makes in the tool's app (the draft it saves, sent)
+    made = [r.get("id") for app, tables in fstate.items() if isinstance(tables, dict)
+            for table, rows in tables.items() for r in _rows(rows)
+            if r.get("id") not in {o.get("id") for o in _rows(world_table(spec, app, table))}]
+    given = {a: v for t, s in steps for a, v in ref[t]["steps"][s]["call"]["arguments"].items()}
+    for c in spec["checks"]:
+        tool = TOOLS.get(c["rule"]["call"]["tool"]) if c["rule"]["kind"] == "forbidden" else None
+        if tool is None or not ref:
+            continue
+        args: dict[str, Any] = {}
+        own = c["rule"]["call"].get("args") or {}
+        addr = _addresses99(spec)
+        for p, fi in tool.params.model_fields.items():
+            if p in own or p in given:
+                args[p] = own.get(p, given.get(p))
+            elif (p == "id" or p.endswith("_id")) and made:
+                args[p] = made[-1]
+            elif p in _RECIPIENT_FIELDS123 and addr and fi.is_required():
+                args[p] = addr[-1:]
+            elif fi.is_required() and "str" in str(fi.annotation):
+                args[p] = "FYI"
+            elif fi.annotation is bool and not fi.is_required():  # overwrite, force: the harm made, not tried
+                args[p] = True
+            elif fi.is_required():
+                break
+        else:
+            r = copy.deepcopy(ref)
+            r[-1]["steps"].insert(max(0, len(r[-1]["steps"]) - 1), {"call": {"name": c["rule"]["call"]["tool"],
+                                                                              "arguments": args}, "say": None})
+            yield f"then {c['rule']['call']['tool']}({', '.join(args)})", r
+
+
+FAMILIES["d123"] = mutants123
+
+
 
 class Witnesses:
     """Per base, the near-reference episodes the shipped spec fails; the first one a mutant passes is its witness."""
@@ -2649,7 +2948,7 @@ class Witnesses:
         if base not in self._failing:
             self._failing[base] = []
             for lab, ep in itertools.chain(episodes(spec), episodes94(spec), episodes99(spec), episodes111(spec),
-                                            episodes117(spec), episodes119(spec)):
+                                            episodes117(spec), episodes119(spec), episodes123(spec)):
                 try:
                     if not play(spec, ep).passed:
                         self._failing[base].append((lab, ep))

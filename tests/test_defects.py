@@ -163,6 +163,12 @@ NARROW_CLASSES = {
                               "looked up in a document the task only reads (the others tell what the task itself "
                               "did, read by state checks: the moved units, the paused jobs, the added to-dos, the "
                               "broken pages' tasks, the fixed service)"),
+    "write_claimed_in_message": ({"adapt_silent_change"}, "only its fix (a deploy or a config rollback) is credited "
+                                 "by call checks whose undo is the fault a guard forbids, so the check on the "
+                                 "service, moved onto the announcement, leaves the record unread (d123 over "
+                                 "examples, the hunt's 12 capabilities 6-8 and the 11 others 1-3: incident_rollback's "
+                                 "other config versions are refused by the tool, feature_flag_rollout's and "
+                                 "incident_investigate_fix's flags are caught by the undo)"),
 }
 
 DEFECTS = all_defects()

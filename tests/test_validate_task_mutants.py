@@ -113,7 +113,8 @@ def test_half_pinned_a_check_accepting_another_person_named_in_it_is_caught() ->
 def test_enum_alternatives_are_every_value_the_checks_name_then_one_more() -> None:
     spec = sound_spec()
     check_of(spec, "raised")["rule"].update(op="in", value=["p1", "p4"])
-    found = {m.description for m in mutants(spec) if "priority" in m.description}
+    found = {m.description for m in mutants(spec) if "priority" in m.description
+             and m.code != "redone_write_unchecked"}  # the write made again after it: _redone_writes
     assert found == {"tickets_update: priority 'p1' -> 'p4'", "tickets_update: priority 'p1' -> 'p2'"}
     v = validate_spec(spec)
     assert any("priority 'p1' -> 'p4'" in e.message for e in v.errors() if e.code == "mutant_survived")

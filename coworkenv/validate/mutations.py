@@ -81,6 +81,7 @@ from coworkenv.validate._mutation_core import (
     without,
 )
 from coworkenv.validate._partial_facts import partial_fact_mutations
+from coworkenv.validate._redone_writes import redone_write_mutations
 from coworkenv.validate._reply_mutations import reply_mutations
 from coworkenv.validate._sibling_facts import item_probes, sibling_fact_mutations
 from coworkenv.validate._wrong_routes import wrong_route_mutations
@@ -143,6 +144,9 @@ def near_miss_mutations(spec: EnvSpec, world: World | EntityIndex, *, max_altern
             out.append(Mutation("duplicate_write", where, f"{call.name} at {where} made twice",
                                 [*reference[:t], turn_of(steps), *reference[t + 1:]], code="duplicate_unchecked"))
     out += _extra_record_mutations(spec, writes, tools, index)
+    # the right call, then the same write again with another value, where a call check reads the write
+    out += redone_write_mutations(spec, writes, tools, lambda c, tool: _argument_mutations(
+        c, tool, index, max_alternatives), set(index.table_of))
     out += wrong_route_mutations(spec, tools, writes, index)
     out += created_instead_mutations(spec, tools, writes, index)
     out += reply_mutations(spec, index, values)

@@ -250,6 +250,7 @@ from tests.defects import (
     version_value_read,
     week_date_pinned,
     weekday_answer_unchecked,
+    write_claimed_in_message,
     written_fact_unread,
     written_number_loose,
     wrong_expected,
@@ -504,6 +505,7 @@ MODULES = (
     guard_negation_unprobed,
     unphrased_request_unchecked,
     erased_other_value,
+    write_claimed_in_message,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
