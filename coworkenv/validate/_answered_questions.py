@@ -17,7 +17,11 @@ numbers no check needs (status posts, hand-overs: defects113 measured 198 of 987
   wrong answer. Without the phrases there, no spec of the strict sweep (seeds 1-30, the examples) and no corpus twin
   got a new near miss that passes (the meeting_reschedule example's mail to the attendees, and its 20 twins, got
   one its checks fail). In a channel the phrases stay: without them the incident_rollback example's status post in
-  #incidents, which shares words with what the team posted there, was rejected;
+  #incidents, which shares words with what the team posted there, was rejected. Since defects126 a channel's message also
+  counts, whatever its wording, where it is in the world from the start and its sender is someone the user's turns
+  name ("Keiko asked me about a production setting of svc-pricing on chat"): "Somebody post the value here when you
+  can." in #incidents was no question, and a wrong post passed. A message that comes during the episode (Jon's
+  "Thanks! Checkout looks good from our side." after incident_rollback's update, Jon named in the turn) asks nothing;
 - the request and the message share a word of what it is about (`renewal`, `Yarrow`, `svc-geo`: not "Can someone
   review my PR?" in the channel a status post goes to, a question nobody answered there, adapt_silent_change@16);
 - the message states a fact (`entities.stated_facts`: a date, a day by its name or from today, a code, a number, an
@@ -107,7 +111,7 @@ def answered_question_mutations(spec: EnvSpec, writes: list[tuple[int, int, Tool
         args = {params.get(k, k): v for k, v in call.arguments.items()}  # by the op parameter each fills
         if args.get("in_reply_to"):
             continue  # a reply: `_text_mutations` leaves its facts out already
-        questions = _questions(index, tool.op, args)
+        questions = _questions(index, tool.op, args, _named_people(spec, index, t), _first_ids(spec))
         if not questions:
             continue
         asked = "\n".join(questions)
@@ -238,9 +242,35 @@ def _read(sentence: str, terms: list[str], patterns: list[re.Pattern[str]]) -> b
     return any(p.search(sentence) for p in patterns) or any(x in lowered for x in terms)
 
 
-def _questions(index: EntityIndex, op: str, args: dict[str, Any]) -> list[str]:
+def _named_people(spec: EnvSpec, index: EntityIndex, turn: int) -> set[str]:
+    """The directory ids of the people the user's turns up to `turn` name (a full name, a first name or a chat
+    handle, as a whole word, a name as capitalised): "Keiko asked me about a production setting ..." (defects126)."""
+    said = "\n".join(t.content for t in spec.turns[:turn + 1])
+    out: set[str] = set()
+    for person in index.rows("directory", "people"):
+        name = str(person.get("name") or "")
+        forms = {name, name.split()[0]} if name.strip() else set()
+        handle = str(person.get("chat_handle") or "")
+        if handle:
+            forms.add("@" + handle)
+        if any(re.search(rf"(?<![\w@]){re.escape(f)}(?!\w)", said) for f in forms if len(f.lstrip("@")) >= 2):
+            out.add(str(person.get("id")))
+    return out
+
+
+def _first_ids(spec: EnvSpec) -> frozenset[str]:
+    """The ids of the chat messages the world holds before the episode starts: a message that comes later (a
+    colleague's "Thanks! Checkout looks good from our side." after the update) asked nothing the task answers."""
+    chat = spec.world.apps.chat
+    return frozenset() if chat is None else frozenset(m.id for m in chat.messages)
+
+
+def _questions(index: EntityIndex, op: str, args: dict[str, Any], named: frozenset[str] | set[str] = frozenset(),
+               first: frozenset[str] = frozenset()) -> list[str]:
     """The messages the recipient of a message sent in the conversation it goes to, whatever their wording: the
-    requests it may answer (see the module docstring)."""
+    requests it may answer (see the module docstring). In a team channel, a message that reads as a question
+    (`_QUESTION`), or a message the world holds from the start (`first`) of a person the user's turns name (`named`,
+    `_named_people`): the task says who asked, whatever the words of the request ("Somebody post the value here when you can.", defects126)."""
     user = index.user
     if op == _DM:
         person = index.person_id(str(args.get("person", "")))
@@ -255,7 +285,7 @@ def _questions(index: EntityIndex, op: str, args: dict[str, Any]) -> list[str]:
             return []
         return [str(m["text"]) for m in index.rows("chat", "messages")
                 if m.get("channel") == channel and m.get("sender") not in (user, "me")
-                and _QUESTION.search(str(m.get("text")))]
+                and ((m.get("sender") in named and m.get("id") in first) or _QUESTION.search(str(m.get("text"))))]
     to = args.get("to")
     recipients = {str(r).lower() for r in (to if isinstance(to, list) else [to]) if r}
     addresses = {a for r in recipients if (a := index.address(r)) is not None}

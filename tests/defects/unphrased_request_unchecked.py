@@ -20,6 +20,8 @@ from tests.defects._core import CorpusError, Defect, Edit, Spec
 from tests.defects.told_answer_unchecked import _checked, _told
 from tests.defects.told_answer_unchecked import _wrong as _wrong_told
 from tests.defects.unmarked_question_unchecked import _case as _unmarked_case
+from tests.defects.unmarked_question_unchecked import _unmarked
+from tests.defects.unthreaded_answer_unchecked import _in_channel, _question_words, _wrong_answer
 
 CLASS = "unphrased_request_unchecked"
 # How a program can detect the class (what the gates should do), in one line.
@@ -78,6 +80,24 @@ def _user_unread(name: str, seed: int, words: str) -> Defect:
                   witness=_wrong_told, gate="mutations", code="content_unchecked")
 
 
+def _channel(name: str, seed: int, request: str) -> Defect:
+    """The colleague's question asked in a team channel as the request `request` (`{}` for what is asked: no
+    question mark, no phrase of a question), answered there by a post; the turn names the colleague ("Keiko asked me
+    about a production setting"). The post check reads only what was asked about (defects126: a channel's request
+    had to read as a question, `_QUESTION`)."""
+    def fix(spec: Spec) -> None:
+        _in_channel(spec)
+        _unmarked(request)(spec)
+
+    def breaks(spec: Spec) -> None:
+        fix(spec)
+        _question_words(spec)
+    return Defect(CLASS, name, f"synth:lookup_answer_source@{seed}",
+                  "posts a wrong answer to a colleague's request for a fact, worded as no question is, in the team "
+                  "channel it was made in: the post check reads only what was asked about",
+                  breaks=breaks, fix=fix, witness=_wrong_answer, gate="mutations", code="content_unchecked")
+
+
 DEFECTS = [
     _colleague("dm-need-1", "synth:lookup_answer_source@1", "Need {} before my call.", mail=False),
     _colleague("new-mail-reply-with-1", "synth:inbox_triage_reply@1", "Reply with {} when you can.", mail=True),
@@ -87,5 +107,8 @@ DEFECTS = [
     _user("told-get-back-10", 10, "get back to me with it and the file it came from"),
     _user("told-in-your-reply-8", 8, "put the answer in your reply, with the file it came from"),
     _user_unread("told-unread-reply-here-5", 5, "reply here with the answer and the file it came from"),
+    _channel("post-somebody-post-3", 3, "Somebody post {} here when you can."),
+    _channel("post-need-1", 1, "Need {} before the release."),
+    _channel("post-after-9", 9, "I am after {}."),
     _user_unread("told-unread-in-your-reply-10", 10, "put the answer in your reply, with the file it came from"),
 ]
