@@ -150,13 +150,17 @@ class Env:
         self._score: tuple[tuple[str, int, int, int], VerifierResult] | None = None
 
     # -- Gymnasium-like API --------------------------------------------------------------------------
-    def reset(self, seed: int | None = None) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-        """Start an episode: the world returns to its initial state. Returns (messages, info)."""
+    def reset(self, seed: int | None = None, *, tools: bool = True) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+        """Start an episode: the world returns to its initial state. Returns (messages, info); `tools=False` leaves
+        the tool schemas out of `info` (a caller that sends no model request: decoding them was ~60% of a reset)."""
         del seed  # episodes are deterministic; the spec's metadata carries its generation seed
         self._world.rewind()  # the journal started at construction or the last reset
         self._reset_episode()
         self.messages = [*opening_messages(self.spec, self._world), self._user_message(self.spec.turns[0])]
-        return list(self.messages), {"env_id": self.spec.id, "tools": orjson.loads(self._prompt_tools_json)}
+        info: dict[str, Any] = {"env_id": self.spec.id}
+        if tools:
+            info["tools"] = orjson.loads(self._prompt_tools_json)
+        return list(self.messages), info
 
     def step(self, action: Action) -> StepResult:
         """Run one assistant message: execute its tool calls, or end the turn if it has none."""

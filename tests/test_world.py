@@ -58,6 +58,18 @@ def test_canonical_serialization_round_trips() -> None:
     assert [r["id"] for r in rows] == sorted(r["id"] for r in rows)
 
 
+def test_serialising_some_apps_gives_their_tables_as_the_whole_serialisation_does() -> None:
+    """`to_wire(apps_only)` (a Python check scoped to its apps is handed only theirs) is the whole serialisation's
+    part: the same clock, the same tables in the same order, the same rows."""
+    world = _example_world()
+    whole = world.to_wire()
+    for chosen in (["logs"], ["services", "logs"], ["mail", "no_such_app"], []):
+        part = world.to_wire(chosen)
+        assert part["clock"] == whole["clock"]
+        assert list(part["apps"]) == [a for a in whole["apps"] if a in chosen]
+        assert all(list(part["apps"][a].items()) == list(whole["apps"][a].items()) for a in part["apps"])
+
+
 def test_hash_is_stable_across_processes() -> None:
     code = (
         "from coworkenv.examples import load_example\n"

@@ -70,6 +70,13 @@ class Verifier:
         `robustness` (in [0, 1]) is weighed in when the spec's scoring gives it a weight.
         """
         transcript = Transcript(replies, notes)
+        runs = self.python_runs
+        if runs is not None and runs.collecting and not self._judged:
+            # a dry pass (`SpecEpisodes.play_ahead`) only starts the sandboxed runs its checks will ask for and throws
+            # its result away: the checks that run no sandboxed code start none, so they are not evaluated
+            return compose(self.spec.scoring, [self._check(c, world, audit, transcript)
+                                               for c, code in zip(self.spec.checks, self._code, strict=True) if code],
+                           robustness)
         if self.lazy_python and not self._judged and any(self._code):
             results = [self._check(c, world, audit, transcript) for c, code in zip(self.spec.checks, self._code,
                                                                                    strict=True) if not code]
@@ -229,7 +236,7 @@ def _python(rule: PythonRule, world: World, audit: Sequence[AuditEntry], transcr
             runs: Any = None) -> Outcome:
     from coworkenv.sandbox import run_sandboxed  # the sandbox spawns processes: load it only when needed
 
-    state = world.to_wire()
+    state = world.to_wire(rule.apps or None)  # a check scoped to its apps: only theirs serialised
     apps = rule.apps or list(state["apps"])
     payload = {
         "state": {"clock": state["clock"], "apps": {a: state["apps"][a] for a in apps}},
@@ -255,7 +262,7 @@ def _python(rule: PythonRule, world: World, audit: Sequence[AuditEntry], transcr
         return paced(lambda: run_sandboxed(rule.code, rule.entrypoint, job, prelude=prelude, **options))
 
     if runs is not None and runs.collecting:  # a dry pass (`RunMemo.start`): its outcomes are never read
-        runs.start(rule, payload, prelude, run)
+        runs.start(rule, payload, prelude, run, handed=True)  # built above for this run alone: no copy needed
         return _PASS
     outcome = runs.take(rule, payload, prelude) if runs is not None else None
     if outcome is None:

@@ -128,8 +128,9 @@ class EpisodeRun:
     out_of_time: bool = False  # the spec's wall clock ran out (latched: the record says so however late it is made)
 
     def start(self) -> None:
-        messages, info = self.env.reset()
-        self.tools = info["tools"]
+        # a transcript-free run sends no model request (a Policy acts on the Env): it needs no tool schemas
+        messages, info = self.env.reset(tools=self.keep_transcript)
+        self.tools = info.get("tools", [])
         if self.keep_transcript:
             self.started_at = datetime.now(UTC).isoformat(timespec="seconds")
             self.t0 = time.perf_counter()

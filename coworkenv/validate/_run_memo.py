@@ -74,10 +74,12 @@ class RunMemo:
             self.reused += 1
         return found
 
-    def start(self, rule: PythonRule, payload: dict[str, Any], prelude: str, run: Any) -> None:
+    def start(self, rule: PythonRule, payload: dict[str, Any], prelude: str, run: Any, *, handed: bool = False) -> None:
         """In a dry pass: start `run(payload)` (the sandboxed run of this exact job, on a copy of the payload taken
         now) on the pool, unless the pass that counts will not run it (a trusted check's job already started once:
-        `get` answers its repeat from the first)."""
+        `get` answers its repeat from the first). `handed`: the caller built the payload for this run alone and
+        keeps no reference to any part of it (the verifier's, made afresh from the world, the audit and the replies),
+        so the run is handed it as it is: the deep copy was a fifth of a Python-check validation's host CPU."""
         if rule.judge:
             return
         job = _job(rule, payload) if self.replaying and rule.code in self.trusted and rule.code not in self._untrusted \
@@ -94,7 +96,7 @@ class RunMemo:
         # in a copy of this context: the layers a run must have (`requiring_layers`, a context variable) are the
         # caller's, as for a run made here
         self._ahead.setdefault(key, []).append(self._pool.submit(contextvars.copy_context().run, run,
-                                                                 copy.deepcopy(payload)))
+                                                                 payload if handed else copy.deepcopy(payload)))
 
     def take(self, rule: PythonRule, payload: dict[str, Any], prelude: str) -> Any:
         """The result of a run of this exact job started ahead (waited for), or None: run it now."""

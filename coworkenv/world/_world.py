@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Callable, Hashable, Iterator, Mapping
+from collections.abc import Callable, Collection, Hashable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
@@ -142,10 +142,14 @@ class World:
         twin._order_tables()
         return twin
 
-    def to_wire(self) -> dict[str, Any]:
-        """Canonical, JSON-ready serialization: records sorted by id within each table."""
+    def to_wire(self, apps_only: Collection[str] | None = None) -> dict[str, Any]:
+        """Canonical, JSON-ready serialization: records sorted by id within each table. `apps_only`: only these
+        apps' tables (the same rows as in the whole serialization; a Python check scoped to its `apps` reads no
+        other, and the others' records were most of what each of its runs serialised)."""
         apps: dict[str, Any] = {}
         for (app, name), table in self._tables.items():
+            if apps_only is not None and app not in apps_only:
+                continue
             rows = [table.get(i).model_dump(mode="json") for i in sorted(table.ids())]  # type: ignore[union-attr]
             apps.setdefault(app, {})[name] = rows
         return {"clock": format_time(self.clock), "apps": apps}
