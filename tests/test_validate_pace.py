@@ -103,7 +103,7 @@ def verifier_run(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[Callable
     def play(stall: Callable[[int, SandboxResult | None], SandboxResult | None]) -> Any:
         run, _ = _stalled(coworkenv.sandbox.run_sandboxed, stall)
         monkeypatch.setattr(coworkenv.sandbox, "run_sandboxed", run)  # the verifier imports it when it runs
-        world = SimpleNamespace(to_wire=lambda: {"clock": ORACLE["state"]["clock"], "apps": {}})
+        world = SimpleNamespace(to_wire=lambda apps=None: {"clock": ORACLE["state"]["clock"], "apps": {}})
         return verifier_module._python(RULE, world, [], SimpleNamespace(replies=REPLIES))  # type: ignore[arg-type]
 
     yield play

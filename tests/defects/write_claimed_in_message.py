@@ -4,7 +4,9 @@ contains svc-media` and the release, where the post states it). The `called`/`or
 deploy or rollback, and the undo (the release or config the service ran before) is the fault a guard forbids, so every
 near miss was caught; but an agent that makes the right write, then the same write again to another release or
 config version, leaves the service on the wrong one and passes every check: the message names the service whatever
-runs. The sound twin is the shipped spec (the field check on the service). Found by the outsider's hunt
+runs. The defect keeps the guard on the fix's tool as the generator wrote it before `GENERATOR_VERSION` 20 (the bad
+value alone forbidden; version 20 forbids every value but the fix's, which also catches the second write). The sound
+twin is the shipped spec (the field check on the service). Found by the outsider's hunt
 (`benchmarks/hunt_mutants.py --family d123`, kind `msg_for_record`)."""
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from tests.defects._core import CorpusError, Defect, Spec, calls, check, reference
+from tests.defects.erased_other_value import _bad_only
 
 CLASS = "write_claimed_in_message"
 DETECTION = (
@@ -36,6 +39,7 @@ def _as_message(spec: Spec) -> None:
         raise CorpusError(f"{spec['capability']}: no announcement names {service}")
     chk["rule"] = {"kind": "records", "app": "chat", "table": "messages", "count_op": "gte", "count": 1,
                    "where": [{"field": "text", "op": "contains", "value": w} for w in words]}
+    _bad_only(spec)
 
 
 def _back(value: Any) -> Any:

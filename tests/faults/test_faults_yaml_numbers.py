@@ -9,6 +9,7 @@ load as before, and the same digits in quotes stay text where text is expected."
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -56,12 +57,15 @@ def test_a_capability_number_yaml_reads_as_another_number_is_refused_at_its_line
 
 def test_a_training_config_number_in_base_60_or_octal_is_refused_at_its_line(tmp_path: Path) -> None:
     text = (CONFIGS_DIR / "tiny.yaml").read_text(encoding="utf-8")
+    found = re.search(r"^  max_steps: \d+ ", text, re.M)
+    assert found, "tiny.yaml has no `max_steps: N` line"
+    line = text.count("\n", 0, found.start()) + 1
     for written, says in (("1:30", "base 60"), ("024", "octal"), ("on", "a boolean")):
         config = tmp_path / f"tiny-{says.replace(' ', '-')}.yaml"
-        config.write_text(text.replace("  max_steps: 24 ", f"  max_steps: {written} ", 1), encoding="utf-8")
+        config.write_text(text.replace(found.group(), f"  max_steps: {written} ", 1), encoding="utf-8")
         with pytest.raises(YAMLFileError) as caught:
             load_sft_config(config)
-        assert f"{config}:25: " in str(caught.value) and says in str(caught.value), str(caught.value)
+        assert f"{config}:{line}: " in str(caught.value) and says in str(caught.value), str(caught.value)
 
 
 def test_numbers_written_plainly_or_on_purpose_load_as_before(tmp_path: Path) -> None:
@@ -75,7 +79,9 @@ def test_numbers_written_plainly_or_on_purpose_load_as_before(tmp_path: Path) ->
     assert load_taxonomy(folder)[CAPABILITY].multi_turn is True
     folder = _edited_taxonomy(tmp_path / "hint", "    hints: ", '    hints: ["010", "1:30"]')
     assert load_taxonomy(folder)[CAPABILITY].hints[:2] == ["010", "1:30"]
-    assert load_sft_config(CONFIGS_DIR / "tiny.yaml").training.max_steps == 24
+    text = (CONFIGS_DIR / "tiny.yaml").read_text(encoding="utf-8")
+    written_steps = re.search(r"^  max_steps: (\d+) ", text, re.M)
+    assert written_steps and load_sft_config(CONFIGS_DIR / "tiny.yaml").training.max_steps == int(written_steps[1])
 
 
 def test_a_dagster_yaml_limit_written_in_octal_is_refused_before_dagster_reads_it(tmp_path: Path) -> None:

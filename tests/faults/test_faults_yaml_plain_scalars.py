@@ -57,5 +57,6 @@ def test_a_training_config_word_yaml_reads_as_a_boolean_is_named_before_any_run(
     config = tmp_path / "tiny.yaml"
     text = (CONFIGS_DIR / "tiny.yaml").read_text(encoding="utf-8")
     config.write_text(text.replace("  dtype: float32", "  dtype: off", 1), encoding="utf-8")
+    line_no = text[:text.index("  dtype: float32")].count("\n") + 1
     line = pipeline_refused(tmp_path, monkeypatch, capsys, "COWORKENV_TRAIN_CONFIG", str(config))
-    assert f"{config}:8: " in line and "a boolean" in line and '"off"' in line, line
+    assert f"{config}:{line_no}: " in line and "a boolean" in line and '"off"' in line, line
