@@ -10,6 +10,9 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -285,3 +288,37 @@ def version_folders(tmp_path_factory: pytest.TempPathFactory, name: str) -> dict
         made[version] = tmp_path_factory.mktemp(version)
         (made[version] / name).write_text(f"{version} weights\n")
     return made
+
+
+def git_quiet(repo: Path, *args: str) -> str:
+    """`git -C repo ARGS`'s output, the repository's hooks off (a test's own set-up runs none of them)."""
+    return subprocess.run(["git", "-C", str(repo), "-c", "core.hooksPath=/dev/null", *args], check=True,
+                          capture_output=True, text=True).stdout
+
+
+def filter_x(repo: Path, **settings: str) -> None:
+    """Filter `x` of the dataset repository `repo` with `settings` (clean=..., smudge=..., process=...), applied to
+    *.bin by the repository's own attributes file."""
+    for key, value in settings.items():
+        git_quiet(repo, "config", f"filter.x.{key}", value)
+    (repo / ".git" / "info").mkdir(exist_ok=True)
+    (repo / ".git" / "info" / "attributes").write_text("*.bin filter=x\n")
+
+
+def ended(call: Callable[[], object], within_s: float, waits_on: str) -> tuple[object, float]:
+    """What `call` returns or raises, run in a thread given `within_s`, and the seconds it took; fails naming what it
+    `waits_on` when it has not ended (the thread is a daemon: a publish that runs on does not hold the tests up)."""
+    done: list[object] = []
+
+    def run() -> None:
+        try:
+            done.append(call())
+        except BaseException as exc:
+            done.append(exc)
+
+    began = time.monotonic()
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(within_s)
+    assert not thread.is_alive(), f"DID NOT END within {within_s} s: {waits_on}"
+    return done[0], time.monotonic() - began

@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from coworkenv.store import LocalGitPublisher, PublishError, PublishResult
-from tests.faults.harness import version_folders
+from tests.faults.harness import ended, filter_x, git_quiet, version_folders
 
 LIMIT_MB = "64"  # the test's memory limit: git passes it within a poll of `yes` (about 1 GB/s)
 
@@ -54,34 +54,8 @@ def repo(tmp_path: Path, published: Path, monkeypatch: pytest.MonkeyPatch) -> Pa
     return copy
 
 
-def _git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", "-C", str(repo), "-c", "core.hooksPath=/dev/null", *args], check=True,
-                          capture_output=True, text=True).stdout
-
-
-def _filter(repo: Path, **settings: str) -> None:
-    """Filter `x` with `settings` (clean=..., smudge=...), applied to *.bin."""
-    for key, value in settings.items():
-        _git(repo, "config", f"filter.x.{key}", value)
-    (repo / ".git" / "info").mkdir(exist_ok=True)
-    (repo / ".git" / "info" / "attributes").write_text("*.bin filter=x\n")
-
-
 def _ends(call: Callable[[], object], within_s: float = 20.0) -> object:
-    """What `call` returns or raises, run in a thread given `within_s`; fails when it has not ended."""
-    done: list[object] = []
-
-    def run() -> None:
-        try:
-            done.append(call())
-        except BaseException as exc:
-            done.append(exc)
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    thread.join(within_s)
-    assert not thread.is_alive(), f"DID NOT END within {within_s} s: the publish runs on"
-    return done[0]
+    return ended(call, within_s, "the publish runs on")[0]
 
 
 def _endless(tmp_path: Path, output: str) -> Path:
@@ -110,17 +84,17 @@ def _no_filter_left(program: Path) -> None:
 def test_a_clean_filter_whose_output_never_ends_is_stopped_by_its_memory_and_named(
         tmp_path: Path, repo: Path, folders: dict[str, Path], output: str) -> None:
     program = _endless(tmp_path, output)
-    _filter(repo, clean=str(program))
+    filter_x(repo, clean=str(program))
     failed = _ends(lambda: _publish(repo, folders, "v2"))
     assert isinstance(failed, PublishError), failed
     _told_memory(str(failed), program, "clean", repo)
-    assert _git(repo, "tag", "--list").split() == ["v1"]
-    assert _git(repo, "rev-parse", "HEAD") == _git(repo, "rev-parse", "v1^{commit}")
+    assert git_quiet(repo, "tag", "--list").split() == ["v1"]
+    assert git_quiet(repo, "rev-parse", "HEAD") == git_quiet(repo, "rev-parse", "v1^{commit}")
     assert (repo / "weights.bin").read_text() == "v1 weights\n"  # what readers of the folder load
     assert not list((repo / ".git").glob("*.lock")), "a lock file was left"
     _no_filter_left(program)
     # What the message says: with the filter removed, the version publishes.
-    _git(repo, "config", "--remove-section", "filter.x")
+    git_quiet(repo, "config", "--remove-section", "filter.x")
     assert _publish(repo, folders, "v2").tag == "v2"
     assert (repo / "weights.bin").read_text() == "v2 weights\n"
 
@@ -130,15 +104,15 @@ def test_a_smudge_filter_whose_output_never_ends_is_stopped_when_a_version_is_pu
     """v1 published again after v2: the folder is written from v1's tree (`read-tree -u`), through the smudge."""
     _publish(repo, folders, "v2")
     program = _endless(tmp_path, "yes")
-    _filter(repo, clean="cat", smudge=str(program))
+    filter_x(repo, clean="cat", smudge=str(program))
     failed = _ends(lambda: _publish(repo, folders, "v1"))
     assert isinstance(failed, PublishError), failed
     _told_memory(str(failed), program, "smudge", repo)
-    assert _git(repo, "rev-parse", "HEAD") == _git(repo, "rev-parse", "v2^{commit}")
+    assert git_quiet(repo, "rev-parse", "HEAD") == git_quiet(repo, "rev-parse", "v2^{commit}")
     assert (repo / "weights.bin").read_text() == "v2 weights\n"  # put back, without the smudge
     assert not list((repo / ".git").glob("*.lock")), "a lock file was left"
     _no_filter_left(program)
-    _git(repo, "config", "--remove-section", "filter.x")
+    git_quiet(repo, "config", "--remove-section", "filter.x")
     assert _publish(repo, folders, "v1").tag == "v1"
     assert (repo / "weights.bin").read_text() == "v1 weights\n"
 
@@ -153,14 +127,14 @@ def test_a_filter_that_logs_for_ever_is_stopped_by_what_it_wrote_and_named(
 
     monkeypatch.setattr(_git_filter, "ERROR_OUTPUT_LIMIT", 1 << 20, raising=False)
     loop = "while :; do echo 'lfs: connection refused, retrying' >&2; done"
-    _filter(repo, clean=f"sh -c \"{loop}\"")
+    filter_x(repo, clean=f"sh -c \"{loop}\"")
     failed = _ends(lambda: _publish(repo, folders, "v2"))
     assert isinstance(failed, PublishError), failed
     told = str(failed)
     assert "filter.x.clean = `sh -c" in told and "messages to its error output, over the limit of 1 MiB" in told
     assert "logs for ever" in told and f"git -C {repo} config --remove-section filter.x" in told
     assert "nothing was published" in told
-    assert _git(repo, "tag", "--list").split() == ["v1"]
+    assert git_quiet(repo, "tag", "--list").split() == ["v1"]
     assert (repo / "weights.bin").read_text() == "v1 weights\n"
     assert not list((repo / ".git").glob("*.lock")), "a lock file was left"
     found = subprocess.run(["pgrep", "-f", "connection refused, retrying"], capture_output=True, text=True)
@@ -169,21 +143,21 @@ def test_a_filter_that_logs_for_ever_is_stopped_by_what_it_wrote_and_named(
 
 def test_a_filter_within_the_limit_is_applied(repo: Path, folders: dict[str, Path]) -> None:
     """The limit is on memory, not on a filter's work: one whose output is a few MiB (under the limit) is applied."""
-    _filter(repo, clean="sh -c 'cat; head -c 2097152 /dev/zero | tr \"\\\\0\" x'")
+    filter_x(repo, clean="sh -c 'cat; head -c 2097152 /dev/zero | tr \"\\\\0\" x'")
     assert _ends(lambda: _publish(repo, folders, "v2")).tag == "v2"  # type: ignore[attr-defined]
-    assert len(_git(repo, "show", "v2:weights.bin")) == len("v2 weights\n") + 2 * 1024 * 1024
+    assert len(git_quiet(repo, "show", "v2:weights.bin")) == len("v2 weights\n") + 2 * 1024 * 1024
 
 
 @pytest.mark.parametrize("setting", ["lots", "0", "-5", "nan"])
 def test_a_memory_limit_that_is_not_a_size_stops_the_publish_before_it_writes(
         repo: Path, folders: dict[str, Path], monkeypatch: pytest.MonkeyPatch, setting: str) -> None:
     monkeypatch.setenv("COWORKENV_FILTER_MAX_MEMORY_MB", setting)
-    _filter(repo, clean="cat")
+    filter_x(repo, clean="cat")
     with pytest.raises(PublishError) as refused:
         _publish(repo, folders, "v2")
     told = str(refused.value)
     assert f"COWORKENV_FILTER_MAX_MEMORY_MB={setting!r}" in told and "nothing was published" in told
-    assert _git(repo, "tag", "--list").split() == ["v1"]
+    assert git_quiet(repo, "tag", "--list").split() == ["v1"]
     assert (repo / "weights.bin").read_text() == "v1 weights\n"
 
 
@@ -231,6 +205,6 @@ def test_a_post_commit_hook_that_writes_for_ever_fills_no_disk(
         stop.set()
         watcher.join()
     assert getattr(result, "tag", None) == "v2", result
-    assert _git(repo, "tag", "--list").split() == ["v1", "v2"]
+    assert git_quiet(repo, "tag", "--list").split() == ["v1", "v2"]
     assert "did not end within 1 s" in caplog.text and "retrying the push to the backup" in caplog.text
     assert 0 < held[0] < 128 << 20, f"the hook's output took {held[0] >> 20} MiB of disk"

@@ -16,14 +16,13 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-import threading
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from coworkenv.store import LocalGitPublisher, PublishError, PublishResult
-from tests.faults.harness import version_folders
+from tests.faults.harness import ended, filter_x, git_quiet, version_folders
 
 BOUND_MB = 512  # what each endless filter writes at most, so that on `main` (no limit) a case ends
 BELOW_MB = 96  # the limit: this much under what the disk has free when a case begins
@@ -56,32 +55,8 @@ def repo(tmp_path: Path, published: Path, monkeypatch: pytest.MonkeyPatch) -> Pa
     return copy
 
 
-def _git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", "-C", str(repo), "-c", "core.hooksPath=/dev/null", *args], check=True,
-                          capture_output=True, text=True).stdout
-
-
-def _filter(repo: Path, **settings: str) -> None:
-    for key, value in settings.items():
-        _git(repo, "config", f"filter.x.{key}", value)
-    (repo / ".git" / "info").mkdir(exist_ok=True)
-    (repo / ".git" / "info" / "attributes").write_text("*.bin filter=x\n")
-
-
 def _ends(call: Callable[[], object], within_s: float = 30.0) -> object:
-    done: list[object] = []
-
-    def run() -> None:
-        try:
-            done.append(call())
-        except BaseException as exc:
-            done.append(exc)
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    thread.join(within_s)
-    assert not thread.is_alive(), f"DID NOT END within {within_s} s"
-    return done[0]
+    return ended(call, within_s, "the publish runs on")[0]
 
 
 def _writer(tmp_path: Path, then: str) -> Path:
@@ -100,7 +75,7 @@ def _writer(tmp_path: Path, then: str) -> Path:
 def test_a_filter_that_writes_for_ever_into_its_store_is_stopped_before_the_disk_is_full(
         tmp_path: Path, repo: Path, folders: dict[str, Path], setting: str, then: str) -> None:
     program = _writer(tmp_path, then)
-    _filter(repo, **{setting: str(program)})
+    filter_x(repo, **{setting: str(program)})
     failed = _ends(lambda: _publish(repo, folders, "v2"))
     written = sum(path.stat().st_size for path in (repo / ".git" / "lfs" / "objects").glob("obj-*"))
     for path in (repo / ".git" / "lfs" / "objects").glob("obj-*"):
@@ -112,7 +87,7 @@ def test_a_filter_that_writes_for_ever_into_its_store_is_stopped_before_the_disk
     assert f"du -sh {repo}/.git/*" in told and f"git -C {repo} config --remove-section filter.x" in told
     assert "nothing was published" in told
     assert written < (BOUND_MB - 64) << 20, f"stopped only after {written >> 20} MiB"
-    assert _git(repo, "tag", "--list").split() == ["v1"]
+    assert git_quiet(repo, "tag", "--list").split() == ["v1"]
     assert (repo / "weights.bin").read_text() == "v1 weights\n"
     assert not list((repo / ".git").glob("*.lock")), "a lock file was left"
     found = subprocess.run(["pgrep", "-f", str(program)], capture_output=True, text=True)
@@ -122,7 +97,7 @@ def test_a_filter_that_writes_for_ever_into_its_store_is_stopped_before_the_disk
 def test_a_filter_that_writes_within_what_is_free_is_applied(
         repo: Path, folders: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
     """The limit is on what is left free, not on what a filter writes: a store of 8 MiB, within it, is kept."""
-    _filter(repo, clean='sh -c \'mkdir -p "$GIT_DIR/lfs/objects"; head -c 8M /dev/zero > "$GIT_DIR/lfs/objects/o"; '
+    filter_x(repo, clean='sh -c \'mkdir -p "$GIT_DIR/lfs/objects"; head -c 8M /dev/zero > "$GIT_DIR/lfs/objects/o"; '
                         'cat\'')
     assert _ends(lambda: _publish(repo, folders, "v2")).tag == "v2"  # type: ignore[attr-defined]
     assert (repo / ".git" / "lfs" / "objects" / "o").stat().st_size == 8 << 20
@@ -132,12 +107,12 @@ def test_a_filter_that_writes_within_what_is_free_is_applied(
 def test_a_free_space_setting_that_is_not_a_size_stops_the_publish_before_it_writes(
         repo: Path, folders: dict[str, Path], monkeypatch: pytest.MonkeyPatch, setting: str) -> None:
     monkeypatch.setenv("COWORKENV_FILTER_MIN_FREE_MB", setting)
-    _filter(repo, clean="cat")
+    filter_x(repo, clean="cat")
     with pytest.raises(PublishError) as refused:
         _publish(repo, folders, "v2")
     told = str(refused.value)
     assert f"COWORKENV_FILTER_MIN_FREE_MB={setting!r}" in told and "nothing was published" in told
-    assert _git(repo, "tag", "--list").split() == ["v1"]
+    assert git_quiet(repo, "tag", "--list").split() == ["v1"]
     assert (repo / "weights.bin").read_text() == "v1 weights\n"
 
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -27,7 +26,7 @@ from pathlib import Path
 import pytest
 
 from coworkenv.store import LocalGitPublisher, PublishError, PublishResult
-from tests.faults.harness import version_folders
+from tests.faults.harness import ended, filter_x, git_quiet, version_folders
 
 TRIES = 40  # a loop's tries, 0.2 s apart: on `main` it ends after about 8 s, and the version is published
 LIMIT_S = "1"
@@ -58,35 +57,8 @@ def repo(tmp_path: Path, published: Path, monkeypatch: pytest.MonkeyPatch) -> Pa
     return copy
 
 
-def _git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", "-C", str(repo), "-c", "core.hooksPath=/dev/null", *args], check=True,
-                          capture_output=True, text=True).stdout
-
-
-def _filter(repo: Path, **settings: str) -> None:
-    """Filter `x` with `settings` (clean=..., smudge=...), applied to *.bin."""
-    for key, value in settings.items():
-        _git(repo, "config", f"filter.x.{key}", value)
-    (repo / ".git" / "info").mkdir(exist_ok=True)
-    (repo / ".git" / "info" / "attributes").write_text("*.bin filter=x\n")
-
-
 def _ends(call: Callable[[], object], within_s: float) -> tuple[object, float]:
-    """What `call` returns or raises, run in a thread given `within_s`, and the seconds it took."""
-    done: list[object] = []
-
-    def run() -> None:
-        try:
-            done.append(call())
-        except BaseException as exc:
-            done.append(exc)
-
-    began = time.monotonic()
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    thread.join(within_s)
-    assert not thread.is_alive(), f"DID NOT END within {within_s} s: the publish waits on the loop"
-    return done[0], time.monotonic() - began
+    return ended(call, within_s, "the publish waits on the loop")
 
 
 def _retrying(tmp_path: Path, attempt: str) -> Path:
@@ -111,7 +83,7 @@ ATTEMPTS = {
 def test_a_clean_filter_in_a_retry_loop_is_stopped_as_one_that_sleeps(
         tmp_path: Path, repo: Path, folders: dict[str, Path], attempt: str) -> None:
     program = _retrying(tmp_path, ATTEMPTS[attempt])
-    _filter(repo, clean=str(program))
+    filter_x(repo, clean=str(program))
     failed, took = _ends(lambda: _publish(repo, folders, "v2"), within_s=15)
     assert isinstance(failed, PublishError), f"published after {took:.1f} s: the loop was waited for to its end"
     told = str(failed)
@@ -119,7 +91,7 @@ def test_a_clean_filter_in_a_retry_loop_is_stopped_as_one_that_sleeps(
     assert f"did nothing for {LIMIT_S} s" in told and "COWORKENV_FILTER_TIMEOUT_S" in told and "retry loop" in told
     assert "nothing was published" in told
     assert took < 6, f"stopped only after {took:.1f} s, under a limit of {LIMIT_S} s"
-    assert _git(repo, "tag", "--list").split() == ["v1"]
+    assert git_quiet(repo, "tag", "--list").split() == ["v1"]
     assert (repo / "weights.bin").read_text() == "v1 weights\n"  # what readers of the folder load
     assert not list((repo / ".git").glob("*.lock")), "a lock file was left"
     found = subprocess.run(["pgrep", "-f", str(program)], capture_output=True, text=True)
@@ -139,10 +111,10 @@ WORKING = {
 def test_a_filter_working_in_short_children_past_the_limit_is_not_stopped(
         repo: Path, folders: dict[str, Path], monkeypatch: pytest.MonkeyPatch, work: str) -> None:
     monkeypatch.setenv("COWORKENV_FILTER_TIMEOUT_S", "0.5")
-    _filter(repo, clean=f"sh -c '{WORKING[work]}'")
+    filter_x(repo, clean=f"sh -c '{WORKING[work]}'")
     result, _took = _ends(lambda: _publish(repo, folders, "v2"), within_s=30)
     assert not isinstance(result, BaseException), result
-    assert _git(repo, "show", "v2:weights.bin") == "v2 weights\n"
+    assert git_quiet(repo, "show", "v2:weights.bin") == "v2 weights\n"
     assert not list((repo / ".git").glob("work-*"))
 
 
