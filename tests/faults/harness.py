@@ -22,7 +22,7 @@ import pytest
 
 from coworkenv.atomic import TEMP_PREFIX
 from coworkenv.examples import example_names, load_example
-from coworkenv.store import DatasetCardInfo, DatasetRelease, LocalGitPublisher
+from coworkenv.store import DatasetCardInfo, DatasetRelease, LocalGitPublisher, PublishResult
 
 ROOT = Path(__file__).resolve().parents[2]
 CAPABILITY = "ticket_triage_update"  # procedural, fast
@@ -149,6 +149,25 @@ def specs_and_trajectories(root: Path) -> dict[str, Path]:
     assert CliRunner().invoke(app, ["synth", "--out", str(made["specs"]), "-c", CAPABILITY, "--n", "2"]).exit_code == 0
     assert CliRunner().invoke(app, ["rollout", str(made["specs"]), "--out", str(made["traj"])]).exit_code == 0
     return made
+
+
+def publish_version(repo: Path, folders: dict[str, Path], version: str) -> PublishResult:
+    """Publish `folders[version]` (from `version_folders`) into the local dataset repository `repo` as `version`."""
+    return LocalGitPublisher(repo).publish_folder(folders[version], version, f"# {version}\n")
+
+
+def published_once(tmp_path_factory: pytest.TempPathFactory, folders: dict[str, Path]) -> Path:
+    """A repository holding v1, published once (for a module's cases, each working on `copied_repo` of it)."""
+    repo = tmp_path_factory.mktemp("published") / "repo"
+    publish_version(repo, folders, "v1")
+    return repo
+
+
+def copied_repo(published: Path, tmp_path: Path) -> Path:
+    """A case's own copy of the repository `published_once` made."""
+    copy = tmp_path / "repo"
+    shutil.copytree(published, copy, symlinks=True)
+    return copy
 
 
 def succeeded(args: list[str]) -> str:

@@ -15,7 +15,6 @@ realloc failed" and the publish blamed "the repository state"); without a limit 
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import threading
 from collections.abc import Callable
@@ -23,8 +22,16 @@ from pathlib import Path
 
 import pytest
 
-from coworkenv.store import LocalGitPublisher, PublishError, PublishResult
-from tests.faults.harness import ended, filter_x, git_quiet, version_folders
+from coworkenv.store import PublishError
+from tests.faults.harness import (
+    copied_repo,
+    ended,
+    filter_x,
+    git_quiet,
+    publish_version,
+    published_once,
+    version_folders,
+)
 
 LIMIT_MB = "64"  # the test's memory limit: git passes it within a poll of `yes` (about 1 GB/s)
 
@@ -34,22 +41,15 @@ def folders(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return version_folders(tmp_path_factory, "weights.bin")
 
 
-def _publish(repo: Path, folders: dict[str, Path], version: str) -> PublishResult:
-    return LocalGitPublisher(repo).publish_folder(folders[version], version, f"# {version}\n")
-
-
 @pytest.fixture(scope="module")
 def published(tmp_path_factory: pytest.TempPathFactory, folders: dict[str, Path]) -> Path:
     """A repository holding v1, published once for the module; each case works on a copy."""
-    repo = tmp_path_factory.mktemp("published") / "repo"
-    _publish(repo, folders, "v1")
-    return repo
+    return published_once(tmp_path_factory, folders)
 
 
 @pytest.fixture()
 def repo(tmp_path: Path, published: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    copy = tmp_path / "repo"
-    shutil.copytree(published, copy, symlinks=True)
+    copy = copied_repo(published, tmp_path)
     monkeypatch.setenv("COWORKENV_FILTER_MAX_MEMORY_MB", LIMIT_MB)
     return copy
 
@@ -85,7 +85,7 @@ def test_a_clean_filter_whose_output_never_ends_is_stopped_by_its_memory_and_nam
         tmp_path: Path, repo: Path, folders: dict[str, Path], output: str) -> None:
     program = _endless(tmp_path, output)
     filter_x(repo, clean=str(program))
-    failed = _ends(lambda: _publish(repo, folders, "v2"))
+    failed = _ends(lambda: publish_version(repo, folders, "v2"))
     assert isinstance(failed, PublishError), failed
     _told_memory(str(failed), program, "clean", repo)
     assert git_quiet(repo, "tag", "--list").split() == ["v1"]
@@ -95,17 +95,17 @@ def test_a_clean_filter_whose_output_never_ends_is_stopped_by_its_memory_and_nam
     _no_filter_left(program)
     # What the message says: with the filter removed, the version publishes.
     git_quiet(repo, "config", "--remove-section", "filter.x")
-    assert _publish(repo, folders, "v2").tag == "v2"
+    assert publish_version(repo, folders, "v2").tag == "v2"
     assert (repo / "weights.bin").read_text() == "v2 weights\n"
 
 
 def test_a_smudge_filter_whose_output_never_ends_is_stopped_when_a_version_is_published_again(
         tmp_path: Path, repo: Path, folders: dict[str, Path]) -> None:
     """v1 published again after v2: the folder is written from v1's tree (`read-tree -u`), through the smudge."""
-    _publish(repo, folders, "v2")
+    publish_version(repo, folders, "v2")
     program = _endless(tmp_path, "yes")
     filter_x(repo, clean="cat", smudge=str(program))
-    failed = _ends(lambda: _publish(repo, folders, "v1"))
+    failed = _ends(lambda: publish_version(repo, folders, "v1"))
     assert isinstance(failed, PublishError), failed
     _told_memory(str(failed), program, "smudge", repo)
     assert git_quiet(repo, "rev-parse", "HEAD") == git_quiet(repo, "rev-parse", "v2^{commit}")
@@ -113,7 +113,7 @@ def test_a_smudge_filter_whose_output_never_ends_is_stopped_when_a_version_is_pu
     assert not list((repo / ".git").glob("*.lock")), "a lock file was left"
     _no_filter_left(program)
     git_quiet(repo, "config", "--remove-section", "filter.x")
-    assert _publish(repo, folders, "v1").tag == "v1"
+    assert publish_version(repo, folders, "v1").tag == "v1"
     assert (repo / "weights.bin").read_text() == "v1 weights\n"
 
 
@@ -128,7 +128,7 @@ def test_a_filter_that_logs_for_ever_is_stopped_by_what_it_wrote_and_named(
     monkeypatch.setattr(_git_filter, "ERROR_OUTPUT_LIMIT", 1 << 20, raising=False)
     loop = "while :; do echo 'lfs: connection refused, retrying' >&2; done"
     filter_x(repo, clean=f"sh -c \"{loop}\"")
-    failed = _ends(lambda: _publish(repo, folders, "v2"))
+    failed = _ends(lambda: publish_version(repo, folders, "v2"))
     assert isinstance(failed, PublishError), failed
     told = str(failed)
     assert "filter.x.clean = `sh -c" in told and "messages to its error output, over the limit of 1 MiB" in told
@@ -144,7 +144,7 @@ def test_a_filter_that_logs_for_ever_is_stopped_by_what_it_wrote_and_named(
 def test_a_filter_within_the_limit_is_applied(repo: Path, folders: dict[str, Path]) -> None:
     """The limit is on memory, not on a filter's work: one whose output is a few MiB (under the limit) is applied."""
     filter_x(repo, clean="sh -c 'cat; head -c 2097152 /dev/zero | tr \"\\\\0\" x'")
-    assert _ends(lambda: _publish(repo, folders, "v2")).tag == "v2"  # type: ignore[attr-defined]
+    assert _ends(lambda: publish_version(repo, folders, "v2")).tag == "v2"  # type: ignore[attr-defined]
     assert len(git_quiet(repo, "show", "v2:weights.bin")) == len("v2 weights\n") + 2 * 1024 * 1024
 
 
@@ -154,7 +154,7 @@ def test_a_memory_limit_that_is_not_a_size_stops_the_publish_before_it_writes(
     monkeypatch.setenv("COWORKENV_FILTER_MAX_MEMORY_MB", setting)
     filter_x(repo, clean="cat")
     with pytest.raises(PublishError) as refused:
-        _publish(repo, folders, "v2")
+        publish_version(repo, folders, "v2")
     told = str(refused.value)
     assert f"COWORKENV_FILTER_MAX_MEMORY_MB={setting!r}" in told and "nothing was published" in told
     assert git_quiet(repo, "tag", "--list").split() == ["v1"]
@@ -200,7 +200,7 @@ def test_a_post_commit_hook_that_writes_for_ever_fills_no_disk(
     watcher.start()
     try:
         with caplog.at_level("WARNING"):
-            result = _ends(lambda: _publish(repo, folders, "v2"))
+            result = _ends(lambda: publish_version(repo, folders, "v2"))
     finally:
         stop.set()
         watcher.join()

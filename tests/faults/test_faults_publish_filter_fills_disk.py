@@ -21,8 +21,16 @@ from pathlib import Path
 
 import pytest
 
-from coworkenv.store import LocalGitPublisher, PublishError, PublishResult
-from tests.faults.harness import ended, filter_x, git_quiet, version_folders
+from coworkenv.store import PublishError
+from tests.faults.harness import (
+    copied_repo,
+    ended,
+    filter_x,
+    git_quiet,
+    publish_version,
+    published_once,
+    version_folders,
+)
 
 BOUND_MB = 512  # what each endless filter writes at most, so that on `main` (no limit) a case ends
 BELOW_MB = 96  # the limit: this much under what the disk has free when a case begins
@@ -33,21 +41,15 @@ def folders(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return version_folders(tmp_path_factory, "weights.bin")
 
 
-def _publish(repo: Path, folders: dict[str, Path], version: str) -> PublishResult:
-    return LocalGitPublisher(repo).publish_folder(folders[version], version, f"# {version}\n")
-
-
 @pytest.fixture(scope="module")
 def published(tmp_path_factory: pytest.TempPathFactory, folders: dict[str, Path]) -> Path:
-    repo = tmp_path_factory.mktemp("published") / "repo"
-    _publish(repo, folders, "v1")
-    return repo
+    """A repository holding v1, published once for the module; each case works on a copy."""
+    return published_once(tmp_path_factory, folders)
 
 
 @pytest.fixture()
 def repo(tmp_path: Path, published: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    copy = tmp_path / "repo"
-    shutil.copytree(published, copy, symlinks=True)
+    copy = copied_repo(published, tmp_path)
     free_mb = shutil.disk_usage(copy).free // (1 << 20)
     if free_mb < 2 * BELOW_MB:
         pytest.skip(f"{free_mb} MiB free here: too little to fill {BELOW_MB} MiB of it")
@@ -76,7 +78,7 @@ def test_a_filter_that_writes_for_ever_into_its_store_is_stopped_before_the_disk
         tmp_path: Path, repo: Path, folders: dict[str, Path], setting: str, then: str) -> None:
     program = _writer(tmp_path, then)
     filter_x(repo, **{setting: str(program)})
-    failed = _ends(lambda: _publish(repo, folders, "v2"))
+    failed = _ends(lambda: publish_version(repo, folders, "v2"))
     written = sum(path.stat().st_size for path in (repo / ".git" / "lfs" / "objects").glob("obj-*"))
     for path in (repo / ".git" / "lfs" / "objects").glob("obj-*"):
         path.unlink()
@@ -99,7 +101,7 @@ def test_a_filter_that_writes_within_what_is_free_is_applied(
     """The limit is on what is left free, not on what a filter writes: a store of 8 MiB, within it, is kept."""
     filter_x(repo, clean='sh -c \'mkdir -p "$GIT_DIR/lfs/objects"; head -c 8M /dev/zero > "$GIT_DIR/lfs/objects/o"; '
                         'cat\'')
-    assert _ends(lambda: _publish(repo, folders, "v2")).tag == "v2"  # type: ignore[attr-defined]
+    assert _ends(lambda: publish_version(repo, folders, "v2")).tag == "v2"  # type: ignore[attr-defined]
     assert (repo / ".git" / "lfs" / "objects" / "o").stat().st_size == 8 << 20
 
 
@@ -109,7 +111,7 @@ def test_a_free_space_setting_that_is_not_a_size_stops_the_publish_before_it_wri
     monkeypatch.setenv("COWORKENV_FILTER_MIN_FREE_MB", setting)
     filter_x(repo, clean="cat")
     with pytest.raises(PublishError) as refused:
-        _publish(repo, folders, "v2")
+        publish_version(repo, folders, "v2")
     told = str(refused.value)
     assert f"COWORKENV_FILTER_MIN_FREE_MB={setting!r}" in told and "nothing was published" in told
     assert git_quiet(repo, "tag", "--list").split() == ["v1"]

@@ -17,7 +17,6 @@ On `main` each loop below was waited for to its end (about 8 s, under a limit of
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import time
 from collections.abc import Callable
@@ -25,8 +24,16 @@ from pathlib import Path
 
 import pytest
 
-from coworkenv.store import LocalGitPublisher, PublishError, PublishResult
-from tests.faults.harness import ended, filter_x, git_quiet, version_folders
+from coworkenv.store import PublishError
+from tests.faults.harness import (
+    copied_repo,
+    ended,
+    filter_x,
+    git_quiet,
+    publish_version,
+    published_once,
+    version_folders,
+)
 
 TRIES = 40  # a loop's tries, 0.2 s apart: on `main` it ends after about 8 s, and the version is published
 LIMIT_S = "1"
@@ -37,22 +44,15 @@ def folders(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return version_folders(tmp_path_factory, "weights.bin")
 
 
-def _publish(repo: Path, folders: dict[str, Path], version: str) -> PublishResult:
-    return LocalGitPublisher(repo).publish_folder(folders[version], version, f"# {version}\n")
-
-
 @pytest.fixture(scope="module")
 def published(tmp_path_factory: pytest.TempPathFactory, folders: dict[str, Path]) -> Path:
     """A repository holding v1, published once for the module; each case works on a copy."""
-    repo = tmp_path_factory.mktemp("published") / "repo"
-    _publish(repo, folders, "v1")
-    return repo
+    return published_once(tmp_path_factory, folders)
 
 
 @pytest.fixture()
 def repo(tmp_path: Path, published: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    copy = tmp_path / "repo"
-    shutil.copytree(published, copy, symlinks=True)
+    copy = copied_repo(published, tmp_path)
     monkeypatch.setenv("COWORKENV_FILTER_TIMEOUT_S", LIMIT_S)
     return copy
 
@@ -84,7 +84,7 @@ def test_a_clean_filter_in_a_retry_loop_is_stopped_as_one_that_sleeps(
         tmp_path: Path, repo: Path, folders: dict[str, Path], attempt: str) -> None:
     program = _retrying(tmp_path, ATTEMPTS[attempt])
     filter_x(repo, clean=str(program))
-    failed, took = _ends(lambda: _publish(repo, folders, "v2"), within_s=15)
+    failed, took = _ends(lambda: publish_version(repo, folders, "v2"), within_s=15)
     assert isinstance(failed, PublishError), f"published after {took:.1f} s: the loop was waited for to its end"
     told = str(failed)
     assert f"filter.x.clean = `{program}`" in told and str(repo) in told
@@ -112,7 +112,7 @@ def test_a_filter_working_in_short_children_past_the_limit_is_not_stopped(
         repo: Path, folders: dict[str, Path], monkeypatch: pytest.MonkeyPatch, work: str) -> None:
     monkeypatch.setenv("COWORKENV_FILTER_TIMEOUT_S", "0.5")
     filter_x(repo, clean=f"sh -c '{WORKING[work]}'")
-    result, _took = _ends(lambda: _publish(repo, folders, "v2"), within_s=30)
+    result, _took = _ends(lambda: publish_version(repo, folders, "v2"), within_s=30)
     assert not isinstance(result, BaseException), result
     assert git_quiet(repo, "show", "v2:weights.bin") == "v2 weights\n"
     assert not list((repo / ".git").glob("work-*"))
