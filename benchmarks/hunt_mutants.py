@@ -119,6 +119,15 @@ Families of mutation kinds, kept apart in the registry (`KINDS`, name -> family,
   alone, each call moved first of all, and each forbidden tool called at the end with arguments from the guard's
   matcher, the reference's calls, the records the reference makes (a saved draft's id) and optional flags set
   (`overwrite`: the harm made, not only tried).
+- `d129` (defects129, 7 kinds, bare names; its block sits after d123's): `path_basename` (a file's path read by its
+  name, `id matches (^|/)handoff.md$`), `dt_either_zone` (an exact time as the window from it to its wall clock in
+  the user's zone read as UTC, both bounds in), `dt_window_zone` (a time window's bounds written at the user's wall
+  clock read as UTC), `version_line` (a release read by its line, `matches ^4\\.16\\.`), `table_grew` (a made
+  record's check as the table's count at the end, every condition dropped), `cond_present` (a condition on a value,
+  `title contains "vendor shortlist"`, as the field being set, `title matches .`), `guard_other_record` (a kept-value
+  guard moved onto an untouched record of the table, at its value). Its witness search (for every family) adds a path
+  moved to another folder, a release a patch up or down, and a date-time misread in the user's zone (its wall clock
+  there read as UTC, its own wall clock read as the zone).
 
 Kinds whose name starts with `py_` or `python.` are sandboxed (slow) and run only with `--python`; as in
 defects69, `py_*` mutants (of `d69`, `d73`, `d77` and `d83`) are made on the examples and seed 1 only, one per base, kind and rule kind.
@@ -148,6 +157,7 @@ for files already written.
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples hunt:1-5 --family d117 --out d117.jsonl --summary
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples hunt:1-5 --family d119 --out d119.jsonl --summary
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples hunt:6-8 access_request_approval,adapt_announced_change,adapt_silent_change,clarify_ambiguous_request,delegate_and_follow_up,inbox_triage_reply,incident_investigate_fix,mail_ticket_chat_coordination,oncall_handoff,reschedule_conflict,todo_track_mail_requests:1-3 --family d123 --out d123.jsonl --summary
+    PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples hunt:9-10 access_request_approval,adapt_announced_change,adapt_silent_change,clarify_ambiguous_request,delegate_and_follow_up,inbox_triage_reply,incident_investigate_fix,mail_ticket_chat_coordination,oncall_handoff,reschedule_conflict,todo_track_mail_requests:4-6 --family d129 --out d129.jsonl --summary
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples --kinds state_to_log 'records.*drop_cond' --out o.jsonl
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --tally d65.jsonl d69.jsonl
 """
@@ -166,8 +176,10 @@ import sys
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NamedTuple, TypeGuard
+from zoneinfo import ZoneInfo
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # run as a plain script from anywhere
@@ -188,7 +200,7 @@ Rule = dict[str, Any]
 
 
 class Kind(NamedTuple):
-    family: str  # "d65", "d69", "d73", "d77", "d83", "d92", "d94", "d99", "d111", "d117", "d119" or "d123"
+    family: str  # "d65", "d69", "d73", "d77", "d83", "d92", "d94", "d99", "d111", "d117", "d119", "d123" or "d129"
     rule: str  # the rule kind it mutates ("check"/"scoring" for the check's or spec's own settings)
     python: bool  # the mutant runs a Python check in the sandbox
 
@@ -275,6 +287,8 @@ KINDS: dict[str, Kind] = {
              "count_from_initial"),
     **_kinds("d123", "any", "msg_for_record recipients_rx_any kept_at_least kept_in_widened kept_not_written "
              "order_then_bare guard_one_tool dt_next_slot recipients_any_everywhere"),
+    **_kinds("d129", "any", "path_basename dt_either_zone dt_window_zone version_line table_grew cond_present "
+             "guard_other_record"),
 }
 
 
@@ -2937,6 +2951,217 @@ def episodes123(spec: Spec) -> Iterator[tuple[str, Episode]]:
 FAMILIES["d123"] = mutants123
 
 
+# -- defects129: the family d129 ----------------------------------------------------------------------------------
+# Hand-written verifier mistakes of another kind: a file's path read by its name alone, a time read in both zones (the
+# user's wall clock and UTC, everything between admitted), a time window's bounds written in the wrong zone, a release
+# read by its line (major.minor), a created record checked as "the table grew", a condition on a value as the field
+# being set at all, a kept-value guard bound to another record of the table (the one the task cannot touch).
+_PATHY129 = re.compile(r"^[\w.-]+(?:/[\w.-]+)+\.\w{1,5}$")
+_VERSION129 = re.compile(r"^v?(\d+)\.(\d+)\.(\d+)$")
+_ID_ARGS129 = re.compile(r"^(id|.*_id|.*_ids|key|path|service|channel|list_id|folder)$")
+
+
+def _user_zone129(spec: Spec) -> Any:
+    """The user's time zone (the directory's person the spec's `user` names), or None."""
+    for p in _rows(world_table(spec, "directory", "people")):
+        if p.get("id") == spec.get("user") and isinstance(p.get("timezone"), str):
+            try:
+                return ZoneInfo(p["timezone"])
+            except Exception:
+                return None
+    return None
+
+
+def _dt129(v: Any) -> Any:
+    if not isinstance(v, str) or not _DT.match(v):
+        return None
+    try:
+        d = datetime.fromisoformat(v.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return d if d.tzinfo is not None else None
+
+
+def _fmt129(d: Any, like: str) -> str:
+    """`d` written in the form of `like` (its `Z` or its offset)."""
+    if like.endswith("Z"):
+        return d.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return d.astimezone(_dt129(like).tzinfo).isoformat()
+
+
+def _wrong_zone129(spec: Spec, v: Any) -> list[str]:
+    """The instant `v` misread in the user's zone: its wall clock there read as UTC, and its own wall clock read as
+    the user's zone (the two ways a hand-written time drifts by the zone's offset)."""
+    d, zone = _dt129(v), _user_zone129(spec)
+    if d is None or zone is None:
+        return []
+    out = [_fmt129(d.astimezone(zone).replace(tzinfo=UTC), v),
+           _fmt129(d.replace(tzinfo=None).replace(tzinfo=zone), v)]
+    return [x for x in dict.fromkeys(out) if _dt129(x) != d]
+
+
+def _either_zone129(spec: Spec, w: dict[str, Any]) -> list[dict[str, Any]] | None:
+    """`equals T` as the window from T to T's wall clock in the user's zone read as UTC, both bounds in."""
+    v = w.get("value")
+    if w.get("op", "equals") != "equals":
+        return None
+    wrong = _wrong_zone129(spec, v)[:1]
+    if not wrong:
+        return None
+    lo, hi = sorted([v, wrong[0]], key=_dt129)
+    return [{**w, "op": "gte", "value": lo}, {**w, "op": "lte", "value": hi}]
+
+
+def _basename129(w: dict[str, Any]) -> dict[str, Any] | None:
+    v = w.get("value")
+    if w.get("op", "equals") != "equals" or not isinstance(v, str) or not _PATHY129.match(v):
+        return None
+    return {**w, "op": "matches", "value": "(^|/)" + re.escape(v.rsplit("/", 1)[1]) + "$"}
+
+
+def _version_line129(w: dict[str, Any]) -> dict[str, Any] | None:
+    v = w.get("value")
+    if w.get("op", "equals") != "equals" or not isinstance(v, str) or (m := _VERSION129.match(v)) is None:
+        return None
+    return {**w, "op": "matches", "value": "^" + re.escape(v[: m.end(2)]) + r"\."}
+
+
+def _present129(w: dict[str, Any]) -> dict[str, Any] | None:
+    v, f = w.get("value"), str(w.get("field"))
+    if w.get("op", "equals") not in ("equals", "contains") or not isinstance(v, str) or not v or f == "id":
+        return None
+    return {**w, "op": "matches", "value": "."}
+
+
+def _at129(conds: list[dict[str, Any]], i: int, new: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [*conds[:i], *new, *conds[i + 1:]]
+
+
+def _cond_kinds129(conds: list[dict[str, Any]], spec: Spec, role: str) -> Iterator[tuple[str, list[dict[str, Any]]]]:
+    for i, w in enumerate(conds):
+        if (b := _basename129(w)) is not None:
+            yield "path_basename", _at129(conds, i, [b])
+        if (vl := _version_line129(w)) is not None:
+            yield "version_line", _at129(conds, i, [vl])
+        if role == "completion" and (ez := _either_zone129(spec, w)) is not None:
+            yield "dt_either_zone", _at129(conds, i, ez)
+        if role == "completion" and (p := _present129(w)) is not None:
+            yield "cond_present", _at129(conds, i, [p])
+    # a window's bounds (gte/gt/lt/lte on date-times) written at the user's wall clock read as UTC
+    shifted, moved = [], False
+    for w in conds:
+        wrong = _wrong_zone129(spec, w.get("value")) if w.get("op") in ("gte", "gt", "lt", "lte") else []
+        shifted.append({**w, "value": wrong[0]} if wrong else w)
+        moved |= bool(wrong)
+    if moved:
+        yield "dt_window_zone", shifted
+
+
+def _matcher_kinds129(m: dict[str, Any], spec: Spec, role: str) -> Iterator[tuple[str, dict[str, Any]]]:
+    args = m.get("args") or {}
+    for a, x in args.items():
+        conds = [{"field": a, "op": "equals", "value": x}]
+        rest = {b: y for b, y in args.items() if b != a}
+        for name, new in _cond_kinds129(conds, spec, role):
+            if name == "cond_present" and _ID_ARGS129.match(a):
+                continue
+            if name != "dt_window_zone":
+                yield name, {**m, "args": rest, "where": [*(m.get("where") or []), *new]}
+    for name, new in _cond_kinds129(m.get("where") or [], spec, role):
+        if name != "cond_present":
+            yield name, {**m, "where": new}
+
+
+def _untouched_ids129(spec: Spec, fstate: dict[str, Any], app: str, table: str) -> list[Any]:
+    old = {r.get("id"): r for r in _rows(world_table(spec, app, table))}
+    new = {r.get("id"): r for r in _rows((fstate.get(app) or {}).get(table))}
+    return [i for i, r in old.items() if new.get(i) == r]
+
+
+def rule_kinds129(rule: Rule, spec: Spec, fstate: dict[str, Any], role: str) -> Iterator[tuple[str, Rule]]:
+    """(kind, new rule): defects129's mutations of one rule."""
+    k = rule["kind"]
+    if k == "field":
+        t = rule["target"]
+        cond = {"field": t["field"], "op": rule.get("op", "equals"), "value": rule.get("value")}
+        as_records = {"kind": "records", "app": t["app"], "table": t["table"], "count_op": "equals", "count": 1}
+        for name, new in _cond_kinds129([cond], spec, role):
+            if name in ("dt_either_zone", "version_line"):
+                yield name, {**as_records, "where": [{"field": "id", "value": t["id"]}, *new]}
+        if (b := _basename129({"field": "id", "value": t["id"]})) is not None:
+            yield "path_basename", {**as_records, "where": [b, cond]}
+        if role == "guard" and rule.get("op", "equals") == "equals":
+            rec = _initial_record117(spec, t["app"], t["table"], t["id"])
+            if rec is not None and _dig(rec, t["field"]) == rule.get("value"):
+                for other in _untouched_ids129(spec, fstate, t["app"], t["table"]):
+                    o = _initial_record117(spec, t["app"], t["table"], other) or {}
+                    if other != t["id"] and _dig(o, t["field"]) is not None:
+                        yield "guard_other_record", {**rule, "target": {**t, "id": other},
+                                                     "value": _dig(o, t["field"])}
+                        break
+    elif k == "records":
+        where = rule.get("where") or []
+        for name, new in _cond_kinds129(where, spec, role):
+            yield name, {**rule, "where": new}
+        ids = {r.get("id") for r in _rows(world_table(spec, rule["app"], rule["table"]))}
+        by_id = [w for w in where if w.get("field") == "id" and w.get("op", "equals") == "equals"]
+        final = _rows((fstate.get(rule["app"]) or {}).get(rule["table"]))
+        if role == "completion" and where and not any(w.get("value") in ids for w in by_id) \
+                and rule.get("count_op", "gte") in ("gte", "equals") and rule.get("count", 1) >= 1 \
+                and len(final) > len(ids):
+            yield "table_grew", {**rule, "where": [], "count_op": "equals", "count": len(final)}
+        if role == "guard" and len(by_id) == 1 and by_id[0].get("value") in ids:
+            rid = by_id[0]["value"]
+            for other in _untouched_ids129(spec, fstate, rule["app"], rule["table"]):
+                o = _initial_record117(spec, rule["app"], rule["table"], other) or {}
+                if other != rid and _holds(o, [w for w in where if w is not by_id[0]
+                                               and w.get("op", "equals") not in ("equals", "in")]):
+                    kept = [({**w, "value": _dig(o, str(w["field"]))} if w.get("op", "equals") == "equals"
+                             and w is not by_id[0] else w) for w in where]
+                    yield "guard_other_record", {**rule, "where": [({**w, "value": other} if w is by_id[0] else w)
+                                                                   for w in kept]}
+                    break
+    elif k in ("called", "order", "forbidden"):
+        for key in (["call"] if k != "order" else ["first", "then"]):
+            for name, m in _matcher_kinds129(rule[key], spec, role):
+                yield name, {**rule, key: m}
+
+
+def mutants129(spec: Spec) -> Iterator[Mutant]:
+    fstate = final_state(spec)
+    for ci, c in enumerate(spec["checks"]):
+        role = c.get("role") or ("guard" if c["rule"]["kind"] in ("frame", "forbidden") else "completion")
+        for name, r in rule_kinds129(c["rule"], spec, fstate, role):
+            s2 = copy.deepcopy(spec)
+            s2["checks"][ci] = {**c, "rule": r}
+            yield Mutant(name, ci, s2, "")
+
+
+def episodes129(spec: Spec) -> Iterator[tuple[str, Episode]]:
+    """defects129's episodes: a path argument moved to another folder, a release moved along its line (a patch up
+    or down), a date-time misread in the user's zone (its wall clock there read as UTC, its own read as the zone)."""
+    ref = spec["reference"]
+    steps = [(t, s) for t, turn in enumerate(ref) for s, st in enumerate(turn["steps"]) if st.get("call")]
+    for t, s in steps:
+        c = ref[t]["steps"][s]["call"]
+        for a, v in c["arguments"].items():
+            alts: list[Any] = []
+            if isinstance(v, str) and _PATHY129.match(v):
+                name = v.rsplit("/", 1)[1]
+                alts += [f"archive/{name}", name]
+            if isinstance(v, str) and (m := _VERSION129.match(v)):
+                patch = int(m.group(3))
+                alts += [v[: m.start(3)] + str(patch + 1), *([v[: m.start(3)] + str(patch - 1)] if patch else [])]
+            alts += _wrong_zone129(spec, v)
+            for x in alts:
+                r = copy.deepcopy(ref)
+                r[t]["steps"][s]["call"]["arguments"][a] = x
+                yield f"{c['name']}.{a}={str(x)[:40]}", r
+
+
+FAMILIES["d129"] = mutants129
+
+
 
 class Witnesses:
     """Per base, the near-reference episodes the shipped spec fails; the first one a mutant passes is its witness."""
@@ -2948,7 +3173,8 @@ class Witnesses:
         if base not in self._failing:
             self._failing[base] = []
             for lab, ep in itertools.chain(episodes(spec), episodes94(spec), episodes99(spec), episodes111(spec),
-                                            episodes117(spec), episodes119(spec), episodes123(spec)):
+                                            episodes117(spec), episodes119(spec), episodes123(spec),
+                                            episodes129(spec)):
                 try:
                     if not play(spec, ep).passed:
                         self._failing[base].append((lab, ep))

@@ -60,6 +60,10 @@ NARROW_CLASSES = {
                              "records with nothing told that another check would read (inbox_triage_reply's moves and "
                              "oncall_handoff's hand-overs put a folder or an assignee the instructions state, which "
                              "`named_write_unchecked` already holds)"),
+    "made_text_read_as_set": ({"todo_track_mail_requests", "web_page_audit"}, "only these references make several "
+                              "records by one tool whose texts the checks tell apart by their words (a to-do per "
+                              "mailed request, per broken page); access_request_approval's several mails are told "
+                              "apart by their recipients"),
     "kept_write_unchecked": ({"ticket_triage_update"}, "only its references pass a field a guard holds at the value it "
                              "had beside fields no guard holds (a triaged ticket's kept priority beside its assignee: 28 "
                              "writes in seeds 1-30; the one other write passing a guarded field, a config_set, changes "

@@ -80,6 +80,7 @@ from coworkenv.validate._mutation_core import (
     turn_of,
     without,
 )
+from coworkenv.validate._named_terms import named_term_mutations
 from coworkenv.validate._partial_facts import partial_fact_mutations
 from coworkenv.validate._redone_writes import redone_write_mutations
 from coworkenv.validate._reply_mutations import reply_mutations
@@ -134,6 +135,7 @@ def near_miss_mutations(spec: EnvSpec, world: World | EntityIndex, *, max_altern
     out += listed_number_mutations(spec, writes, tools)  # a number an `in` list of numbers admits a distance away
     out += map_value_mutations(spec, writes, index)  # a map's word for a key (a region) set to another held one
     out += asked_label_mutations(spec, writes, tools, index)  # a label the instructions ask for, left out
+    out += named_term_mutations(spec, writes, tools)  # a term a check names, stated as another's
     for t, s, call in writes:
         # a record made twice: a second ticket, a double-booked meeting, a to-do (by the op the tool runs: a declared
         # `jira_open_issue` makes a ticket, a declared `gmail_create_draft` only saves a draft)

@@ -157,6 +157,7 @@ from tests.defects import (
     list_value_widened,
     loose_value_admitted,
     machine_read,
+    made_text_read_as_set,
     map_key_present,
     name_bounded,
     namesake_record,
@@ -506,6 +507,7 @@ MODULES = (
     unphrased_request_unchecked,
     erased_other_value,
     write_claimed_in_message,
+    made_text_read_as_set,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
