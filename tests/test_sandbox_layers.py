@@ -554,6 +554,124 @@ def test_sealed_bytearray_converts_what_it_is_given_before_it_takes_a_pointer() 
     assert done.returncode == 0 and done.stdout.strip() == "16 True", (done.stdout, done.stderr)
 
 
+def test_sealed_bytearray_init_appends_through_a_resize_that_counts_its_moved_start() -> None:
+    """After `seal_bytearray` a bytearray's `__init__` run on a bytearray of the code's own, whose iterable cuts a few
+    bytes off its head (C's cheap cut moves its start) and goes on giving items, keeps every item inside its buffer (C's
+    fast path wrote them past the end of its block, into another bytearray's buffer); the gate holds no C `__init__`;
+    1500 random constructions and `__init__` calls (every kind of source, encoding, errors, keyword, count, buffer and
+    iterable, subclasses, exported bytearrays) answer as C's, but what a list or tuple with a bad item leaves behind
+    (C: its whole size, partly never written). In an interpreter of its own."""
+    code = """if True:
+        import importlib.util, random, sys
+        spec = importlib.util.spec_from_file_location("_confine", sys.argv[1])
+        confine = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(confine)
+
+        class Ix:
+            def __init__(self, n):
+                self.n = n
+            def __index__(self):
+                return self.n
+        class BadIx(list):
+            def __index__(self):
+                raise TypeError("no")
+        class StrIx:
+            def __index__(self):
+                return "x"
+        class Sub(bytearray):
+            pass
+        class S(str):
+            pass
+        def gen(n, bad=None):
+            yield from range(n)
+            if bad is not None:
+                yield bad
+
+        def battery():
+            rnd, out = random.Random(7), []
+            sources = [None, 0, 3, -1, 2**70, 2**63, True, Ix(4), Ix(-2), StrIx(), BadIx([1, 2]), 1.5, "abc",
+                       S("x\\u00e9"), b"xy", bytearray(b"qq"), memoryview(b"abcdef")[::2],
+                       memoryview(bytes(range(8))).cast("i"), memoryview(b"xy").cast("B", (1, 2)), [1, 2], [300],
+                       ["a"], (5, 6), range(10), "gen", {1: 2}, object()]
+            encs = ["utf-8", "ascii", S("utf-16"), "nope", "utf-8\\0", "\\ud800", 1, None]
+            errs = ["strict", "ignore", S("replace"), 2, None, "x\\0"]
+            for _ in range(1500):
+                b = (bytearray if rnd.random() < 0.7 else Sub)(b"abc"[: rnd.randrange(4)] * rnd.choice((1, 40)))
+                src = rnd.choice(sources)
+                if src == "gen":
+                    src = rnd.choice([gen(5), gen(3, 256), gen(2, "z")])
+                args, named, shape = [], {}, rnd.randrange(8)
+                if shape >= 1:
+                    args.append(src)
+                if shape >= 3:
+                    args.append(rnd.choice(encs))
+                if shape >= 5:
+                    args.append(rnd.choice(errs))
+                if shape == 2:
+                    named["source"] = src
+                if shape == 4:
+                    named["encoding"] = rnd.choice(encs)
+                if shape == 6:
+                    named[rnd.choice(["errors", "encoding", "source", "bogus"])] = rnd.choice(errs)
+                if shape == 7:
+                    args.extend([src, "a", "b"])
+                held = memoryview(b) if rnd.random() < 0.1 else None
+                how = rnd.randrange(3)
+                try:
+                    if how == 0:
+                        out.append(("new", bytes(bytearray(*args, **named))))
+                    elif how == 1:
+                        bytearray.__init__(b, *args, **named)
+                        out.append(("init", bytes(b), b.__alloc__()))
+                    else:
+                        b.__init__(*args, **named)
+                        out.append(("init", bytes(b), b.__alloc__()))
+                except Exception as exc:
+                    partly = type(src) in (list, tuple) and isinstance(exc, ValueError)
+                    out.append((type(exc).__name__, str(exc), None if partly else bytes(b)))
+                if held is not None:
+                    held.release()
+            for bad in (1, "x", None):
+                try:
+                    bytearray.__init__(bad)
+                except TypeError as exc:
+                    out.append(str(exc))
+            return out
+
+        before = battery()
+        assert confine.seal_bytearray() is None
+        assert battery() == before
+        tools = bytearray.__init__.__kwdefaults__["_sealed_tools"]
+        assert not any(type(tool).__name__ == "wrapper_descriptor" and tool.__name__ == "__init__" for tool in tools)
+
+        def refill(size):
+            cut, target, state = size // 17, bytearray(), {"calls": 0}
+
+            class Items:
+                def __iter__(self):
+                    return self
+                def __next__(self):
+                    if state["calls"] >= size * 2:
+                        raise StopIteration
+                    if state["calls"] == 0:
+                        state["pad"] = [bytearray(size) for _ in range(500)]
+                        target.extend(b"\\x01" * size)
+                        del target[:cut]  # the start moves into the buffer
+                        state["after"] = [bytearray(size) for _ in range(200)]
+                    state["calls"] += 1
+                    return 0x41
+
+            bytearray.__init__(target, Items())
+            kept = bytes(target) == b"\\x01" * (size - cut) + b"\\x41" * (size * 2)
+            return kept and not any(any(block) for block in state["after"] + state["pad"])
+
+        print(all(refill(size) for size in (255, 383, 495)))
+    """
+    confine = Path(__file__).resolve().parents[1] / "coworkenv" / "sandbox" / "_confine.py"
+    done = subprocess.run([sys.executable, "-c", code, str(confine)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.strip() == "True", (done.stdout, done.stderr)
+
+
 def test_sealed_memoryview_compares_and_hashes_copies_and_bytearray_join_reads_its_argument_first() -> None:
     """After `seal_memoryview` a comparison of two memoryviews of different formats hands a `Struct` of the code's own
     (set in the struct module) no view (C lent it a view of a block it freed after the comparison), and a read-only

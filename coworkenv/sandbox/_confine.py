@@ -1262,6 +1262,107 @@ def _bytearray_rmod(self: Any, other: Any, /, *, _sealed_tools: Any = ()) -> Any
     return bytearray_t(mod(join(empty, (other,)), self))  # the format copied before the values' own code runs
 
 
+# `bytearray.__init__`, run on a bytearray that exists (`bytearray.__init__(b, items)`, a subclass's
+# `super().__init__(items)`), empties it, then appends each item an iterable gives through a fast path of its own: while
+# `size + 1 < alloc` it bumps the size and writes the byte at `start + size - 1`, never asking how far the start has
+# moved into the allocation (CPython 3.11.7; every other append resizes through `PyByteArray_Resize`, which counts it).
+# The start moves when bytes are cut off the head (`del b[:k]`, C's cheap cut, which `_bytearray_setitem` keeps for a
+# parser's buffer) and the size stays at least half the allocation; so an iterable's `__next__` or an item's
+# `__index__` (Python code of the code's own, run inside the loop) that filled the bytearray and cut a few bytes off
+# its head had the next items written past the end of its block: another bytearray's buffer, made after it, changed
+# (sixty-fifth round). Sealed here: `__init__` is a gate that holds no C `__init__` (C's, called on a bytearray of the
+# code's with an iterable, is the hole); it parses its arguments as C's clinic does (C's messages), empties the
+# bytearray first (C's order and BufferError), and fills it with `extend` (an encoded text, a buffer's bytes), `*=` (a
+# count of zeros), `extend` (a list's or tuple's items, converted into a bytearray of extend's own) or `append` for each
+# item any other iterable gives (C's conversions and messages, and what C left behind on an error: the items appended
+# so far; for a list or tuple C left its whole size, partly never written: nothing here); both resize through
+# `PyByteArray_Resize`. `bytearray(...)` and C callers
+# (`PyByteArray_FromObject`) take it through the type's init slot, which follows the dict.
+def _bytearray_init(self: Any, /, *args: Any, _sealed_tools: Any = (), **named: Any) -> None:
+    (bytearray_t, isinstance_, type_, str_t, clear, extend, append, imul, encode, index_, view_t, iter_, any_, map_,
+     repeat_, getattr_, len_, range_, list_t, tuple_t, bytes_t, type_error, value_error, overflow_error, base_exception,
+     absent, names) = _sealed_tools
+    if not isinstance_(self, bytearray_t):
+        raise type_error(f"descriptor '__init__' requires a 'bytearray' object but received a '{type_(self).__name__}'")
+    given = len_(args) + len_(named)
+    if given > 3:
+        raise type_error(f"bytearray() takes at most 3 arguments ({given} given)")
+    values = [*args, absent, absent, absent]
+    if named:
+        for place in range_(len_(args)):
+            if names[place] in named:
+                raise type_error(f"argument for bytearray() given by name ('{names[place]}') and position "
+                                 f"({place + 1})")
+        for name in named:
+            if name not in names:
+                raise type_error(f"'{name}' is an invalid keyword argument for bytearray()")
+        for place in range_(len_(args), 3):
+            if names[place] in named:
+                values[place] = named[names[place]]
+    source, encoding, errors = values[0], values[1], values[2]
+    for name, text in (("encoding", encoding), ("errors", errors)):
+        if text is not absent:
+            if not isinstance_(text, str_t):
+                raise type_error(f"bytearray() argument '{name}' must be str, not "
+                                 f"{'None' if text is None else type_(text).__name__}")
+            if b"\0" in encode(text):  # C's UTF-8 form: its surrogate error first
+                raise value_error("embedded null character")
+    if len_(self):
+        clear(self)  # C empties it first of all (BufferError where it is exported)
+    if (type_(source) is bytes_t or type_(source) is bytearray_t) and encoding is absent and errors is absent:
+        extend(self, source)  # a plain buffer: its bytes (the one way honest code fills one from bytes)
+        return
+    if source is absent:
+        if encoding is not absent or errors is not absent:
+            raise type_error("encoding without a string argument" if encoding is not absent
+                             else "errors without a string argument")
+        return
+    if isinstance_(source, str_t):
+        if encoding is absent:
+            raise type_error("string argument without an encoding")
+        extend(self, encode(source, encoding) if errors is absent else encode(source, encoding, errors))
+        return
+    if encoding is not absent or errors is not absent:
+        raise type_error("encoding without a string argument" if encoding is not absent
+                         else "errors without a string argument")
+    if getattr_(type_(source), "__index__", None) is not None:
+        try:
+            count = index_(source)
+        except type_error:
+            count = absent  # C goes on to the buffer and the iterable
+        if count is not absent:
+            if not -9223372036854775808 <= count <= 9223372036854775807:
+                raise overflow_error(f"cannot fit '{type_(source).__name__}' into an index-sized integer")
+            if count < 0:
+                raise value_error("negative count")
+            if count <= 8:
+                extend(self, b"\0\0\0\0\0\0\0\0"[:count])  # one resize to the count, as C's
+            else:  # one byte, then one resize to the count (no second copy of a large count in memory)
+                extend(self, b"\0")
+                try:
+                    imul(self, count)
+                except base_exception:
+                    clear(self)
+                    raise
+            return
+    try:
+        view = view_t(source)
+    except type_error:
+        view = None
+    if view is not None:
+        with view:
+            extend(self, view if view.c_contiguous else view.tobytes())
+        return
+    if type_(source) is list_t or type_(source) is tuple_t:
+        extend(self, source)  # converted into a bytearray of extend's own first, then copied in
+        return
+    try:
+        items = iter_(source)
+    except type_error:
+        raise type_error(f"cannot convert '{type_(source).__name__}' object to bytearray") from None
+    any_(map_(append, repeat_(self), items))  # each item converted, then appended through a resize that counts
+
+
 _BYTEARRAY_READS = ("find", "rfind", "index", "rindex", "count", "startswith", "endswith", "hex")
 _BYTEARRAY_READ_SLOTS = ("__contains__", "__mod__")
 
@@ -1338,6 +1439,15 @@ def seal_bytearray() -> str | None:
             {"startswith": -1, "endswith": 1}.get(name, 0), frozenset((bytes, bytearray)), int, tuple, memoryview,
             builtins.len, builtins.max)}
         gates[name] = gate
+    if (type(own.get("__init__")).__name__ != "wrapper_descriptor"
+            or any(type(own.get(name)).__name__ != "method_descriptor" for name in ("append", "clear", "extend"))):
+        return "bytearray is not the C type this bootstrap knows"
+    gates["__init__"] = function_t(_bytearray_init.__code__, {}, "__init__", None, None)
+    gates["__init__"].__kwdefaults__ = {"_sealed_tools": (
+        cls, builtins.isinstance, type, str, own["clear"], own["extend"], own["append"], own["__imul__"],
+        str.__dict__["encode"], _index, memoryview, builtins.iter, builtins.any, map, itertools.repeat,
+        builtins.getattr, builtins.len, range, list, tuple, bytes, TypeError, ValueError, OverflowError, BaseException, _ABSENT,
+        ("source", "encoding", "errors"))}
     gates["__rmod__"] = function_t(_bytearray_rmod.__code__, {}, "__rmod__", None, None)
     gates["__rmod__"].__kwdefaults__ = {"_sealed_tools": (
         cls, builtins.isinstance, type, bytes.__dict__["join"], b"", bytes.__dict__["__mod__"], NotImplemented,
@@ -3304,7 +3414,7 @@ def sealed_codes() -> tuple[Any, ...]:
             _array_append.__code__, _array_insert.__code__, _array_extend.__code__, _array_fromlist.__code__,
             _array_tofile.__code__, _mmap_setitem.__code__, _list_setitem.__code__, _bytearray_setitem.__code__,
             _bytearray_join.__code__, _bytearray_read.__code__, _bytearray_rmod.__code__, _view_hex.__code__,
-            _view_setitem.__code__, _view_index_like.__code__,
+            _bytearray_init.__code__, _view_setitem.__code__, _view_index_like.__code__,
             _groupby_new.__code__, _groupby_classes.__code__, _groupby_step.__code__,
             _groupby_next.__code__, _grouper_next.__code__, _own_iter.__code__, _accumulate_new.__code__,
             _accumulate_steps.__code__, _count_init.__code__, _atexit_register.__code__,
