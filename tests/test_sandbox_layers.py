@@ -672,6 +672,100 @@ def test_sealed_bytearray_init_appends_through_a_resize_that_counts_its_moved_st
     assert done.returncode == 0 and done.stdout.strip() == "True", (done.stdout, done.stderr)
 
 
+def test_sealed_mapping_proxy_hands_out_no_class_dict() -> None:
+    """After `seal_mapping_proxy` a class's `__dict__` compared (`==`, `!=`, `<`) or joined (`proxy | x`, `x | proxy`)
+    with an operand whose reflected method keeps what it is handed gives that operand a copy, never the type's own dict
+    (C handed the dict: a method deleted there ran from its freed block); 3000 random comparisons and joins of proxies
+    over dicts, ordered dicts and classes' dicts with dicts, proxies, mappings of the code's own and other objects
+    answer as C's, as do the descriptors' errors, `|=` and `hash`. In an interpreter of its own."""
+    code = """if True:
+        import collections, collections.abc, importlib.util, operator, random, sys, types
+        spec = importlib.util.spec_from_file_location("_confine", sys.argv[1])
+        confine = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(confine)
+        P, NAN = types.MappingProxyType, float("nan")
+
+        class M(collections.abc.Mapping):
+            def __init__(self, d):
+                self.d = d
+            def __getitem__(self, k):
+                return self.d[k]
+            def __iter__(self):
+                return iter(self.d)
+            def __len__(self):
+                return len(self.d)
+
+        class Sub(dict):
+            pass
+
+        class A:
+            x = 1
+
+        def battery():
+            rnd, out = random.Random(3), []
+            od1, od2 = collections.OrderedDict(a=1, b=2), collections.OrderedDict(b=2, a=1)
+            values = [P({}), P({"a": 1}), P({"a": 1, "b": 2}), P(od1), P(od2), {"a": 1}, {}, od1, od2, 1, None, "a",
+                      M({"a": 1}), A.__dict__, int.__dict__, P({"a": NAN}), {"a": NAN}, [("a", 1)], {"a"}, Sub(a=1)]
+            ops = [operator.eq, operator.ne, operator.lt, operator.le, operator.gt, operator.ge, operator.or_]
+            for _ in range(3000):
+                x, y, op = rnd.choice(values), rnd.choice(values), rnd.choice(ops)
+                try:
+                    r = op(x, y)
+                    out.append(("ok", type(r).__name__, sorted(r.items()) if hasattr(r, "items") else r))
+                except Exception as exc:
+                    out.append((type(exc).__name__, str(exc)))
+            for name in ("__eq__", "__or__", "__ror__", "__lt__"):
+                try:
+                    getattr(P, name)(1, 2)
+                except TypeError as exc:
+                    out.append(str(exc))
+            try:
+                out.append(hash(P({})))
+            except TypeError as exc:
+                out.append(str(exc))
+            try:
+                p = P({})
+                p |= {"a": 1}
+            except TypeError as exc:
+                out.append(str(exc))
+            return out
+
+        before = battery()
+        assert confine.seal_mapping_proxy() is None
+        assert battery() == before
+
+        class Grab(dict):
+            got = []
+            def take(self, other):
+                Grab.got.append(other)
+                return NotImplemented
+            __eq__ = __ne__ = __gt__ = __ror__ = take
+            __hash__ = None
+
+        class Plain:
+            got = []
+            def take(self, other):
+                Plain.got.append(other)
+                return NotImplemented
+            __eq__ = __or__ = take
+            __hash__ = None
+
+        for route in (lambda p: p == Grab(), lambda p: p == Plain(), lambda p: p != Grab(), lambda p: p < Grab(),
+                      lambda p: p | Grab(), lambda p: Plain() | p):
+            try:
+                route(A.__dict__)
+            except TypeError:
+                pass
+        handed = [got for got in Grab.got + Plain.got if type(got) is dict]
+        for got in handed:
+            got["probe"] = 1
+        print(len(handed), "probe" in A.__dict__)
+    """
+    confine = Path(__file__).resolve().parents[1] / "coworkenv" / "sandbox" / "_confine.py"
+    done = subprocess.run([sys.executable, "-c", code, str(confine)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.strip() == "6 False", (done.stdout, done.stderr)
+
+
 def test_sealed_memoryview_compares_and_hashes_copies_and_bytearray_join_reads_its_argument_first() -> None:
     """After `seal_memoryview` a comparison of two memoryviews of different formats hands a `Struct` of the code's own
     (set in the struct module) no view (C lent it a view of a block it freed after the comparison), and a read-only

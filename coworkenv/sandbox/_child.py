@@ -695,6 +695,9 @@ def isolate(
             # anew or dropped the referent freed what C compared).
             ("seal_cell", "a cell comparison hands the code contents it freed"),
             ("seal_weak_proxy", "a weak proxy's comparison hands the code a referent it freed"),
+            # A mapping proxy's comparisons and `|` hand the other operand a copy (C handed it a class's own dict,
+            # whose changes skip the type's lookup cache: a method deleted there ran from its freed block).
+            ("seal_mapping_proxy", "a mapping proxy hands the code a class's own dict"),
             # The C OrderedDict's comparisons, repr, copy and pops keep no node across the code's own Python code,
             # and none is made: collections.OrderedDict is the pure-Python class (a dict-level store made C index
             # past its table of nodes).

@@ -2375,6 +2375,75 @@ def seal_cell() -> str | None:
     return None
 
 
+# A class's `__dict__` (and `vars(cls)`, a dict view's `mapping`) is a read-only `mappingproxy` over the type's own
+# dict, which the interpreter changes only through `type.__setattr__`: that bumps the type's version, the key of its
+# attribute lookup cache and of every call site specialised on it. A proxy's comparisons and `|` (`mappingproxy_
+# richcompare`, `mappingproxy_or`, CPython 3.11) hand the dict they wrap to the other operand: the dispatch asks its
+# reflected method with it (first where it subclasses dict, after the dict's own NotImplemented otherwise; `x | proxy`
+# hands it to `x.__or__` again). The code held the type's own dict, deleted a method there (its function freed, the
+# version unchanged) and called it: the lookup cache named the freed block, which a function the code made next had
+# taken, and that ran (sixty-sixth round; a forged object alike). Sealed here: the six comparisons, `__or__` and
+# `__ror__` are gates that hand the other operand a copy (`proxy.copy()`, the wrapped mapping's own `copy`; `dict(proxy)`
+# where it has none), in C's order and with C's answers for the dicts types and C code wrap (a dict copy compares and
+# joins as the dict). They hold no C comparison or `|` of the proxy's. `|=` stays C's (it refuses).
+def _mapping_proxy_compare(self: Any, other: Any, /, *, _sealed_tools: Any = ()) -> Any:
+    proxy_t, type_, copy, dict_t, attribute_error, type_error, compare, name = _sealed_tools
+    if type_(self) is not proxy_t:
+        raise type_error(f"descriptor '{name}' requires a 'mappingproxy' object but received a '{type_(self).__name__}'")
+    try:
+        mine = copy(self)  # what the other operand may hold: never the mapping itself
+    except attribute_error:
+        mine = dict_t(self)
+    return compare(mine, other)
+
+
+def _mapping_proxy_or(self: Any, other: Any, /, *, _sealed_tools: Any = ()) -> Any:
+    proxy_t, type_, copy, dict_t, attribute_error, type_error, or_, reflected = _sealed_tools
+    if type_(self) is not proxy_t:
+        raise type_error(f"descriptor '{'__ror__' if reflected else '__or__'}' requires a 'mappingproxy' object but "
+                         f"received a '{type_(self).__name__}'")
+    try:
+        mine = copy(self)
+    except attribute_error:
+        mine = dict_t(self)
+    if type_(other) is proxy_t:
+        try:
+            other = copy(other)
+        except attribute_error:
+            other = dict_t(other)
+    return or_(other, mine) if reflected else or_(mine, other)
+
+
+def seal_mapping_proxy() -> str | None:
+    """Make a mapping proxy's comparisons and `|` hand the other operand a copy of what it wraps (above). Returns why
+    it could not, or None."""
+    import operator
+
+    cls: Any = type(type.__dict__)
+    flags = ctypes.c_ulong.from_address(id(cls) + _TP_FLAGS)
+    if (flags.value != cls.__flags__ or not cls.__flags__ & _TPFLAGS_IMMUTABLETYPE or cls.__flags__ & _TPFLAGS_BASETYPE
+            or cls.__module__ != "builtins" or cls.__name__ != "mappingproxy"
+            or any(type(cls.__dict__.get(name)).__name__ != "wrapper_descriptor"
+                   for name in (*CELL_GATES, "__or__", "__ror__"))
+            or type(cls.__dict__.get("copy")).__name__ != "method_descriptor"):
+        return "the mapping proxy type is not the C type this bootstrap knows"
+    function_t: Any = type(_mapping_proxy_compare)
+    copy = cls.__dict__["copy"]
+    gates = {}
+    for name in CELL_GATES:
+        gate = function_t(_mapping_proxy_compare.__code__, {}, name, None, None)
+        gate.__kwdefaults__ = {"_sealed_tools": (cls, type, copy, dict, AttributeError, TypeError,
+                                                 getattr(operator, name), name)}
+        gates[name] = gate
+    for name, reflected in (("__or__", False), ("__ror__", True)):
+        gate = function_t(_mapping_proxy_or.__code__, {}, name, None, None)
+        gate.__kwdefaults__ = {"_sealed_tools": (cls, type, copy, dict, AttributeError, TypeError, operator.or_,
+                                                 reflected)}
+        gates[name] = gate
+    _install_gates(cls, flags, gates)  # the comparison and `|` slots of the type follow
+    return None
+
+
 # `iter(callable, sentinel)` (CPython 3.11's callable iterator, `calliter_iternext`) compares each value the callable
 # returns with its sentinel (`PyObject_RichCompareBool`) without a reference of its own to the sentinel. A value whose
 # type subclasses the sentinel's has its reflected `__eq__` asked first, which advances the same iterator: its
@@ -3408,7 +3477,7 @@ def _arg_parser(segments: list[tuple[int, int, bytes]], fname: bytes, keywords: 
 
 def sealed_codes() -> tuple[Any, ...]:
     """The code objects of the gates `seal_buffered_io`, `seal_array`, `seal_mmap`, `seal_list`, `seal_bytearray`,
-    `seal_groupby`, `seal_accumulate`, `seal_iter`, `seal_count`, `seal_atexit`, `seal_context`, `seal_cell`, `seal_weak_proxy`, `seal_list_order`, `seal_memoryview`, `seal_ordered_dict`, `seal_deque`, `seal_count_elements`, `seal_reentered_iterators`,
+    `seal_groupby`, `seal_accumulate`, `seal_iter`, `seal_count`, `seal_atexit`, `seal_context`, `seal_cell`, `seal_weak_proxy`, `seal_mapping_proxy`, `seal_list_order`, `seal_memoryview`, `seal_ordered_dict`, `seal_deque`, `seal_count_elements`, `seal_reentered_iterators`,
     `seal_partial`, `seal_object_dicts` and `seal_newline_decoder` install, which the hook keeps from being changed."""
     return (_own_method_get.__code__, _own_method_set.__code__, _buffered_new.__code__, _array_setitem.__code__,
             _array_append.__code__, _array_insert.__code__, _array_extend.__code__, _array_fromlist.__code__,
@@ -3418,7 +3487,8 @@ def sealed_codes() -> tuple[Any, ...]:
             _groupby_new.__code__, _groupby_classes.__code__, _groupby_step.__code__,
             _groupby_next.__code__, _grouper_next.__code__, _own_iter.__code__, _accumulate_new.__code__,
             _accumulate_steps.__code__, _count_init.__code__, _atexit_register.__code__,
-            _atexit_unregister.__code__, _atexit_clear.__code__, _context_compare.__code__, _cell_compare.__code__, _proxy_compare.__code__, _list_order.__code__,
+            _atexit_unregister.__code__, _atexit_clear.__code__, _context_compare.__code__, _cell_compare.__code__, _proxy_compare.__code__,
+            _mapping_proxy_compare.__code__, _mapping_proxy_or.__code__, _list_order.__code__,
             _view_compare.__code__, _view_hash.__code__, _odict_compare.__code__, _odict_repr.__code__,
             _odict_copy.__code__, _odict_pop.__code__, _odict_popitem.__code__, _deque_index.__code__, _count_elements.__code__, _islice_number.__code__, _islice_new.__code__,
             _islice_steps.__code__, _zip_longest_new.__code__, _zip_longest_steps.__code__,
