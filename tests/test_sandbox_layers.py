@@ -766,6 +766,47 @@ def test_sealed_mapping_proxy_hands_out_no_class_dict() -> None:
     assert done.returncode == 0 and done.stdout.strip() == "6 False", (done.stdout, done.stderr)
 
 
+def test_sealed_cycle_keeps_its_saved_list_to_itself() -> None:
+    """After `seal_cycle` an `itertools.cycle` neither hands out the list it indexes (`__reduce__`) nor takes one of
+    the code's own (`__setstate__`), so no list cut under its index makes it read past the list's items; cycles of
+    lists, texts, iterators and a subclass step as C's did, and the errors are C's. In an interpreter of its own."""
+    code = """if True:
+        import copy, importlib.util, itertools, pickle, sys
+        spec = importlib.util.spec_from_file_location("_confine", sys.argv[1])
+        confine = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(confine)
+
+        class Sub(itertools.cycle):
+            pass
+
+        def battery():
+            out = [[next(c, None) for _ in range(9)] for c in (itertools.cycle(s) for s in ([1, 2, 3], "ab", (),
+                                                                                          iter([5, 6]), range(4)))]
+            out.append(list(itertools.islice(Sub([1, 2]), 5)))
+            for bad in (1, None):
+                try:
+                    itertools.cycle(bad)
+                except TypeError as exc:
+                    out.append(str(exc))
+            return out
+
+        before = battery()
+        assert confine.seal_cycle() is None
+        assert battery() == before
+        refused = []
+        for take in (copy.copy, pickle.dumps, lambda c: c.__reduce__()[2][0],
+                     lambda c: c.__setstate__(([1], False)), lambda c: Sub.__setstate__(c, ([1], False))):
+            try:
+                take(itertools.cycle([1]))
+            except (TypeError, AttributeError):
+                refused.append(True)
+        print(len(refused))
+    """
+    confine = Path(__file__).resolve().parents[1] / "coworkenv" / "sandbox" / "_confine.py"
+    done = subprocess.run([sys.executable, "-c", code, str(confine)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.strip() == "5", (done.stdout, done.stderr)
+
+
 def test_sealed_memoryview_compares_and_hashes_copies_and_bytearray_join_reads_its_argument_first() -> None:
     """After `seal_memoryview` a comparison of two memoryviews of different formats hands a `Struct` of the code's own
     (set in the struct module) no view (C lent it a view of a block it freed after the comparison), and a read-only

@@ -676,6 +676,9 @@ def isolate(
             ("seal_struct", "struct.Struct writes where a second initialisation moved its codes"),
             # itertools.tee's iterators take no state (an index set past what was read handed out unwritten slots).
             ("seal_tee", "itertools.tee hands out slots it never wrote"),
+            # itertools.cycle neither hands out nor takes the list it indexes (one cut under its index handed out
+            # a slot of the table past the list's items).
+            ("seal_cycle", "itertools.cycle hands out a slot past its saved list"),
             # itertools.groupby answers iterators whose frames hold the keys they compare (a key's `__eq__` that
             # advanced the groupby freed the other key C compared).
             ("seal_groupby", "itertools.groupby hands the code a key it freed"),

@@ -1859,6 +1859,27 @@ def seal_tee() -> str | None:
     return None
 
 
+# `itertools.cycle` keeps its first pass's items in a list and an index into it, and once its source is done reads
+# the list's item at that index (`PyList_GET_ITEM`), checking the index against the list's size only after it moved it
+# on (CPython 3.11). `__reduce__` handed out that very list (its state, for pickle and copy) and `__setstate__` took a
+# list of the code's own as the saved one: a list cut to 20 items under an index of 30 had the next step hand out slot
+# 30 of its table, an item the cut freed, whose block an object the code made next had taken (a forged object; or a
+# read past the block: SIGSEGV; sixty-seventh round). Sealed here: the type has neither (its list stays its own), so a
+# cycle does not pickle or copy ("cannot pickle 'itertools.cycle' object"), as a tee's iterators take no state.
+def seal_cycle() -> str | None:
+    """Take `__reduce__` and `__setstate__` from `itertools.cycle` (above). Returns why it could not, or None."""
+    import itertools
+
+    cls: Any = itertools.cycle
+    flags = ctypes.c_ulong.from_address(id(cls) + _TP_FLAGS)
+    if (flags.value != cls.__flags__ or not cls.__flags__ & _TPFLAGS_IMMUTABLETYPE
+            or any(type(cls.__dict__.get(name)).__name__ != "method_descriptor"
+                   for name in ("__reduce__", "__setstate__"))):
+        return "itertools.cycle is not the C type this bootstrap knows"
+    _install_gates(cls, flags, {}, removed=("__reduce__", "__setstate__"))
+    return None
+
+
 # `itertools.groupby` (CPython 3.11; gh-143543 and gh-146613, fixed in later releases only) compares its target key
 # with the current one by borrowed references, in `groupby.__next__` and in its groups' `__next__`: a key's `__eq__`
 # (Python code of the code's own) that advanced the same groupby (or set its state, `__setstate__`) replaced both keys,
