@@ -807,6 +807,85 @@ def test_sealed_cycle_keeps_its_saved_list_to_itself() -> None:
     assert done.returncode == 0 and done.stdout.strip() == "5", (done.stdout, done.stderr)
 
 
+def test_sealed_defaultdict_and_staticmethod_hold_what_they_call() -> None:
+    """After `seal_held_callables` a defaultdict's `__missing__` and a staticmethod's call hold the callable while it
+    runs: a C callable (a filter's bound `__next__`) whose own code sets the factory or the function anew goes on
+    stepping its own source (C freed it under the filter's step, which then stepped the freed source); missing keys,
+    factories that raise, subclasses with their own item store or `__missing__`, copies, pickles, `|` and the
+    descriptors' errors answer as C's. In an interpreter of its own."""
+    code = """if True:
+        import collections, copy, importlib.util, pickle, sys
+        spec = importlib.util.spec_from_file_location("_confine", sys.argv[1])
+        confine = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(confine)
+
+        class Stored(collections.defaultdict):
+            def __setitem__(self, key, value):
+                super().__setitem__(key, (value, "stored"))
+
+        class Own(collections.defaultdict):
+            def __missing__(self, key):
+                return "own"
+
+        def battery():
+            out = []
+            for make in (lambda: collections.defaultdict(list), collections.defaultdict, lambda: Stored(int),
+                         lambda: Own(int), lambda: collections.defaultdict(int.__new__), lambda: collections.defaultdict(
+                             int, a=1)):
+                d = make()
+                for op in (lambda d: d["x"], lambda d: d.__missing__("y"), lambda d: d.get("z"),
+                           lambda d: collections.defaultdict.__missing__(d, "w"), lambda d: sorted(d.items()),
+                           lambda d: type(copy.copy(d)).__name__, lambda d: sorted((d | {"q": 1}).items()),
+                           lambda d: sorted(pickle.loads(pickle.dumps(d)).items()) if type(d) is not Stored else 0):
+                    try:
+                        out.append(repr(op(d)))
+                    except Exception as exc:
+                        out.append((type(exc).__name__, str(exc), exc.args))
+            for bad in (1, {}):
+                try:
+                    collections.defaultdict.__missing__(bad, 1)
+                except TypeError as exc:
+                    out.append(str(exc))
+            class A:
+                s = staticmethod(lambda: 5)
+            out.extend([staticmethod(len)([1, 2]), staticmethod(lambda *a, **k: (a, k))(1, 2, x=3), A.s(), A().s()])
+            for call in (lambda: staticmethod.__call__(1), lambda: staticmethod(1)()):
+                try:
+                    call()
+                except TypeError as exc:
+                    out.append(str(exc))
+            return out
+
+        before = battery()
+        assert confine.seal_held_callables() is None
+        assert battery() == before
+
+        def route(how):
+            state, holder = {"first": True}, {}
+            def pred(item):
+                if state["first"]:
+                    state["first"] = False
+                    if how == "staticmethod":
+                        holder["callable"].__init__(bool)
+                    else:
+                        holder["callable"].default_factory = None
+                    return False
+                return True
+            source = iter([1, 2, 3])
+            kept = filter(pred, source)
+            step = kept.__next__
+            holder["callable"] = staticmethod(step) if how == "staticmethod" else collections.defaultdict(step)
+            del source, kept, step
+            called = holder["callable"]
+            return called() if how == "staticmethod" else called["k"]
+
+        print(route("subscript"), route("staticmethod"))
+    """
+    confine = Path(__file__).resolve().parents[1] / "coworkenv" / "sandbox" / "_confine.py"
+    done = subprocess.run([sys.executable, "-c", code, str(confine)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.strip() == "2 2", (done.stdout, done.stderr)
+
+
 def test_sealed_memoryview_compares_and_hashes_copies_and_bytearray_join_reads_its_argument_first() -> None:
     """After `seal_memoryview` a comparison of two memoryviews of different formats hands a `Struct` of the code's own
     (set in the struct module) no view (C lent it a view of a block it freed after the comparison), and a read-only

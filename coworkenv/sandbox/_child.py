@@ -701,6 +701,9 @@ def isolate(
             # A mapping proxy's comparisons and `|` hand the other operand a copy (C handed it a class's own dict,
             # whose changes skip the type's lookup cache: a method deleted there ran from its freed block).
             ("seal_mapping_proxy", "a mapping proxy hands the code a class's own dict"),
+            # defaultdict's factory and a staticmethod's function are held while they run (set anew from inside their
+            # own call, a C callable was freed under its C code).
+            ("seal_held_callables", "a defaultdict factory or staticmethod runs on after its own code freed it"),
             # The C OrderedDict's comparisons, repr, copy and pops keep no node across the code's own Python code,
             # and none is made: collections.OrderedDict is the pure-Python class (a dict-level store made C index
             # past its table of nodes).

@@ -1880,6 +1880,61 @@ def seal_cycle() -> str | None:
     return None
 
 
+# C code that calls a callable it holds by a borrowed reference, from a field the callable's own code can set anew
+# (CPython 3.11): a `defaultdict`'s `__missing__` calls `default_factory` (a writable attribute), a `staticmethod`
+# object's call its function (`__init__` runs again on it). A Python function survives that (its frame holds it), a C
+# callable does not: the bound `__next__` of a `filter` whose predicate set the factory anew freed the bound method,
+# the filter and its source while the filter's C step ran, which then stepped the freed source with the freed
+# filter's predicate: an item of a list iterator the code made next, in the source's block (a forged object alike;
+# sixty-eighth round). Sealed here: `defaultdict.__missing__` and `staticmethod.__call__` are gates whose frames hold
+# the callable while it runs (read through the type's own member, as C reads its field), in C's order (the factory
+# called, its value stored with the dict's item store, returned; a missing factory's KeyError of the key).
+def _defaultdict_missing(self: Any, key: Any, /, *, _sealed_tools: Any = ()) -> Any:
+    defaultdict_t, isinstance_, type_, factory_of, key_error, type_error = _sealed_tools
+    if not isinstance_(self, defaultdict_t):
+        raise type_error(f"descriptor '__missing__' for 'collections.defaultdict' objects doesn't apply to a "
+                         f"'{type_(self).__name__}' object")
+    factory = factory_of(self)  # held by this frame while it runs
+    if factory is None:
+        raise key_error(key)
+    value = factory()
+    self[key] = value
+    return value
+
+
+def _staticmethod_call(self: Any, /, *args: Any, _sealed_tools: Any = (), **named: Any) -> Any:
+    staticmethod_t, isinstance_, type_, function_of, type_error = _sealed_tools
+    if not isinstance_(self, staticmethod_t):
+        raise type_error(f"descriptor '__call__' requires a 'staticmethod' object but received a "
+                         f"'{type_(self).__name__}'")
+    function = function_of(self)  # held by this frame while it runs
+    return function(*args, **named)
+
+
+def seal_held_callables() -> str | None:
+    """Make `defaultdict.__missing__` and a staticmethod's call hold the callable they call (above). Returns why it
+    could not, or None."""
+    import _collections
+    import builtins
+
+    function_t: Any = type(_defaultdict_missing)
+    for cls, name, member, code, error in (
+            (_collections.defaultdict, "__missing__", "default_factory", _defaultdict_missing.__code__, KeyError),
+            (staticmethod, "__call__", "__func__", _staticmethod_call.__code__, None)):
+        flags = ctypes.c_ulong.from_address(id(cls) + _TP_FLAGS)
+        kind = "method_descriptor" if name == "__missing__" else "wrapper_descriptor"
+        if (flags.value != cls.__flags__ or not cls.__flags__ & _TPFLAGS_IMMUTABLETYPE
+                or type(cls.__dict__.get(name)).__name__ != kind
+                or type(cls.__dict__.get(member)).__name__ != "member_descriptor"):
+            return f"{cls.__name__} is not the C type this bootstrap knows"
+        gate = function_t(code, {}, name, None, None)
+        field = cls.__dict__[member].__get__
+        gate.__kwdefaults__ = {"_sealed_tools": (cls, builtins.isinstance, type, field, *((error,) if error else ()),
+                                                 TypeError)}
+        _install_gates(cls, flags, {name: gate})  # a subclass's lookups and the call slot follow
+    return None
+
+
 # `itertools.groupby` (CPython 3.11; gh-143543 and gh-146613, fixed in later releases only) compares its target key
 # with the current one by borrowed references, in `groupby.__next__` and in its groups' `__next__`: a key's `__eq__`
 # (Python code of the code's own) that advanced the same groupby (or set its state, `__setstate__`) replaced both keys,
@@ -3498,7 +3553,7 @@ def _arg_parser(segments: list[tuple[int, int, bytes]], fname: bytes, keywords: 
 
 def sealed_codes() -> tuple[Any, ...]:
     """The code objects of the gates `seal_buffered_io`, `seal_array`, `seal_mmap`, `seal_list`, `seal_bytearray`,
-    `seal_groupby`, `seal_accumulate`, `seal_iter`, `seal_count`, `seal_atexit`, `seal_context`, `seal_cell`, `seal_weak_proxy`, `seal_mapping_proxy`, `seal_list_order`, `seal_memoryview`, `seal_ordered_dict`, `seal_deque`, `seal_count_elements`, `seal_reentered_iterators`,
+    `seal_groupby`, `seal_accumulate`, `seal_iter`, `seal_count`, `seal_atexit`, `seal_context`, `seal_cell`, `seal_weak_proxy`, `seal_mapping_proxy`, `seal_held_callables`, `seal_list_order`, `seal_memoryview`, `seal_ordered_dict`, `seal_deque`, `seal_count_elements`, `seal_reentered_iterators`,
     `seal_partial`, `seal_object_dicts` and `seal_newline_decoder` install, which the hook keeps from being changed."""
     return (_own_method_get.__code__, _own_method_set.__code__, _buffered_new.__code__, _array_setitem.__code__,
             _array_append.__code__, _array_insert.__code__, _array_extend.__code__, _array_fromlist.__code__,
@@ -3510,6 +3565,7 @@ def sealed_codes() -> tuple[Any, ...]:
             _accumulate_steps.__code__, _count_init.__code__, _atexit_register.__code__,
             _atexit_unregister.__code__, _atexit_clear.__code__, _context_compare.__code__, _cell_compare.__code__, _proxy_compare.__code__,
             _mapping_proxy_compare.__code__, _mapping_proxy_or.__code__, _list_order.__code__,
+            _defaultdict_missing.__code__, _staticmethod_call.__code__,
             _view_compare.__code__, _view_hash.__code__, _odict_compare.__code__, _odict_repr.__code__,
             _odict_copy.__code__, _odict_pop.__code__, _odict_popitem.__code__, _deque_index.__code__, _count_elements.__code__, _islice_number.__code__, _islice_new.__code__,
             _islice_steps.__code__, _zip_longest_new.__code__, _zip_longest_steps.__code__,

@@ -1,6 +1,6 @@
 # expect: ok
 # expect-kernel: ok
-# value: 53
+# value: 55
 # Honest twin of the fifty-fifth round's seals (a memoryview's comparisons and hash, `bytearray.join`,
 # `itertools.groupby`, `atexit.unregister`): what a check does with them answers the same in every set, with the
 # hook's gates and with C's own code: views of one format and of two (struct's way), shapes, strides, NaNs and signed
@@ -17,7 +17,8 @@
 # bounds and steps, what they leave of their source, longest zips with and without a fill, their errors;
 # `bytearray(...)` and `__init__` again (sixty-fifth round's seal): from counts, texts, buffers, lists and generators,
 # their errors; mapping proxies (sixty-sixth round's seal): compared and joined with dicts and each other, a
-# signature's ordered parameters, classes' own, orders refused.
+# signature's ordered parameters, classes' own, orders refused; `defaultdict` and a staticmethod called (sixty-eighth
+# round's seal): factories of lists and counts, none, one that raises, a subclass's item store, a function called.
 import array
 import atexit
 import itertools
@@ -169,6 +170,26 @@ def inits_and_proxies():
         proxy |= {"b": 1}
     except TypeError as exc:
         results.append(str(exc) == "'|=' is not supported by mappingproxy; use '|' instead")
+    import collections
+
+    class Stored(collections.defaultdict):
+        def __setitem__(self, key, value):
+            super().__setitem__(key, value * 10)
+
+    groups, counts, stored = collections.defaultdict(list), collections.defaultdict(int), Stored(lambda: 4)
+    for word in ["a", "bb", "a", "ccc", "bb", "a"]:
+        groups[len(word)].append(word)
+        counts[word] += 1
+    missing = []
+    for table in (collections.defaultdict(), collections.defaultdict(lambda: 1 // 0)):
+        try:
+            table["k"]
+        except (KeyError, ZeroDivisionError) as exc:
+            missing.append((type(exc).__name__, exc.args))
+    results.append((dict(groups), dict(counts), stored["x"], stored, missing)
+                   == ({1: ["a", "a", "a"], 2: ["bb", "bb"], 3: ["ccc"]}, {"a": 3, "bb": 2, "ccc": 1}, 4, {"x": 40},
+                       [("KeyError", ("k",)), ("ZeroDivisionError", ("integer division or modulo by zero",))]))
+    results.append((staticmethod(len)("abc"), staticmethod(max)(1, 5, key=lambda n: -n)) == (3, 1))
     return results
 
 
