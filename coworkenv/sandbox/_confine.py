@@ -1272,12 +1272,12 @@ def _bytearray_rmod(self: Any, other: Any, /, *, _sealed_tools: Any = ()) -> Any
 # its head had the next items written past the end of its block: another bytearray's buffer, made after it, changed
 # (sixty-fifth round). Sealed here: `__init__` is a gate that holds no C `__init__` (C's, called on a bytearray of the
 # code's with an iterable, is the hole); it parses its arguments as C's clinic does (C's messages), empties the
-# bytearray first (C's order and BufferError), and fills it with `extend` (an encoded text, a buffer's bytes), `*=` (a
-# count of zeros), `extend` (a list's or tuple's items, converted into a bytearray of extend's own) or `append` for each
-# item any other iterable gives (C's conversions and messages, and what C left behind on an error: the items appended
-# so far; for a list or tuple C left its whole size, partly never written: nothing here); both resize through
-# `PyByteArray_Resize`. `bytearray(...)` and C callers
-# (`PyByteArray_FromObject`) take it through the type's init slot, which follows the dict.
+# bytearray first (C's order and BufferError), and fills it with `extend` (bytes, an encoded text, a buffer's bytes, a
+# list's or tuple's items converted into a bytearray of extend's own), `*=` (a count of zeros) or `append` for each item
+# any other iterable gives (C's conversions and messages, and what C left behind on an error: the items appended so
+# far; for a bad item of a list or tuple C left its whole size, partly never written: nothing here). Each resizes
+# through `PyByteArray_Resize`. `bytearray(...)` and C callers (`PyByteArray_FromObject`) take the gate through the
+# type's init slot, which follows the dict.
 def _bytearray_init(self: Any, /, *args: Any, _sealed_tools: Any = (), **named: Any) -> None:
     (bytearray_t, isinstance_, type_, str_t, clear, extend, append, imul, encode, index_, view_t, iter_, any_, map_,
      repeat_, getattr_, len_, range_, list_t, tuple_t, bytes_t, type_error, value_error, overflow_error, base_exception,
