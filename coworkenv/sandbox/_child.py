@@ -676,6 +676,9 @@ def isolate(
             ("seal_struct", "struct.Struct writes where a second initialisation moved its codes"),
             # itertools.tee's iterators take no state (an index set past what was read handed out unwritten slots).
             ("seal_tee", "itertools.tee hands out slots it never wrote"),
+            # itertools.cycle neither hands out nor takes the list it indexes (one cut under its index handed out
+            # a slot of the table past the list's items).
+            ("seal_cycle", "itertools.cycle hands out a slot past its saved list"),
             # itertools.groupby answers iterators whose frames hold the keys they compare (a key's `__eq__` that
             # advanced the groupby freed the other key C compared).
             ("seal_groupby", "itertools.groupby hands the code a key it freed"),
@@ -695,6 +698,12 @@ def isolate(
             # anew or dropped the referent freed what C compared).
             ("seal_cell", "a cell comparison hands the code contents it freed"),
             ("seal_weak_proxy", "a weak proxy's comparison hands the code a referent it freed"),
+            # A mapping proxy's comparisons and `|` hand the other operand a copy (C handed it a class's own dict,
+            # whose changes skip the type's lookup cache: a method deleted there ran from its freed block).
+            ("seal_mapping_proxy", "a mapping proxy hands the code a class's own dict"),
+            # defaultdict's factory and a staticmethod's function are held while they run (set anew from inside their
+            # own call, a C callable was freed under its C code).
+            ("seal_held_callables", "a defaultdict factory or staticmethod runs on after its own code freed it"),
             # The C OrderedDict's comparisons, repr, copy and pops keep no node across the code's own Python code,
             # and none is made: collections.OrderedDict is the pure-Python class (a dict-level store made C index
             # past its table of nodes).

@@ -1262,6 +1262,107 @@ def _bytearray_rmod(self: Any, other: Any, /, *, _sealed_tools: Any = ()) -> Any
     return bytearray_t(mod(join(empty, (other,)), self))  # the format copied before the values' own code runs
 
 
+# `bytearray.__init__`, run on a bytearray that exists (`bytearray.__init__(b, items)`, a subclass's
+# `super().__init__(items)`), empties it, then appends each item an iterable gives through a fast path of its own: while
+# `size + 1 < alloc` it bumps the size and writes the byte at `start + size - 1`, never asking how far the start has
+# moved into the allocation (CPython 3.11.7; every other append resizes through `PyByteArray_Resize`, which counts it).
+# The start moves when bytes are cut off the head (`del b[:k]`, C's cheap cut, which `_bytearray_setitem` keeps for a
+# parser's buffer) and the size stays at least half the allocation; so an iterable's `__next__` or an item's
+# `__index__` (Python code of the code's own, run inside the loop) that filled the bytearray and cut a few bytes off
+# its head had the next items written past the end of its block: another bytearray's buffer, made after it, changed
+# (sixty-fifth round). Sealed here: `__init__` is a gate that holds no C `__init__` (C's, called on a bytearray of the
+# code's with an iterable, is the hole); it parses its arguments as C's clinic does (C's messages), empties the
+# bytearray first (C's order and BufferError), and fills it with `extend` (bytes, an encoded text, a buffer's bytes, a
+# list's or tuple's items converted into a bytearray of extend's own), `*=` (a count of zeros) or `append` for each item
+# any other iterable gives (C's conversions and messages, and what C left behind on an error: the items appended so
+# far; for a bad item of a list or tuple C left its whole size, partly never written: nothing here). Each resizes
+# through `PyByteArray_Resize`. `bytearray(...)` and C callers (`PyByteArray_FromObject`) take the gate through the
+# type's init slot, which follows the dict.
+def _bytearray_init(self: Any, /, *args: Any, _sealed_tools: Any = (), **named: Any) -> None:
+    (bytearray_t, isinstance_, type_, str_t, clear, extend, append, imul, encode, index_, view_t, iter_, any_, map_,
+     repeat_, getattr_, len_, range_, list_t, tuple_t, bytes_t, type_error, value_error, overflow_error, base_exception,
+     absent, names) = _sealed_tools
+    if not isinstance_(self, bytearray_t):
+        raise type_error(f"descriptor '__init__' requires a 'bytearray' object but received a '{type_(self).__name__}'")
+    given = len_(args) + len_(named)
+    if given > 3:
+        raise type_error(f"bytearray() takes at most 3 arguments ({given} given)")
+    values = [*args, absent, absent, absent]
+    if named:
+        for place in range_(len_(args)):
+            if names[place] in named:
+                raise type_error(f"argument for bytearray() given by name ('{names[place]}') and position "
+                                 f"({place + 1})")
+        for name in named:
+            if name not in names:
+                raise type_error(f"'{name}' is an invalid keyword argument for bytearray()")
+        for place in range_(len_(args), 3):
+            if names[place] in named:
+                values[place] = named[names[place]]
+    source, encoding, errors = values[0], values[1], values[2]
+    for name, text in (("encoding", encoding), ("errors", errors)):
+        if text is not absent:
+            if not isinstance_(text, str_t):
+                raise type_error(f"bytearray() argument '{name}' must be str, not "
+                                 f"{'None' if text is None else type_(text).__name__}")
+            if b"\0" in encode(text):  # C's UTF-8 form: its surrogate error first
+                raise value_error("embedded null character")
+    if len_(self):
+        clear(self)  # C empties it first of all (BufferError where it is exported)
+    if (type_(source) is bytes_t or type_(source) is bytearray_t) and encoding is absent and errors is absent:
+        extend(self, source)  # a plain buffer: its bytes (the one way honest code fills one from bytes)
+        return
+    if source is absent:
+        if encoding is not absent or errors is not absent:
+            raise type_error("encoding without a string argument" if encoding is not absent
+                             else "errors without a string argument")
+        return
+    if isinstance_(source, str_t):
+        if encoding is absent:
+            raise type_error("string argument without an encoding")
+        extend(self, encode(source, encoding) if errors is absent else encode(source, encoding, errors))
+        return
+    if encoding is not absent or errors is not absent:
+        raise type_error("encoding without a string argument" if encoding is not absent
+                         else "errors without a string argument")
+    if getattr_(type_(source), "__index__", None) is not None:
+        try:
+            count = index_(source)
+        except type_error:
+            count = absent  # C goes on to the buffer and the iterable
+        if count is not absent:
+            if not -9223372036854775808 <= count <= 9223372036854775807:
+                raise overflow_error(f"cannot fit '{type_(source).__name__}' into an index-sized integer")
+            if count < 0:
+                raise value_error("negative count")
+            if count <= 8:
+                extend(self, b"\0\0\0\0\0\0\0\0"[:count])  # one resize to the count, as C's
+            else:  # one byte, then one resize to the count (no second copy of a large count in memory)
+                extend(self, b"\0")
+                try:
+                    imul(self, count)
+                except base_exception:
+                    clear(self)
+                    raise
+            return
+    try:
+        view = view_t(source)
+    except type_error:
+        view = None
+    if view is not None:
+        with view:
+            extend(self, view if view.c_contiguous else view.tobytes())
+        return
+    if type_(source) is list_t or type_(source) is tuple_t:
+        extend(self, source)  # converted into a bytearray of extend's own first, then copied in
+        return
+    try:
+        items = iter_(source)
+    except type_error:
+        raise type_error(f"cannot convert '{type_(source).__name__}' object to bytearray") from None
+    any_(map_(append, repeat_(self), items))  # each item converted, then appended through a resize that counts
+
+
 _BYTEARRAY_READS = ("find", "rfind", "index", "rindex", "count", "startswith", "endswith", "hex")
 _BYTEARRAY_READ_SLOTS = ("__contains__", "__mod__")
 
@@ -1338,6 +1439,15 @@ def seal_bytearray() -> str | None:
             {"startswith": -1, "endswith": 1}.get(name, 0), frozenset((bytes, bytearray)), int, tuple, memoryview,
             builtins.len, builtins.max)}
         gates[name] = gate
+    if (type(own.get("__init__")).__name__ != "wrapper_descriptor"
+            or any(type(own.get(name)).__name__ != "method_descriptor" for name in ("append", "clear", "extend"))):
+        return "bytearray is not the C type this bootstrap knows"
+    gates["__init__"] = function_t(_bytearray_init.__code__, {}, "__init__", None, None)
+    gates["__init__"].__kwdefaults__ = {"_sealed_tools": (
+        cls, builtins.isinstance, type, str, own["clear"], own["extend"], own["append"], own["__imul__"],
+        str.__dict__["encode"], _index, memoryview, builtins.iter, builtins.any, map, itertools.repeat,
+        builtins.getattr, builtins.len, range, list, tuple, bytes, TypeError, ValueError, OverflowError, BaseException, _ABSENT,
+        ("source", "encoding", "errors"))}
     gates["__rmod__"] = function_t(_bytearray_rmod.__code__, {}, "__rmod__", None, None)
     gates["__rmod__"].__kwdefaults__ = {"_sealed_tools": (
         cls, builtins.isinstance, type, bytes.__dict__["join"], b"", bytes.__dict__["__mod__"], NotImplemented,
@@ -1746,6 +1856,82 @@ def seal_tee() -> str | None:
         return "itertools.tee's iterator is not the C type this bootstrap knows"
     del held[0]["__setstate__"]
     modified(cls)
+    return None
+
+
+# `itertools.cycle` keeps its first pass's items in a list and an index into it, and once its source is done reads
+# the list's item at that index (`PyList_GET_ITEM`), checking the index against the list's size only after it moved it
+# on (CPython 3.11). `__reduce__` handed out that very list (its state, for pickle and copy) and `__setstate__` took a
+# list of the code's own as the saved one: a list cut to 20 items under an index of 30 had the next step hand out slot
+# 30 of its table, an item the cut freed, whose block an object the code made next had taken (a forged object; or a
+# read past the block: SIGSEGV; sixty-seventh round). Sealed here: the type has neither (its list stays its own), so a
+# cycle does not pickle or copy ("cannot pickle 'itertools.cycle' object"), as a tee's iterators take no state.
+def seal_cycle() -> str | None:
+    """Take `__reduce__` and `__setstate__` from `itertools.cycle` (above). Returns why it could not, or None."""
+    import itertools
+
+    cls: Any = itertools.cycle
+    flags = ctypes.c_ulong.from_address(id(cls) + _TP_FLAGS)
+    if (flags.value != cls.__flags__ or not cls.__flags__ & _TPFLAGS_IMMUTABLETYPE
+            or any(type(cls.__dict__.get(name)).__name__ != "method_descriptor"
+                   for name in ("__reduce__", "__setstate__"))):
+        return "itertools.cycle is not the C type this bootstrap knows"
+    _install_gates(cls, flags, {}, removed=("__reduce__", "__setstate__"))
+    return None
+
+
+# C code that calls a callable it holds by a borrowed reference, from a field the callable's own code can set anew
+# (CPython 3.11): a `defaultdict`'s `__missing__` calls `default_factory` (a writable attribute), a `staticmethod`
+# object's call its function (`__init__` runs again on it). A Python function survives that (its frame holds it), a C
+# callable does not: the bound `__next__` of a `filter` whose predicate set the factory anew freed the bound method,
+# the filter and its source while the filter's C step ran, which then stepped the freed source with the freed
+# filter's predicate: an item of a list iterator the code made next, in the source's block (a forged object alike;
+# sixty-eighth round). Sealed here: `defaultdict.__missing__` and `staticmethod.__call__` are gates whose frames hold
+# the callable while it runs (read through the type's own member, as C reads its field), in C's order (the factory
+# called, its value stored with the dict's item store, returned; a missing factory's KeyError of the key).
+def _defaultdict_missing(self: Any, key: Any, /, *, _sealed_tools: Any = ()) -> Any:
+    defaultdict_t, isinstance_, type_, factory_of, key_error, type_error = _sealed_tools
+    if not isinstance_(self, defaultdict_t):
+        raise type_error(f"descriptor '__missing__' for 'collections.defaultdict' objects doesn't apply to a "
+                         f"'{type_(self).__name__}' object")
+    factory = factory_of(self)  # held by this frame while it runs
+    if factory is None:
+        raise key_error(key)
+    value = factory()
+    self[key] = value
+    return value
+
+
+def _staticmethod_call(self: Any, /, *args: Any, _sealed_tools: Any = (), **named: Any) -> Any:
+    staticmethod_t, isinstance_, type_, function_of, type_error = _sealed_tools
+    if not isinstance_(self, staticmethod_t):
+        raise type_error(f"descriptor '__call__' requires a 'staticmethod' object but received a "
+                         f"'{type_(self).__name__}'")
+    function = function_of(self)  # held by this frame while it runs
+    return function(*args, **named)
+
+
+def seal_held_callables() -> str | None:
+    """Make `defaultdict.__missing__` and a staticmethod's call hold the callable they call (above). Returns why it
+    could not, or None."""
+    import _collections
+    import builtins
+
+    function_t: Any = type(_defaultdict_missing)
+    for cls, name, member, code, error in (
+            (_collections.defaultdict, "__missing__", "default_factory", _defaultdict_missing.__code__, KeyError),
+            (staticmethod, "__call__", "__func__", _staticmethod_call.__code__, None)):
+        flags = ctypes.c_ulong.from_address(id(cls) + _TP_FLAGS)
+        kind = "method_descriptor" if name == "__missing__" else "wrapper_descriptor"
+        if (flags.value != cls.__flags__ or not cls.__flags__ & _TPFLAGS_IMMUTABLETYPE
+                or type(cls.__dict__.get(name)).__name__ != kind
+                or type(cls.__dict__.get(member)).__name__ != "member_descriptor"):
+            return f"{cls.__name__} is not the C type this bootstrap knows"
+        gate = function_t(code, {}, name, None, None)
+        field = cls.__dict__[member].__get__
+        gate.__kwdefaults__ = {"_sealed_tools": (cls, builtins.isinstance, type, field, *((error,) if error else ()),
+                                                 TypeError)}
+        _install_gates(cls, flags, {name: gate})  # a subclass's lookups and the call slot follow
     return None
 
 
@@ -2262,6 +2448,75 @@ def seal_cell() -> str | None:
                                                  getattr(operator, name), name)}
         gates[name] = gate
     _install_gates(cls, flags, gates)  # the comparison slot of the type follows
+    return None
+
+
+# A class's `__dict__` (and `vars(cls)`, a dict view's `mapping`) is a read-only `mappingproxy` over the type's own
+# dict, which the interpreter changes only through `type.__setattr__`: that bumps the type's version, the key of its
+# attribute lookup cache and of every call site specialised on it. A proxy's comparisons and `|` (`mappingproxy_
+# richcompare`, `mappingproxy_or`, CPython 3.11) hand the dict they wrap to the other operand: the dispatch asks its
+# reflected method with it (first where it subclasses dict, after the dict's own NotImplemented otherwise; `x | proxy`
+# hands it to `x.__or__` again). The code held the type's own dict, deleted a method there (its function freed, the
+# version unchanged) and called it: the lookup cache named the freed block, which a function the code made next had
+# taken, and that ran (sixty-sixth round; a forged object alike). Sealed here: the six comparisons, `__or__` and
+# `__ror__` are gates that hand the other operand a copy (`proxy.copy()`, the wrapped mapping's own `copy`; `dict(proxy)`
+# where it has none), in C's order and with C's answers for the dicts types and C code wrap (a dict copy compares and
+# joins as the dict). They hold no C comparison or `|` of the proxy's. `|=` stays C's (it refuses).
+def _mapping_proxy_compare(self: Any, other: Any, /, *, _sealed_tools: Any = ()) -> Any:
+    proxy_t, type_, copy, dict_t, attribute_error, type_error, compare, name = _sealed_tools
+    if type_(self) is not proxy_t:
+        raise type_error(f"descriptor '{name}' requires a 'mappingproxy' object but received a '{type_(self).__name__}'")
+    try:
+        mine = copy(self)  # what the other operand may hold: never the mapping itself
+    except attribute_error:
+        mine = dict_t(self)
+    return compare(mine, other)
+
+
+def _mapping_proxy_or(self: Any, other: Any, /, *, _sealed_tools: Any = ()) -> Any:
+    proxy_t, type_, copy, dict_t, attribute_error, type_error, or_, reflected = _sealed_tools
+    if type_(self) is not proxy_t:
+        raise type_error(f"descriptor '{'__ror__' if reflected else '__or__'}' requires a 'mappingproxy' object but "
+                         f"received a '{type_(self).__name__}'")
+    try:
+        mine = copy(self)
+    except attribute_error:
+        mine = dict_t(self)
+    if type_(other) is proxy_t:
+        try:
+            other = copy(other)
+        except attribute_error:
+            other = dict_t(other)
+    return or_(other, mine) if reflected else or_(mine, other)
+
+
+def seal_mapping_proxy() -> str | None:
+    """Make a mapping proxy's comparisons and `|` hand the other operand a copy of what it wraps (above). Returns why
+    it could not, or None."""
+    import operator
+
+    cls: Any = type(type.__dict__)
+    flags = ctypes.c_ulong.from_address(id(cls) + _TP_FLAGS)
+    if (flags.value != cls.__flags__ or not cls.__flags__ & _TPFLAGS_IMMUTABLETYPE or cls.__flags__ & _TPFLAGS_BASETYPE
+            or cls.__module__ != "builtins" or cls.__name__ != "mappingproxy"
+            or any(type(cls.__dict__.get(name)).__name__ != "wrapper_descriptor"
+                   for name in (*CELL_GATES, "__or__", "__ror__"))
+            or type(cls.__dict__.get("copy")).__name__ != "method_descriptor"):
+        return "the mapping proxy type is not the C type this bootstrap knows"
+    function_t: Any = type(_mapping_proxy_compare)
+    copy = cls.__dict__["copy"]
+    gates = {}
+    for name in CELL_GATES:
+        gate = function_t(_mapping_proxy_compare.__code__, {}, name, None, None)
+        gate.__kwdefaults__ = {"_sealed_tools": (cls, type, copy, dict, AttributeError, TypeError,
+                                                 getattr(operator, name), name)}
+        gates[name] = gate
+    for name, reflected in (("__or__", False), ("__ror__", True)):
+        gate = function_t(_mapping_proxy_or.__code__, {}, name, None, None)
+        gate.__kwdefaults__ = {"_sealed_tools": (cls, type, copy, dict, AttributeError, TypeError, operator.or_,
+                                                 reflected)}
+        gates[name] = gate
+    _install_gates(cls, flags, gates)  # the comparison and `|` slots of the type follow
     return None
 
 
@@ -3298,17 +3553,19 @@ def _arg_parser(segments: list[tuple[int, int, bytes]], fname: bytes, keywords: 
 
 def sealed_codes() -> tuple[Any, ...]:
     """The code objects of the gates `seal_buffered_io`, `seal_array`, `seal_mmap`, `seal_list`, `seal_bytearray`,
-    `seal_groupby`, `seal_accumulate`, `seal_iter`, `seal_count`, `seal_atexit`, `seal_context`, `seal_cell`, `seal_weak_proxy`, `seal_list_order`, `seal_memoryview`, `seal_ordered_dict`, `seal_deque`, `seal_count_elements`, `seal_reentered_iterators`,
+    `seal_groupby`, `seal_accumulate`, `seal_iter`, `seal_count`, `seal_atexit`, `seal_context`, `seal_cell`, `seal_weak_proxy`, `seal_mapping_proxy`, `seal_held_callables`, `seal_list_order`, `seal_memoryview`, `seal_ordered_dict`, `seal_deque`, `seal_count_elements`, `seal_reentered_iterators`,
     `seal_partial`, `seal_object_dicts` and `seal_newline_decoder` install, which the hook keeps from being changed."""
     return (_own_method_get.__code__, _own_method_set.__code__, _buffered_new.__code__, _array_setitem.__code__,
             _array_append.__code__, _array_insert.__code__, _array_extend.__code__, _array_fromlist.__code__,
             _array_tofile.__code__, _mmap_setitem.__code__, _list_setitem.__code__, _bytearray_setitem.__code__,
             _bytearray_join.__code__, _bytearray_read.__code__, _bytearray_rmod.__code__, _view_hex.__code__,
-            _view_setitem.__code__, _view_index_like.__code__,
+            _bytearray_init.__code__, _view_setitem.__code__, _view_index_like.__code__,
             _groupby_new.__code__, _groupby_classes.__code__, _groupby_step.__code__,
             _groupby_next.__code__, _grouper_next.__code__, _own_iter.__code__, _accumulate_new.__code__,
             _accumulate_steps.__code__, _count_init.__code__, _atexit_register.__code__,
-            _atexit_unregister.__code__, _atexit_clear.__code__, _context_compare.__code__, _cell_compare.__code__, _proxy_compare.__code__, _list_order.__code__,
+            _atexit_unregister.__code__, _atexit_clear.__code__, _context_compare.__code__, _cell_compare.__code__, _proxy_compare.__code__,
+            _mapping_proxy_compare.__code__, _mapping_proxy_or.__code__, _list_order.__code__,
+            _defaultdict_missing.__code__, _staticmethod_call.__code__,
             _view_compare.__code__, _view_hash.__code__, _odict_compare.__code__, _odict_repr.__code__,
             _odict_copy.__code__, _odict_pop.__code__, _odict_popitem.__code__, _deque_index.__code__, _count_elements.__code__, _islice_number.__code__, _islice_new.__code__,
             _islice_steps.__code__, _zip_longest_new.__code__, _zip_longest_steps.__code__,

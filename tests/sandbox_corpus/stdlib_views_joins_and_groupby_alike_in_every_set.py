@@ -1,6 +1,6 @@
 # expect: ok
 # expect-kernel: ok
-# value: 45
+# value: 55
 # Honest twin of the fifty-fifth round's seals (a memoryview's comparisons and hash, `bytearray.join`,
 # `itertools.groupby`, `atexit.unregister`): what a check does with them answers the same in every set, with the
 # hook's gates and with C's own code: views of one format and of two (struct's way), shapes, strides, NaNs and signed
@@ -14,7 +14,11 @@
 # `collections.Counter` (sixty-third round's seal): counted from texts, lists, mappings and keywords, counts of other
 # number types, the helper on a plain dict and on a dict whose item store is its own, the errors for a non-iterable
 # and an unhashable element; `itertools.islice` and `zip_longest` (the same round's seal): slices with and without
-# bounds and steps, what they leave of their source, longest zips with and without a fill, their errors.
+# bounds and steps, what they leave of their source, longest zips with and without a fill, their errors;
+# `bytearray(...)` and `__init__` again (sixty-fifth round's seal): from counts, texts, buffers, lists and generators,
+# their errors; mapping proxies (sixty-sixth round's seal): compared and joined with dicts and each other, a
+# signature's ordered parameters, classes' own, orders refused; `defaultdict` and a staticmethod called (sixty-eighth
+# round's seal): factories of lists and counts, none, one that raises, a subclass's item store, a function called.
 import array
 import atexit
 import itertools
@@ -119,7 +123,74 @@ def check(**p):
         results.append(str(exc) == "iter(v, w): v must be callable")
     results.extend(counters())
     results.extend(slices_and_longest_zips())
+    results.extend(inits_and_proxies())
     return sum(1 for r in results if r is True)
+
+
+def inits_and_proxies():
+    import inspect
+
+    again = bytearray(b"zz")
+    again.__init__([1, 2])
+    results = [(bytearray(3), bytearray(range(5)), bytearray("h\u00e9", "utf-8"), bytearray(b"x"), again,
+                bytearray(memoryview(b"abcdef")[::2]), bytearray(i for i in (7, 8)), bytearray(source="ab",
+                                                                                               encoding="ascii"))
+               == (b"\0\0\0", b"\0\1\2\3\4", b"h\xc3\xa9", b"x", b"\1\2", b"ace", b"\7\x08", b"ab")]
+    errors = []
+    for make in (lambda: bytearray("x"), lambda: bytearray(-1), lambda: bytearray([256]), lambda: bytearray(1.5),
+                 lambda: bytearray(b"", "ascii"), lambda: bytearray(1, 2, 3, 4)):
+        try:
+            make()
+        except (TypeError, ValueError) as exc:
+            errors.append(str(exc))
+    results.append(errors == ["string argument without an encoding", "negative count", "byte must be in range(0, 256)",
+                              "cannot convert 'float' object to bytearray", "encoding without a string argument",
+                              "bytearray() takes at most 3 arguments (4 given)"])
+    proxy = types.MappingProxyType({"a": 1})
+
+    def first(a, b):
+        return a
+
+    def second(b, a):
+        return a
+
+    results.append((proxy == {"a": 1}, proxy != {"a": 2}, proxy == types.MappingProxyType({"a": 1}),
+                    operator.eq({"a": 1}, proxy), proxy == 1) == (True, True, True, True, False))
+    results.append((proxy | {"b": 2}, {"b": 2} | proxy, proxy | proxy) == ({"a": 1, "b": 2}, {"b": 2, "a": 1},
+                                                                           {"a": 1}))
+    results.append((inspect.signature(first).parameters == inspect.signature(first).parameters,
+                    inspect.signature(first).parameters == inspect.signature(second).parameters) == (True, False))
+    results.append((vars(int) == vars(int), vars(int) != vars(float), "__add__" in (vars(int) | {})) == (True, True,
+                                                                                                     True))
+    try:
+        operator.lt(proxy, {"a": 1})
+    except TypeError as exc:
+        results.append(str(exc) == "'<' not supported between instances of 'dict' and 'dict'")
+    try:
+        proxy |= {"b": 1}
+    except TypeError as exc:
+        results.append(str(exc) == "'|=' is not supported by mappingproxy; use '|' instead")
+    import collections
+
+    class Stored(collections.defaultdict):
+        def __setitem__(self, key, value):
+            super().__setitem__(key, value * 10)
+
+    groups, counts, stored = collections.defaultdict(list), collections.defaultdict(int), Stored(lambda: 4)
+    for word in ["a", "bb", "a", "ccc", "bb", "a"]:
+        groups[len(word)].append(word)
+        counts[word] += 1
+    missing = []
+    for table in (collections.defaultdict(), collections.defaultdict(lambda: 1 // 0)):
+        try:
+            table["k"]
+        except (KeyError, ZeroDivisionError) as exc:
+            missing.append((type(exc).__name__, exc.args))
+    results.append((dict(groups), dict(counts), stored["x"], stored, missing)
+                   == ({1: ["a", "a", "a"], 2: ["bb", "bb"], 3: ["ccc"]}, {"a": 3, "bb": 2, "ccc": 1}, 4, {"x": 40},
+                       [("KeyError", ("k",)), ("ZeroDivisionError", ("integer division or modulo by zero",))]))
+    results.append((staticmethod(len)("abc"), staticmethod(max)(1, 5, key=lambda n: -n)) == (3, 1))
+    return results
 
 
 def slices_and_longest_zips():
