@@ -40,11 +40,12 @@ import locale
 import math
 import os
 import re
+import resource
 import shutil
 import subprocess
 import tempfile
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -301,14 +302,20 @@ def run_watched(argv: Sequence[str], cwd: Path, env: dict[str, str], input: str 
     of its own, its output to unnamed files: a filter left running cannot hold a pipe open."""
     encoding = locale.getencoding()
     started = time.time()
+    largest = largest_file_bytes(free_bytes(git_dir), min_free)
     with tempfile.TemporaryFile() as stdin, tempfile.TemporaryFile() as stdout, tempfile.TemporaryFile() as stderr:
         if input is not None:
             stdin.write(input.encode(encoding))
             stdin.seek(0)
         process = subprocess.Popen(list(argv), cwd=cwd, env=env, stdin=stdin, stdout=stdout, stderr=stderr,
-                                   start_new_session=True)
+                                   start_new_session=True,
+                                   preexec_fn=None if largest is None else _file_size_limit(largest))
         try:
             stopped = _waited(process, stall_s, max_memory, stderr.fileno(), git_dir, min_free)
+            free = None if stopped is not None or min_free is None else free_bytes(git_dir)
+            if free is not None and min_free is not None and free < min_free:
+                # Ended under the limit: a file of it reached `largest` (its writer killed, SIGXFSZ) between looks.
+                stopped = Stopped(free_bytes=free, limit_bytes=min_free)
             if stopped is not None:
                 stop_group(process)
                 for lock in git_locks(git_dir, cwd):
@@ -323,6 +330,35 @@ def run_watched(argv: Sequence[str], cwd: Path, env: dict[str, str], input: str 
             output.seek(0)
             said.append(output.read().decode(encoding).replace("\r\n", "\n").replace("\r", "\n"))
     return subprocess.CompletedProcess(list(argv), process.returncode, said[0], said[1])
+
+
+# How far under the space it is to leave free a single file written by a watched git command may take the disk: its
+# processes run with RLIMIT_FSIZE at what was free when it began, less that space, plus this (at most 64 MiB, a quarter
+# of the space). The kernel stops a writer there (SIGXFSZ) however late a look comes, and the disk is then far
+# enough under the space to leave that the look made after the command ends tells it, though other writers free a
+# little meanwhile.
+_FILE_LIMIT_MARGIN = 64 << 20
+
+
+def largest_file_bytes(free: int | None, min_free: int | None) -> int | None:
+    """The largest file a watched git command and its filters may write (their RLIMIT_FSIZE), where `free` bytes are
+    free on the repository's disk and `min_free` are to stay so; None (no limit) where either is not known."""
+    if free is None or min_free is None:
+        return None
+    margin = max(1 << 20, min(_FILE_LIMIT_MARGIN, min_free // 4))
+    return max(0, free - min_free) + margin
+
+
+def _file_size_limit(largest: int) -> Callable[[], None]:
+    """What the child of a watched git command runs before git: RLIMIT_FSIZE at `largest` bytes (soft and hard, so
+    that a filter cannot raise it), or at the limit it already has where that is lower."""
+
+    def limit() -> None:
+        _soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+        bound = largest if hard == resource.RLIM_INFINITY else min(largest, hard)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (bound, bound))
+
+    return limit
 
 
 def _waited(process: subprocess.Popen[bytes], stall_s: float, max_memory: int | None,
