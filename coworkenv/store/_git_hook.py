@@ -70,7 +70,7 @@ def run_hook(hook: Path, cwd: Path, env: dict[str, str], timeout_s: float) -> Ho
     Waiting for its output to end waited on whatever it started in the background, which keeps the pipe open (`git
     push &`, a daemon): git itself waits for the hook's process only. So once the hook has ended, what is in the pipe
     is read (its last line), and a pipe still held by its background work is handed to a drain that outlives the
-    publish (`_drained`): that work goes on, as git leaves it, and writes to no file. The hook runs in a session of
+    publish (`drained`): that work goes on, as git leaves it, and writes to no file. The hook runs in a session of
     its own, with no terminal to prompt on; one that runs out of time is stopped with all it started (SIGTERM, then
     SIGKILL), and so is one running when the publish is interrupted (Ctrl-C). OSError when it cannot be started."""
     read_end, write_end = os.pipe()
@@ -83,7 +83,7 @@ def run_hook(hook: Path, cwd: Path, env: dict[str, str], timeout_s: float) -> Ho
         raise
     finally:
         os.close(write_end)
-    reader = _Tail(read_end)
+    reader = OutputReader(read_end, tail=HOOK_OUTPUT_KEPT)
     reader.start()
     try:
         try:
@@ -97,24 +97,33 @@ def run_hook(hook: Path, cwd: Path, env: dict[str, str], timeout_s: float) -> Ho
         os.close(read_end)
         raise
     reader.finish()
-    if reader.at_end:
-        os.close(read_end)
-    else:
-        _drained(read_end)
+    reader.close()
     said = reader.kept.decode(errors="replace").strip().splitlines()[-1:]
     return HookRun(returncode, said[0].strip() if said else "no output", timeout_s)
 
 
-class _Tail(threading.Thread):
-    """Reads a hook's output pipe (`fd`, non-blocking) as it comes, keeping its last HOOK_OUTPUT_KEPT bytes (`kept`);
-    `at_end`: the pipe was closed by every writer."""
+class OutputReader(threading.Thread):
+    """Reads an output pipe (`fd`, non-blocking) as it comes: its first `head` bytes and its last `tail` bytes are
+    kept (`kept`), the rest let go; `total`: the bytes read so far; `at_end`: the pipe was closed by every writer. A
+    writer faster than the reader waits on the pipe (64 KiB): what it writes takes no disk and bounded memory however
+    late the reader runs."""
 
-    def __init__(self, fd: int) -> None:
-        super().__init__(name="post-commit hook output", daemon=True)
-        self.fd = fd
-        self.kept = b""
+    def __init__(self, fd: int, tail: int, head: int = 0) -> None:
+        super().__init__(name="program output", daemon=True)
+        self.fd, self._head_size, self._tail_size = fd, head, tail
+        self.head = b""
+        self.tail = b""
+        self.total = 0
         self.at_end = False
         self._finishing = threading.Event()
+
+    @property
+    def kept(self) -> bytes:
+        """What was kept: all it read, or its first `head` and last `tail` bytes with a line saying how many were
+        left out between them."""
+        left_out = self.total - len(self.head) - len(self.tail)
+        middle = f"\n[... {left_out} bytes left out ...]\n".encode() if left_out > 0 else b""
+        return self.head + middle + self.tail
 
     def run(self) -> None:
         poller = select.poll()
@@ -137,15 +146,28 @@ class _Tail(threading.Thread):
             if not data:
                 self.at_end = True
                 return
-            self.kept = (self.kept + data)[-HOOK_OUTPUT_KEPT:]
+            self.total += len(data)
+            room = self._head_size - len(self.head)
+            if room > 0:
+                self.head += data[:room]
+                data = data[room:]
+            if data:
+                self.tail = (self.tail + data)[-self._tail_size:] if self._tail_size else b""
 
     def finish(self) -> None:
         """Read what is in the pipe now, and stop."""
         self._finishing.set()
         self.join()
 
+    def close(self) -> None:
+        """Once `finish`ed: close the read end, or hand it to a drain where writers still hold the pipe (`drained`)."""
+        if self.at_end:
+            os.close(self.fd)
+        else:
+            drained(self.fd)
 
-def _drained(fd: int) -> None:
+
+def drained(fd: int) -> None:
     """Hand the read end `fd` of a hook's output pipe, still held by what the hook left running, to a `cat` writing to
     /dev/null in a session of its own (started by a shell that ends at once, so that no child of this process is left
     to reap), and close it here: that work goes on after the publish (no broken pipe), and what it writes takes no

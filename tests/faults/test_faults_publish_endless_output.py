@@ -145,6 +145,41 @@ def test_a_filter_that_logs_for_ever_is_stopped_by_what_it_wrote_and_named(
     assert found.stdout == "", "the filter was left running"
 
 
+def test_what_a_filter_logs_for_ever_takes_no_disk(
+        tmp_path: Path, repo: Path, folders: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    """`yes >&2` in a filter: git's error output went to a file of the temporary folder, measured by a look every
+    0.25 s at most; under load a look came late and the file took gigabytes (as the hook's did). Now it goes to a pipe
+    read by the publish: the filter's error output is no file at any look (on `main`: a file)."""
+    from coworkenv.store import _git_filter
+
+    monkeypatch.setattr(_git_filter, "ERROR_OUTPUT_LIMIT", 8 << 20, raising=False)
+    pid_file = tmp_path / "filter.pid"
+    filter_x(repo, clean=f"sh -c 'echo $$ > \"{pid_file}\"; exec yes \"lfs: retrying\" >&2'")
+    seen: list[os.stat_result] = []
+    stop = threading.Event()
+
+    def watch() -> None:
+        while not stop.wait(0.01):
+            output = _output_of(pid_file, 2)
+            if output is not None:
+                seen.append(output)
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    try:
+        failed = _ends(lambda: publish_version(repo, folders, "v2"))
+    finally:
+        stop.set()
+        watcher.join()
+    assert isinstance(failed, PublishError), failed
+    assert "messages to its error output, over the limit of 8 MiB" in str(failed)
+    assert seen, "the filter's error output was never seen"
+    files = [output for output in seen if not stat.S_ISFIFO(output.st_mode)]
+    assert not files, f"its error output went to a file taking {max(o.st_blocks for o in files) * 512 >> 20} MiB"
+    assert git_quiet(repo, "tag", "--list").split() == ["v1"]
+    assert (repo / "weights.bin").read_text() == "v1 weights\n"
+
+
 def test_a_filter_within_the_limit_is_applied(repo: Path, folders: dict[str, Path]) -> None:
     """The limit is on memory, not on a filter's work: one whose output is a few MiB (under the limit) is applied."""
     filter_x(repo, clean="sh -c 'cat; head -c 2097152 /dev/zero | tr \"\\\\0\" x'")
