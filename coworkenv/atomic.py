@@ -116,7 +116,16 @@ def read_regular_file(path: Path, limit: int | None = None) -> bytes:
     what was opened is checked (`fstat`): NotRegularFileError for a pipe, a device or a socket, IsADirectoryError for a
     folder, FileTooBigError where it holds more than `limit` bytes (as it is read too: a file that grows on is cut
     there); other OSErrors as the open or read raise them."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | getattr(os, "O_NOCTTY", 0))
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | getattr(os, "O_NOCTTY", 0))
+    except OSError as exc:
+        if exc.errno != errno.ENXIO:  # what opening a socket (or a device with nothing behind it) says
+            raise
+        try:
+            kind = special_kind(os.stat(path).st_mode)
+        except OSError:
+            kind = None
+        raise NotRegularFileError(path, kind or "a device") from None
     try:
         info = os.fstat(fd)
         if stat.S_ISDIR(info.st_mode):
