@@ -128,10 +128,20 @@ def test_a_taxonomy_area_file_replaced_after_its_look_is_named_not_read(
 
 @pytest.fixture(scope="module")
 def made(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """A trajectories folder and an SFT folder, written by `coworkenv rollout` and `curate` (two examples)."""
-    from tests.faults.harness import stage_inputs
+    """A trajectories folder and an SFT folder, written by `coworkenv rollout` and `curate` (one example's spec)."""
+    from typer.testing import CliRunner
 
-    return stage_inputs(tmp_path_factory.mktemp("made"))
+    from coworkenv.cli import app
+    from coworkenv.examples import example_names, load_example
+    from coworkenv.store.stages import write_specs
+    from coworkenv.validate import procedural_candidates
+
+    root = tmp_path_factory.mktemp("made")
+    write_specs(procedural_candidates([load_example(example_names()[0])]), root / "specs.parquet")
+    for args in (["rollout", str(root / "specs.parquet"), "--out", str(root / "traj")],
+                 ["curate", str(root / "traj"), "--out", str(root / "sft")]):
+        assert CliRunner().invoke(app, args).exit_code == 0, args
+    return {"traj": root / "traj", "sft": root / "sft"}
 
 
 def _first_shard(made: dict[str, Path], stage: str, where: Path) -> tuple[Path, Path]:
