@@ -82,6 +82,74 @@ class NotFlushedError(WriteError):
                         "power loss could still undo")
 
 
+class NotRegularFileError(OSError):
+    """A path read as a file is a named pipe, a device or a socket (`kind` says which, in words), as the file it
+    opened is: read, it would wait for a writer for ever or never end."""
+
+    def __init__(self, path: Path, kind: str) -> None:
+        super().__init__(errno.EINVAL, f"{kind}, not a file", str(path))
+        self.kind = kind
+
+
+class FileTooBigError(OSError):
+    """A file read with a bound holds more than `limit` bytes (`size`: at least that many, as it was read)."""
+
+    def __init__(self, path: Path, size: int, limit: int) -> None:
+        super().__init__(errno.EFBIG, f"{size} bytes, over the {limit} read", str(path))
+        self.size, self.limit = size, limit
+
+
+def special_kind(mode: int) -> str | None:
+    """What a file of `mode` (st_mode) is when it is no regular file or folder, in words; None for those."""
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return None
+    return "a named pipe (FIFO)" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else "a device"
+
+
+def read_regular_file(path: Path, limit: int | None = None) -> bytes:
+    """The bytes of the regular file at `path` (a link followed), checked on the file opened, not on the path.
+
+    A check of the path before the read (`stat`, `is_file`) is of whatever was there then: a file replaced between the
+    two (a writer's rename, a link re-pointed, another user's swap in a shared folder) by a named pipe made the read
+    wait for ever, by a link to a device or a file grown since made it never end. So the path is opened without
+    waiting (O_NONBLOCK: the open of a named pipe does not wait for a writer) and without taking a terminal, and
+    what was opened is checked (`fstat`): NotRegularFileError for a pipe, a device or a socket, IsADirectoryError for a
+    folder, FileTooBigError where it holds more than `limit` bytes (as it is read too: a file that grows on is cut
+    there); other OSErrors as the open or read raise them."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | getattr(os, "O_NOCTTY", 0))
+    except OSError as exc:
+        if exc.errno != errno.ENXIO:  # what opening a socket (or a device with nothing behind it) says
+            raise
+        try:
+            kind = special_kind(os.stat(path).st_mode)
+        except OSError:
+            kind = None
+        raise NotRegularFileError(path, kind or "a device") from None
+    try:
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
+        kind = special_kind(info.st_mode)
+        if kind is not None:
+            raise NotRegularFileError(path, kind)
+        if limit is not None and info.st_size > limit:
+            raise FileTooBigError(path, info.st_size, limit)
+        os.set_blocking(fd, True)
+        chunks: list[bytes] = []
+        held = 0
+        while True:
+            chunk = os.read(fd, max(1 << 16, min(info.st_size - held + 1, 1 << 26)))
+            if not chunk:
+                return b"".join(chunks)
+            chunks.append(chunk)
+            held += len(chunk)
+            if limit is not None and held > limit:
+                raise FileTooBigError(path, held, limit)
+    finally:
+        os.close(fd)
+
+
 def os_reason(error: OSError) -> str:
     """The operating system's reason for `error`, in words (without the path, which callers name themselves)."""
     if error.errno:

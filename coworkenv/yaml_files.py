@@ -9,7 +9,6 @@ refuse a file far bigger than a hand-written one before reading it.
 from __future__ import annotations
 
 import re
-import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,7 +17,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ValidationError
 
-from coworkenv.atomic import os_reason
+from coworkenv.atomic import FileTooBigError, NotRegularFileError, os_reason, read_regular_file
 
 YAML_SUFFIXES = (".yaml", ".yml")  # compared lower-cased: a file saved as `TICKETS.YAML` is YAML too
 
@@ -179,11 +178,10 @@ def check_unique_keys(file: Path, error: type[YAMLFileError] = YAMLFileError) ->
     """Raise `error` at the second of two equal keys of one mapping in `file`, a file another library reads (which
     would keep the last one silently), a number it would read as another (`010`: octal 8, `1:30`: base 60) or nested
     too deeply for any reader; a file that cannot be read or parsed is left to that reader to report."""
-    special = _special_file(file) or _too_big(file)
-    if special:
-        raise error(file, None, special)
     try:
-        text = file.read_text(encoding="utf-8")
+        text = _config_bytes(file, "YAML").decode("utf-8")
+    except _Refused as refused:
+        raise error(file, None, str(refused)) from None
     except (OSError, UnicodeDecodeError):
         return
     control = control_character_problem(text)
@@ -328,12 +326,12 @@ def unquoted_text_advice(node: yaml.Node | None) -> str:
 
 def read_config_text(file: Path, error: type[YAMLFileError] = YAMLFileError, kind: str = "YAML") -> str:
     """The text of a hand-written config file (`kind`: YAML, JSON); raise `error` for a file that is no regular file
-    or far too big, unreadable, not UTF-8 or holding a control character."""
-    special = _special_file(file, kind) or _too_big(file, kind)
-    if special:
-        raise error(file, None, special)
+    or far too big, unreadable, not UTF-8 or holding a control character. What is checked is the file opened, not
+    the path (`read_regular_file`): one replaced by a named pipe after a look at it made the read wait for ever."""
     try:
-        raw = file.read_bytes()
+        raw = _config_bytes(file, kind)
+    except _Refused as refused:
+        raise error(file, None, str(refused)) from None
     except OSError as exc:
         raise error(file, None, f"cannot read it ({os_reason(exc)}); pass a readable {kind} file") from None
     try:
@@ -347,29 +345,23 @@ def read_config_text(file: Path, error: type[YAMLFileError] = YAMLFileError, kin
     return text
 
 
-def _special_file(file: Path, kind: str = "YAML") -> str | None:
-    """What is wrong with reading `file` if it is a named pipe, a device or a socket (a link followed), else None.
+class _Refused(Exception):
+    """A config file that is no file to read (a pipe, a device, a socket) or far too big: what is wrong, in words."""
 
-    Read like a file, a pipe waits for a writer forever, /dev/zero or /dev/urandom fill the memory, a terminal
-    waits for typing."""
+
+def _config_bytes(file: Path, kind: str) -> bytes:
+    """The bytes of the config file `file`; _Refused for a special or far too big one, OSError where it cannot be
+    read."""
     try:
-        mode = file.stat().st_mode
-    except OSError:
-        return None  # the read names the reason
-    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
-        return None
-    what = "a named pipe (FIFO)" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else "a device"
-    return f"is {what}, not a file: reading it would wait or never end; pass the {kind} file itself"
+        return read_regular_file(file, MAX_YAML_BYTES)
+    except NotRegularFileError as exc:
+        raise _Refused(f"is {exc.kind}, not a file: reading it would wait or never end; pass the {kind} file "
+                       "itself") from None
+    except FileTooBigError as exc:
+        raise _Refused(_too_big_message(exc.size, kind)) from None
 
 
-def _too_big(file: Path, kind: str = "YAML") -> str | None:
-    """What is wrong with reading `file` if it is far bigger than a hand-written YAML file, else None."""
-    try:
-        size = file.stat().st_size
-    except OSError:
-        return None  # the read names the reason
-    if size <= MAX_YAML_BYTES:
-        return None
+def _too_big_message(size: int, kind: str = "YAML") -> str:
     return (f"is {size / (1 << 20):.1f} MiB, and a hand-written {kind} file is kilobytes (the limit is "
             f"{MAX_YAML_BYTES >> 20} MiB; reading it would take minutes): is it the file you meant, or a data export "
             f"or log saved under a .{kind.lower()} name? Move it out or pass the right file")

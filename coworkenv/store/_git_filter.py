@@ -40,15 +40,16 @@ import locale
 import math
 import os
 import re
+import resource
 import shutil
 import subprocess
 import tempfile
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from coworkenv.store._git_hook import seconds_setting, stop_group
+from coworkenv.store._git_hook import OutputReader, seconds_setting, stop_group
 from coworkenv.store._git_locks import git_locks
 from coworkenv.store._publisher import PublishError
 
@@ -69,6 +70,7 @@ _PROC = Path("/proc")
 # filter that logs for ever (a retry loop, `yes >&2`) is doing something at every look, so it never stalled, and
 # filled the disk of the temporary folder while the publish never ended. git's and a filter's own messages are short.
 ERROR_OUTPUT_LIMIT = 64 << 20
+ERROR_OUTPUT_KEPT = 1 << 20  # of a watched git command's error output, its first and its last MiB are kept
 _PAGE_BYTES = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 # How a publish's errors about a filter begin: one that stalled, one that failed.
 FILTER_WORDS = ("ran the repository's filters", "because a filter of the repository failed")
@@ -298,37 +300,90 @@ def run_watched(argv: Sequence[str], cwd: Path, env: dict[str, str], input: str 
     than `min_free` bytes free (a filter writing for ever into its own store, `.git/lfs/objects`: a disk filled up
     fails every writer on it, other users' and this publish's own), and remove the lock files it
     left in `git_dir`; `Stopped` says which. Interrupted (Ctrl-C), it is stopped the same way. It runs in a session
-    of its own, its output to unnamed files: a filter left running cannot hold a pipe open."""
+    of its own, its output to an unnamed file and its error output to a pipe read here (`OutputReader`), which is not
+    read to its end: a filter left running cannot hold the publish."""
     encoding = locale.getencoding()
     started = time.time()
-    with tempfile.TemporaryFile() as stdin, tempfile.TemporaryFile() as stdout, tempfile.TemporaryFile() as stderr:
+    largest = largest_file_bytes(free_bytes(git_dir), min_free)
+    with tempfile.TemporaryFile() as stdin, tempfile.TemporaryFile() as stdout:
         if input is not None:
             stdin.write(input.encode(encoding))
             stdin.seek(0)
-        process = subprocess.Popen(list(argv), cwd=cwd, env=env, stdin=stdin, stdout=stdout, stderr=stderr,
-                                   start_new_session=True)
+        read_end, write_end = os.pipe()
         try:
-            stopped = _waited(process, stall_s, max_memory, stderr.fileno(), git_dir, min_free)
+            os.set_blocking(read_end, False)
+            process = subprocess.Popen(list(argv), cwd=cwd, env=env, stdin=stdin, stdout=stdout, stderr=write_end,
+                                       start_new_session=True,
+                                       preexec_fn=None if largest is None else _file_size_limit(largest))
+        except BaseException:
+            os.close(read_end)
+            raise
+        finally:
+            os.close(write_end)
+        # Its error output goes to a pipe read here, its first and last ERROR_OUTPUT_KEPT bytes kept: a filter that
+        # logs for ever (`yes >&2`) takes no disk however late a look comes (it waits on the pipe), where a file of
+        # the temporary folder grew by gigabytes between two looks of a loaded machine.
+        errors = OutputReader(read_end, tail=ERROR_OUTPUT_KEPT, head=ERROR_OUTPUT_KEPT)
+        errors.start()
+        try:
+            stopped = _waited(process, stall_s, max_memory, lambda: errors.total, git_dir, min_free)
+            free = None if stopped is not None or min_free is None else free_bytes(git_dir)
+            if free is not None and min_free is not None and free < min_free:
+                # Ended under the limit: a file of it reached `largest` (its writer killed, SIGXFSZ) between looks.
+                stopped = Stopped(free_bytes=free, limit_bytes=min_free)
             if stopped is not None:
                 stop_group(process)
-                for lock in git_locks(git_dir, cwd):
-                    if not lock.holders and time.time() - lock.age_s >= started - 1:
-                        lock.path.unlink(missing_ok=True)  # its own, left by the command stopped
-                return stopped
         except BaseException:
             stop_group(process)
             raise
-        said = []
-        for output in (stdout, stderr):
-            output.seek(0)
-            said.append(output.read().decode(encoding).replace("\r\n", "\n").replace("\r", "\n"))
+        finally:
+            errors.finish()
+            errors.close()
+        if stopped is not None:
+            for lock in git_locks(git_dir, cwd):
+                if not lock.holders and time.time() - lock.age_s >= started - 1:
+                    lock.path.unlink(missing_ok=True)  # its own, left by the command stopped
+            return stopped
+        stdout.seek(0)
+        said = [text.decode(encoding).replace("\r\n", "\n").replace("\r", "\n")
+                for text in (stdout.read(), errors.kept)]
     return subprocess.CompletedProcess(list(argv), process.returncode, said[0], said[1])
 
 
+# How far under the space it is to leave free a single file written by a watched git command may take the disk: its
+# processes run with RLIMIT_FSIZE at what was free when it began, less that space, plus this (at most 64 MiB, a quarter
+# of the space). The kernel stops a writer there (SIGXFSZ) however late a look comes, and the disk is then far
+# enough under the space to leave that the look made after the command ends tells it, though other writers free a
+# little meanwhile.
+_FILE_LIMIT_MARGIN = 64 << 20
+
+
+def largest_file_bytes(free: int | None, min_free: int | None) -> int | None:
+    """The largest file a watched git command and its filters may write (their RLIMIT_FSIZE), where `free` bytes are
+    free on the repository's disk and `min_free` are to stay so; None (no limit) where either is not known."""
+    if free is None or min_free is None:
+        return None
+    margin = max(1 << 20, min(_FILE_LIMIT_MARGIN, min_free // 4))
+    return max(0, free - min_free) + margin
+
+
+def _file_size_limit(largest: int) -> Callable[[], None]:
+    """What the child of a watched git command runs before git: RLIMIT_FSIZE at `largest` bytes (soft and hard, so
+    that a filter cannot raise it), or at the limit it already has where that is lower."""
+
+    def limit() -> None:
+        _soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+        bound = largest if hard == resource.RLIM_INFINITY else min(largest, hard)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (bound, bound))
+
+    return limit
+
+
 def _waited(process: subprocess.Popen[bytes], stall_s: float, max_memory: int | None,
-            error_output: int, disk: Path | None = None, min_free: int | None = None) -> Stopped | None:
+            error_output: Callable[[], int], disk: Path | None = None, min_free: int | None = None) -> Stopped | None:
     """None when `process` ended before its group went `stall_s` without doing anything (`_Look.moved_on`), came to
-    hold more than `max_memory` bytes, wrote more than ERROR_OUTPUT_LIMIT to `error_output` (a file descriptor) or
+    hold more than `max_memory` bytes, wrote more than ERROR_OUTPUT_LIMIT to its error output (`error_output`: the bytes so
+    far) or
     left less than `min_free` bytes free on the disk of `disk`; else why it is to be stopped."""
     pause = 0.02
     last: _Look | None = None
@@ -343,7 +398,7 @@ def _waited(process: subprocess.Popen[bytes], stall_s: float, max_memory: int | 
         look = _activity(process.pid)
         if max_memory is not None and look.memory > max_memory:
             return Stopped(memory_bytes=look.memory, limit_bytes=max_memory)
-        written = os.fstat(error_output).st_size
+        written = error_output()
         if written > ERROR_OUTPUT_LIMIT:
             return Stopped(error_bytes=written, limit_bytes=ERROR_OUTPUT_LIMIT)
         free = None if disk is None or min_free is None else free_bytes(disk)

@@ -12,6 +12,7 @@ import socket
 import subprocess
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager, suppress
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,7 @@ from coworkenv.atomic import (
     os_reason,
     path_advice,
 )
+from coworkenv.credential_values import held_secret_forms
 from coworkenv.store._git_dir import git_dir_of
 from coworkenv.store._git_filter import (
     ATTRIBUTES_FILE,
@@ -63,6 +65,7 @@ from coworkenv.store._publisher import (
     version_committed,
 )
 from coworkenv.store._release import DatasetRelease
+from coworkenv.url_credentials import scrub_credentials
 
 logger = logging.getLogger(__name__)
 # In the git directory of a repository on a network file system: the record lock publishes of several machines share.
@@ -132,12 +135,16 @@ class LocalGitPublisher:
     def publish(self, release: DatasetRelease) -> PublishResult:
         """Commit the release's `data/` files and README.md as one version tagged `release.version`."""
         check_version(release.version)
-        return self._publish(release.version, lambda: release_upload(release), f"Dataset version {release.version}")
+        with _credentials_kept_out():
+            return self._publish(release.version, lambda: release_upload(release),
+                                 f"Dataset version {release.version}")
 
     def publish_folder(self, folder: Path, version: str, card_md: str, record: str | None = None) -> PublishResult:
         """Commit the files under `folder` plus README.md as one version tagged `version` (see `folder_upload`)."""
         check_version(version)
-        return self._publish(version, lambda: folder_upload(folder, version, card_md, record), f"Version {version}")
+        with _credentials_kept_out():
+            return self._publish(version, lambda: folder_upload(folder, version, card_md, record),
+                                 f"Version {version}")
 
     def published_versions(self) -> list[str]:
         """Version tags, oldest first: in the order they were published (see `_versions_in_order`)."""
@@ -310,6 +317,7 @@ class LocalGitPublisher:
                            "tagged): what the hook does was not done, do it by hand", hook, self.repo_dir,
                            os_reason(exc), version)
             return
+        ran = replace(ran, last_line=told_without_credentials(ran.last_line))
         if ran.returncode is None:
             logger.warning("the post-commit hook %s of %s did not end within %g s: stopped it (and what it started); "
                            "%s is published (committed and tagged): what the hook does was not done, do it by hand "
@@ -617,7 +625,7 @@ class LocalGitPublisher:
             self._git("clean", "--force", "-d", "--quiet")
         except (PublishError, OSError) as exc:  # the original failure is the one to report
             logger.error("could not restore %s after %s: %s; run `git -C %s reset --hard` and `git clean -fd`",
-                         self.repo_dir, cause, exc, self.repo_dir)
+                         self.repo_dir, cause, told_without_credentials(str(exc)), self.repo_dir)
             why = _first_line(_without_unchanged(exc))
             return (f"putting {self.repo_dir} back on its last version failed too ({why}), so the folder may hold "
                     "files of both versions: once the cause is fixed, run `git -C "
@@ -1123,3 +1131,24 @@ def _without_unchanged(failure: BaseException) -> str:
     for claim in ("; the folder keeps its last version", f"; {UNCHANGED}"):
         message = message.replace(claim, "")
     return message
+
+
+def told_without_credentials(text: str) -> str:
+    """`text`, which quotes the repository's own programs (a hook's last line, a filter's command line, git's words
+    about them), without the credentials this process holds (`held_secret_forms`: the Hub token, the LLM key, ...) nor
+    any URL's user info or query: a hook pushing in a retry loop traced by the shell (`set -x`) prints its token with
+    each try, a filter may be given its token on its command line, and a publish tells both."""
+    return scrub_credentials(text, held_secret_forms(), "<redacted>")
+
+
+@contextmanager
+def _credentials_kept_out() -> Iterator[None]:
+    """A PublishError raised inside, told without credentials (`told_without_credentials`): a PublishError never
+    holds a token."""
+    try:
+        yield
+    except PublishError as exc:
+        told = told_without_credentials(str(exc))
+        if told == str(exc):
+            raise
+        raise PublishError(told) from None

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -12,6 +11,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from coworkenv.apps import APPS
+from coworkenv.atomic import read_regular_file
 from coworkenv.folder_paths import link_problem
 from coworkenv.limits import MAX_QUOTA
 from coworkenv.world import content_hash
@@ -242,9 +242,8 @@ _PARSED_MAX = 64
 
 
 def _load_file(file: Path) -> list[Capability]:
-    try:
-        info = file.stat()
-        raw = file.read_bytes() if stat.S_ISREG(info.st_mode) and info.st_size <= MAX_YAML_BYTES else None
+    try:  # checked on the file opened: one swapped for a named pipe after a look at its path waited for ever
+        raw: bytes | None = read_regular_file(file, MAX_YAML_BYTES)
     except OSError:
         raw = None  # not a plain readable file: read_yaml says what is wrong with it
     if raw is None:
@@ -252,7 +251,11 @@ def _load_file(file: Path) -> list[Capability]:
     key = (str(file), raw)
     if key not in _PARSED:
         caps = tuple(_parse_file(file))
-        if file.read_bytes() != raw:  # changed while parsed: what was parsed is not the bytes of the key
+        try:
+            again: bytes | None = read_regular_file(file, MAX_YAML_BYTES)
+        except OSError:
+            again = None
+        if again != raw:  # changed while parsed: what was parsed is not the bytes of the key
             return list(caps)
         if len(_PARSED) >= _PARSED_MAX:
             _PARSED.clear()

@@ -16,16 +16,20 @@ folders of the test."""
 
 from __future__ import annotations
 
-import shutil
-import subprocess
-import threading
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from coworkenv.store import LocalGitPublisher, PublishError, PublishResult
-from tests.faults.harness import version_folders
+from coworkenv.store import PublishError
+from tests.faults.harness import (
+    copied_repo,
+    ended,
+    git_quiet,
+    publish_version,
+    published_once,
+    version_folders,
+)
 
 UPPER = {"clean": "tr a-z A-Z", "smudge": "tr A-Z a-z"}
 
@@ -35,22 +39,15 @@ def folders(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return version_folders(tmp_path_factory, "weights.bin")
 
 
-def _publish(repo: Path, folders: dict[str, Path], version: str) -> PublishResult:
-    return LocalGitPublisher(repo).publish_folder(folders[version], version, f"# {version}\n")
-
-
 @pytest.fixture(scope="module")
 def published(tmp_path_factory: pytest.TempPathFactory, folders: dict[str, Path]) -> Path:
     """A repository holding v1, published once for the module (no filter, no attributes); each case works on a copy."""
-    repo = tmp_path_factory.mktemp("published") / "repo"
-    _publish(repo, folders, "v1")
-    return repo
+    return published_once(tmp_path_factory, folders)
 
 
 @pytest.fixture()
 def repo(tmp_path: Path, published: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    copy = tmp_path / "repo"
-    shutil.copytree(published, copy, symlinks=True)
+    copy = copied_repo(published, tmp_path)
     # Nothing of this machine's own git configs or home: each case names the files it means.
     (tmp_path / "home").mkdir()
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
@@ -59,11 +56,6 @@ def repo(tmp_path: Path, published: Path, monkeypatch: pytest.MonkeyPatch) -> Pa
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     monkeypatch.delenv("GIT_CONFIG_SYSTEM", raising=False)
     return copy
-
-
-def _git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", "-C", str(repo), "-c", "core.hooksPath=/dev/null", *args], check=True,
-                          capture_output=True, text=True).stdout
 
 
 def _config(path: Path, attributes: Path | str | None = None, **settings: str) -> Path:
@@ -83,28 +75,16 @@ def _applies_x(path: Path) -> Path:
 
 def _ends(call: Callable[[], object], within_s: float = 10.0) -> object:
     """What `call` returns or raises, run in a thread given `within_s`; fails when it has not ended (a hang)."""
-    done: list[object] = []
-
-    def run() -> None:
-        try:
-            done.append(call())
-        except BaseException as exc:
-            done.append(exc)
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    thread.join(within_s)
-    assert not thread.is_alive(), f"DID NOT END within {within_s} s: the publish hangs"
-    return done[0]
+    return ended(call, within_s, "the publish hangs")[0]
 
 
 def _committed_through_the_filter(repo: Path, folders: dict[str, Path]) -> None:
     """As the user's git commits it: what the clean filter made of the file; the folder keeps the file as written,
     and the user's own git (which reads the same configs) finds it as the version has it."""
-    assert _publish(repo, folders, "v2").tag == "v2"
-    assert _git(repo, "show", "v2:weights.bin") == "V2 WEIGHTS\n", "committed raw: the attributes were not applied"
+    assert publish_version(repo, folders, "v2").tag == "v2"
+    assert git_quiet(repo, "show", "v2:weights.bin") == "V2 WEIGHTS\n", "committed raw: the attributes were not applied"
     assert (repo / "weights.bin").read_text() == "v2 weights\n"
-    assert _git(repo, "status", "--porcelain") == ""
+    assert git_quiet(repo, "status", "--porcelain") == ""
 
 
 @pytest.mark.parametrize("where", ["global", "system"])
@@ -126,7 +106,7 @@ def test_a_home_relative_attributes_file_applies_a_filter_of_the_repository(
     _applies_x(tmp_path / "home" / ".gitattributes")
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(_config(tmp_path / "global", "~/.gitattributes")))
     for setting, program in UPPER.items():
-        _git(repo, "config", f"filter.x.{setting}", program)
+        git_quiet(repo, "config", f"filter.x.{setting}", program)
     _committed_through_the_filter(repo, folders)
 
 
@@ -137,14 +117,14 @@ def test_a_required_filter_that_fails_on_the_attributes_file_stops_the_publish(
     config = _config(tmp_path / "global", attributes, clean="sh -c 'echo lfs: not installed >&2; exit 2'",
                      required="true")
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(config))
-    failed = _ends(lambda: _publish(repo, folders, "v2"))
+    failed = _ends(lambda: publish_version(repo, folders, "v2"))
     assert isinstance(failed, PublishError), failed
     told = str(failed)
     assert "because a filter of the repository failed" in told and "clean filter 'x' failed" in told
     assert f"{attributes} (core.attributesFile, set in {config})" in told
     assert f"git config --file {config} --remove-section filter.x`, or `filter=x` from the attributes that apply it" \
         in told
-    assert _git(repo, "tag", "--list").split() == ["v1"]
+    assert git_quiet(repo, "tag", "--list").split() == ["v1"]
     assert (repo / "weights.bin").read_text() == "v1 weights\n"
     assert not list((repo / ".git").glob("*.lock")), "a lock file was left"
 
@@ -156,9 +136,9 @@ def test_the_repository_own_attributes_file_wins_over_the_global_one(
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(_config(tmp_path / "global", _applies_x(tmp_path / "attributes"),
                                                         **UPPER)))
     (tmp_path / "own-attributes").write_text("*.txt text\n")
-    _git(repo, "config", "core.attributesFile", str(tmp_path / "own-attributes"))
-    assert _publish(repo, folders, "v2").tag == "v2"
-    assert _git(repo, "show", "v2:weights.bin") == "v2 weights\n"
+    git_quiet(repo, "config", "core.attributesFile", str(tmp_path / "own-attributes"))
+    assert publish_version(repo, folders, "v2").tag == "v2"
+    assert git_quiet(repo, "show", "v2:weights.bin") == "v2 weights\n"
 
 
 def test_git_default_attributes_file_is_applied_without_any_setting(

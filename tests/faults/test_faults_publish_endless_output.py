@@ -14,9 +14,13 @@ realloc failed" and the publish blamed "the repository state"); without a limit 
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
+import stat
 import subprocess
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -141,6 +145,41 @@ def test_a_filter_that_logs_for_ever_is_stopped_by_what_it_wrote_and_named(
     assert found.stdout == "", "the filter was left running"
 
 
+def test_what_a_filter_logs_for_ever_takes_no_disk(
+        tmp_path: Path, repo: Path, folders: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    """`yes >&2` in a filter: git's error output went to a file of the temporary folder, measured by a look every
+    0.25 s at most; under load a look came late and the file took gigabytes (as the hook's did). Now it goes to a pipe
+    read by the publish: the filter's error output is no file at any look (on `main`: a file)."""
+    from coworkenv.store import _git_filter
+
+    monkeypatch.setattr(_git_filter, "ERROR_OUTPUT_LIMIT", 8 << 20, raising=False)
+    pid_file = tmp_path / "filter.pid"
+    filter_x(repo, clean=f"sh -c 'echo $$ > \"{pid_file}\"; exec yes \"lfs: retrying\" >&2'")
+    seen: list[os.stat_result] = []
+    stop = threading.Event()
+
+    def watch() -> None:
+        while not stop.wait(0.01):
+            output = _output_of(pid_file, 2)
+            if output is not None:
+                seen.append(output)
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    try:
+        failed = _ends(lambda: publish_version(repo, folders, "v2"))
+    finally:
+        stop.set()
+        watcher.join()
+    assert isinstance(failed, PublishError), failed
+    assert "messages to its error output, over the limit of 8 MiB" in str(failed)
+    assert seen, "the filter's error output was never seen"
+    files = [output for output in seen if not stat.S_ISFIFO(output.st_mode)]
+    assert not files, f"its error output went to a file taking {max(o.st_blocks for o in files) * 512 >> 20} MiB"
+    assert git_quiet(repo, "tag", "--list").split() == ["v1"]
+    assert (repo / "weights.bin").read_text() == "v1 weights\n"
+
+
 def test_a_filter_within_the_limit_is_applied(repo: Path, folders: dict[str, Path]) -> None:
     """The limit is on memory, not on a filter's work: one whose output is a few MiB (under the limit) is applied."""
     filter_x(repo, clean="sh -c 'cat; head -c 2097152 /dev/zero | tr \"\\\\0\" x'")
@@ -169,32 +208,39 @@ def test_the_default_limit_is_half_the_memory_this_machine_may_use(monkeypatch: 
     assert 0 < filter_max_memory_bytes() <= physical // 2
 
 
+def _output_of(pid_file: Path, fd: int = 1) -> os.stat_result | None:
+    """What file descriptor `fd` of the live process whose pid `pid_file` holds is; None when it is not running."""
+    try:
+        pid = int(pid_file.read_text())
+        if Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0] == "Z":
+            return None
+        return os.stat(f"/proc/{pid}/fd/{fd}")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def test_a_post_commit_hook_that_writes_for_ever_fills_no_disk(
         tmp_path: Path, repo: Path, folders: dict[str, Path], monkeypatch: pytest.MonkeyPatch,
         caplog: pytest.LogCaptureFixture) -> None:
-    """A post-commit hook printing for ever (here `yes`, a loop printing each try of a push): its output goes to a
-    file of the temporary folder until its time limit (60 s by default). On `main` the file took what the hook wrote
-    (452 MiB in the 1 s given here, 1,337 MiB in 2 s, at a load of 12); now at most HOOK_OUTPUT_KEPT (16 MiB; 1 MiB
-    here) stays, plus what it writes between two looks (50 ms), and its last line is told."""
-    from coworkenv.store import _git_hook
-
-    monkeypatch.setattr(_git_hook, "HOOK_OUTPUT_KEPT", 1 << 20, raising=False)
+    """A post-commit hook printing for ever (here `yes`, a loop printing each try of a push) until its time limit
+    (60 s by default; 1 s here). On `main` its output went to a file of the temporary folder, emptied by a look every
+    50 ms: 452 MiB in 1 s, and under the parallel suite's load, when a look came late, 2,732 MiB. Now it goes to a
+    pipe read by the publish, a bound the kernel keeps however late the publish reads (the hook waits on the pipe):
+    its output is no file on any disk, and its last line is told."""
     monkeypatch.setenv("COWORKENV_HOOK_TIMEOUT_S", "1")
     pid_file = tmp_path / "hook.pid"
     hook = repo / ".git" / "hooks" / "post-commit"
     hook.parent.mkdir(parents=True, exist_ok=True)
     hook.write_text(f'#!/bin/sh\necho $$ > "{pid_file}"\nexec yes "retrying the push to the backup"\n')
     hook.chmod(0o755)
-    held: list[int] = [0]
+    seen: list[os.stat_result] = []
     stop = threading.Event()
 
-    def watch() -> None:  # the disk the hook's output file takes, as it runs
+    def watch() -> None:  # what the hook's output is, as it runs
         while not stop.wait(0.02):
-            try:
-                pid = int(pid_file.read_text())
-                held[0] = max(held[0], os.stat(f"/proc/{pid}/fd/1").st_blocks * 512)
-            except (OSError, ValueError):
-                continue
+            output = _output_of(pid_file)
+            if output is not None:
+                seen.append(output)
 
     watcher = threading.Thread(target=watch, daemon=True)
     watcher.start()
@@ -207,4 +253,29 @@ def test_a_post_commit_hook_that_writes_for_ever_fills_no_disk(
     assert getattr(result, "tag", None) == "v2", result
     assert git_quiet(repo, "tag", "--list").split() == ["v1", "v2"]
     assert "did not end within 1 s" in caplog.text and "retrying the push to the backup" in caplog.text
-    assert 0 < held[0] < 128 << 20, f"the hook's output took {held[0] >> 20} MiB of disk"
+    assert seen, "the hook's output was never seen"
+    files = [output for output in seen if not stat.S_ISFIFO(output.st_mode)]
+    assert not files, f"the hook's output went to a file taking {max(o.st_blocks for o in files) * 512 >> 20} MiB"
+
+
+def test_what_a_hook_leaves_writing_in_the_background_goes_on_and_fills_no_disk(
+        tmp_path: Path, repo: Path, folders: dict[str, Path]) -> None:
+    """A hook that starts a chatty job and ends (`git push --progress backup &`): the publish does not wait for it
+    (git does not), the job is not stopped by a broken pipe when the publish is done, and what it writes goes to no
+    file (on `main` it wrote on into the publish's unnamed file, which no one emptied once the hook had ended)."""
+    pid_file = tmp_path / "job.pid"
+    hook = repo / ".git" / "hooks" / "post-commit"
+    hook.parent.mkdir(parents=True, exist_ok=True)
+    hook.write_text(f'#!/bin/sh\necho "pushing"\nyes "backup progress" &\necho $! > "{pid_file}"\nexit 0\n')
+    hook.chmod(0o755)
+    try:
+        result = _ends(lambda: publish_version(repo, folders, "v2"))
+        assert getattr(result, "tag", None) == "v2", result
+        output = _output_of(pid_file)
+        assert output is not None, "the hook's background job was stopped (git leaves it running)"
+        assert stat.S_ISFIFO(output.st_mode), f"its output goes to a file ({output.st_blocks * 512 >> 20} MiB)"
+        time.sleep(0.2)
+        assert _output_of(pid_file) is not None, "the hook's background job died once the publish was done"
+    finally:
+        with contextlib.suppress(OSError, ValueError):
+            os.kill(int(pid_file.read_text()), signal.SIGKILL)

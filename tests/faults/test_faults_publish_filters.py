@@ -15,16 +15,22 @@ On `main` the hangs hang (the publish runs in a thread here, given 10 s: "DID NO
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
-import threading
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from coworkenv.store import LocalGitPublisher, PublishError, PublishResult
-from tests.faults.harness import version_folders
+from coworkenv.store import LocalGitPublisher, PublishError
+from tests.faults.harness import (
+    copied_repo,
+    ended,
+    filter_x,
+    git_quiet,
+    publish_version,
+    published_once,
+    version_folders,
+)
 
 HANG_S = 20  # what each hanging filter sleeps: on `main`, the left thread ends after it
 
@@ -34,66 +40,34 @@ def folders(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return version_folders(tmp_path_factory, "weights.bin")
 
 
-def _publish(publisher: LocalGitPublisher, folders: dict[str, Path], version: str) -> PublishResult:
-    return publisher.publish_folder(folders[version], version, f"# {version}\n")
-
-
 @pytest.fixture(scope="module")
 def published(tmp_path_factory: pytest.TempPathFactory, folders: dict[str, Path]) -> Path:
     """A repository holding v1 then v2, published once for the module; each case works on a copy."""
-    repo = tmp_path_factory.mktemp("published") / "repo"
-    publisher = LocalGitPublisher(repo)
-    _publish(publisher, folders, "v1")
-    _publish(publisher, folders, "v2")
+    repo = published_once(tmp_path_factory, folders)
+    publish_version(repo, folders, "v2")
     return repo
 
 
 @pytest.fixture()
 def repo(tmp_path: Path, published: Path) -> Path:
-    copy = tmp_path / "repo"
-    shutil.copytree(published, copy, symlinks=True)
-    _git(copy, "reset", "--quiet", "--hard", "v1")  # v2's files are new to the folder again (tag v2 dropped below)
-    _git(copy, "tag", "-d", "v2")
+    copy = copied_repo(published, tmp_path)
+    git_quiet(copy, "reset", "--quiet", "--hard", "v1")  # v2's files are new to the folder again (tag v2 dropped below)
+    git_quiet(copy, "tag", "-d", "v2")
     # Files older than the index: git takes them as unchanged without reading them (through a filter) again.
     for path in (copy / "weights.bin", copy / "README.md"):
         os.utime(path, (path.stat().st_mtime - 60,) * 2)
-    _git(copy, "update-index", "--refresh")
+    git_quiet(copy, "update-index", "--refresh")
     return copy
-
-
-def _git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", "-C", str(repo), "-c", "core.hooksPath=/dev/null", *args], check=True,
-                          capture_output=True, text=True).stdout
-
-
-def _filter(repo: Path, **settings: str) -> None:
-    """Filter `x` with `settings` (clean=..., smudge=..., process=..., required=...), applied to *.bin."""
-    for key, value in settings.items():
-        _git(repo, "config", f"filter.x.{key}", value)
-    (repo / ".git" / "info").mkdir(exist_ok=True)
-    (repo / ".git" / "info" / "attributes").write_text("*.bin filter=x\n")
 
 
 def _ends(call: Callable[[], object], within_s: float = 10.0) -> object:
     """What `call` returns or raises, run in a thread given `within_s`; fails when it has not ended (a hang)."""
-    done: list[object] = []
-
-    def run() -> None:
-        try:
-            done.append(call())
-        except BaseException as exc:
-            done.append(exc)
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    thread.join(within_s)
-    assert not thread.is_alive(), f"DID NOT END within {within_s} s: the publish hangs"
-    return done[0]
+    return ended(call, within_s, "the publish hangs")[0]
 
 
 def _on_v1_as_before(repo: Path) -> None:
-    assert _git(repo, "tag", "--list").split() == ["v1"]
-    assert _git(repo, "rev-parse", "HEAD") == _git(repo, "rev-parse", "v1^{commit}")
+    assert git_quiet(repo, "tag", "--list").split() == ["v1"]
+    assert git_quiet(repo, "rev-parse", "HEAD") == git_quiet(repo, "rev-parse", "v1^{commit}")
     assert (repo / "weights.bin").read_text() == "v1 weights\n"  # what readers of the folder load
     assert not list((repo / ".git").glob("*.lock")), "a lock file was left"
     assert not (repo / ".git" / "coworkenv-replaced").exists()
@@ -117,8 +91,8 @@ def test_a_filter_that_never_answers_at_git_add_is_stopped_and_named(
         tmp_path: Path, repo: Path, folders: dict[str, Path], monkeypatch: pytest.MonkeyPatch, setting: str) -> None:
     monkeypatch.setenv("COWORKENV_FILTER_TIMEOUT_S", "0.5")
     program = _hanging(tmp_path)
-    _filter(repo, **{setting: str(program)})
-    failed = _ends(lambda: _publish(LocalGitPublisher(repo), folders, "v2"))
+    filter_x(repo, **{setting: str(program)})
+    failed = _ends(lambda: publish_version(repo, folders, "v2"))
     assert isinstance(failed, PublishError), failed
     told = str(failed)
     assert f"filter.x.{setting} = `{program}`" in told and str(repo) in told
@@ -128,7 +102,7 @@ def test_a_filter_that_never_answers_at_git_add_is_stopped_and_named(
     _on_v1_as_before(repo)
     _no_filter_left(program)
     # What the message says: with the filter removed, the version publishes.
-    _git(repo, "config", "--remove-section", "filter.x")
+    git_quiet(repo, "config", "--remove-section", "filter.x")
     assert LocalGitPublisher(repo).publish_folder(folders["v2"], "v2", "# v2\n").tag == "v2"
     assert (repo / "weights.bin").read_text() == "v2 weights\n"
 
@@ -136,31 +110,31 @@ def test_a_filter_that_never_answers_at_git_add_is_stopped_and_named(
 def test_a_smudge_filter_that_never_answers_when_a_version_is_published_again_is_stopped(
         tmp_path: Path, repo: Path, folders: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
     """v1 published again after v2: the folder is written from v1's tree (`read-tree -u`), through the smudge."""
-    _publish(LocalGitPublisher(repo), folders, "v2")
+    publish_version(repo, folders, "v2")
     monkeypatch.setenv("COWORKENV_FILTER_TIMEOUT_S", "0.5")
     program = _hanging(tmp_path)
-    _filter(repo, clean="cat", smudge=str(program))
-    failed = _ends(lambda: _publish(LocalGitPublisher(repo), folders, "v1"))
+    filter_x(repo, clean="cat", smudge=str(program))
+    failed = _ends(lambda: publish_version(repo, folders, "v1"))
     assert isinstance(failed, PublishError), failed
     told = str(failed)
     assert f"filter.x.smudge = `{program}`" in told and "did nothing for 0.5 s" in told
-    assert _git(repo, "tag", "--list").split() == ["v1", "v2"]
-    assert _git(repo, "rev-parse", "HEAD") == _git(repo, "rev-parse", "v2^{commit}")
+    assert git_quiet(repo, "tag", "--list").split() == ["v1", "v2"]
+    assert git_quiet(repo, "rev-parse", "HEAD") == git_quiet(repo, "rev-parse", "v2^{commit}")
     assert not list((repo / ".git").glob("*.lock")), "a lock file was left"
     _no_filter_left(program)
     # The folder keeps v2's files, which readers load: put back without the smudge that never answers.
     assert "failed too" not in told and "nothing was published" in told
     assert (repo / "weights.bin").read_text() == "v2 weights\n"
     assert not (repo / ".git" / "coworkenv-replaced").exists()
-    _git(repo, "config", "--remove-section", "filter.x")
-    assert _publish(LocalGitPublisher(repo), folders, "v1").tag == "v1"
+    git_quiet(repo, "config", "--remove-section", "filter.x")
+    assert publish_version(repo, folders, "v1").tag == "v1"
     assert (repo / "weights.bin").read_text() == "v1 weights\n"
 
 
 def test_a_required_filter_that_fails_is_named_and_the_folder_keeps_its_version(
         repo: Path, folders: dict[str, Path]) -> None:
-    _filter(repo, clean="sh -c 'echo lfs: server unreachable >&2; exit 2'", required="true")
-    failed = _ends(lambda: _publish(LocalGitPublisher(repo), folders, "v2"))
+    filter_x(repo, clean="sh -c 'echo lfs: server unreachable >&2; exit 2'", required="true")
+    failed = _ends(lambda: publish_version(repo, folders, "v2"))
     assert isinstance(failed, PublishError), failed
     told = str(failed)
     assert "because a filter of the repository failed" in told and "clean filter 'x' failed" in told
@@ -174,7 +148,7 @@ def test_a_filter_time_limit_that_is_not_seconds_stops_the_publish_before_it_wri
         repo: Path, folders: dict[str, Path], monkeypatch: pytest.MonkeyPatch, setting: str) -> None:
     monkeypatch.setenv("COWORKENV_FILTER_TIMEOUT_S", setting)
     with pytest.raises(PublishError) as refused:
-        _publish(LocalGitPublisher(repo), folders, "v2")
+        publish_version(repo, folders, "v2")
     told = str(refused.value)
     assert f"COWORKENV_FILTER_TIMEOUT_S={setting!r}" in told and "nothing was published" in told
     _on_v1_as_before(repo)
@@ -182,9 +156,9 @@ def test_a_filter_time_limit_that_is_not_seconds_stops_the_publish_before_it_wri
 
 def test_a_filter_that_works_is_still_applied(repo: Path, folders: dict[str, Path]) -> None:
     """A filter is part of what the version's files are: the committed file is what the clean filter made of it."""
-    _filter(repo, clean="tr a-z A-Z", smudge="tr A-Z a-z")
-    assert _publish(LocalGitPublisher(repo), folders, "v2").tag == "v2"
-    assert _git(repo, "show", "v2:weights.bin") == "V2 WEIGHTS\n"
+    filter_x(repo, clean="tr a-z A-Z", smudge="tr A-Z a-z")
+    assert publish_version(repo, folders, "v2").tag == "v2"
+    assert git_quiet(repo, "show", "v2:weights.bin") == "V2 WEIGHTS\n"
     assert (repo / "weights.bin").read_text() == "v2 weights\n"
 
 
@@ -193,6 +167,6 @@ def test_a_filter_that_takes_longer_than_the_limit_but_keeps_working_is_not_stop
     """The limit is on a stall, not on the time a filter takes (that of a large dataset is not known): one that
     writes something every 0.25 s runs past 0.5 s in all and is waited for."""
     monkeypatch.setenv("COWORKENV_FILTER_TIMEOUT_S", "0.5")
-    _filter(repo, clean="sh -c 'for step in 1 2 3 4; do sleep 0.25; echo working >&2; done; cat'")
-    assert _ends(lambda: _publish(LocalGitPublisher(repo), folders, "v2")).tag == "v2"  # type: ignore[attr-defined]
-    assert _git(repo, "show", "v2:weights.bin") == "v2 weights\n"
+    filter_x(repo, clean="sh -c 'for step in 1 2 3 4; do sleep 0.25; echo working >&2; done; cat'")
+    assert _ends(lambda: publish_version(repo, folders, "v2")).tag == "v2"  # type: ignore[attr-defined]
+    assert git_quiet(repo, "show", "v2:weights.bin") == "v2 weights\n"

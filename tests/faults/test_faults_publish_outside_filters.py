@@ -20,17 +20,22 @@ files of the test, GIT_CONFIG_NOSYSTEM is set where the system's is not the one 
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
-import threading
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from coworkenv.store import LocalGitPublisher, PublishError, PublishResult
-from tests.faults.harness import version_folders
+from coworkenv.store import PublishError
+from tests.faults.harness import (
+    copied_repo,
+    ended,
+    git_quiet,
+    publish_version,
+    published_once,
+    version_folders,
+)
 
 BUSY_S = 12  # how long the busy filter loops: on `main` the left thread ends after it
 
@@ -40,22 +45,15 @@ def folders(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return version_folders(tmp_path_factory, "weights.bin")
 
 
-def _publish(repo: Path, folders: dict[str, Path], version: str) -> PublishResult:
-    return LocalGitPublisher(repo).publish_folder(folders[version], version, f"# {version}\n")
-
-
 @pytest.fixture(scope="module")
 def published(tmp_path_factory: pytest.TempPathFactory, folders: dict[str, Path]) -> Path:
     """A repository holding v1, published once for the module (no filter anywhere); each case works on a copy."""
-    repo = tmp_path_factory.mktemp("published") / "repo"
-    _publish(repo, folders, "v1")
-    return repo
+    return published_once(tmp_path_factory, folders)
 
 
 @pytest.fixture()
 def repo(tmp_path: Path, published: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    copy = tmp_path / "repo"
-    shutil.copytree(published, copy, symlinks=True)
+    copy = copied_repo(published, tmp_path)
     # Nothing of this machine's own git configs: each case names the files it means.
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(tmp_path / "no-global"))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
@@ -64,11 +62,6 @@ def repo(tmp_path: Path, published: Path, monkeypatch: pytest.MonkeyPatch) -> Pa
     (copy / ".git" / "info").mkdir(exist_ok=True)
     (copy / ".git" / "info" / "attributes").write_text("*.bin filter=x\n")
     return copy
-
-
-def _git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", "-C", str(repo), "-c", "core.hooksPath=/dev/null", *args], check=True,
-                          capture_output=True, text=True).stdout
 
 
 def _config(path: Path, **settings: str) -> Path:
@@ -80,24 +73,12 @@ def _config(path: Path, **settings: str) -> Path:
 
 def _ends(call: Callable[[], object], within_s: float = 10.0) -> object:
     """What `call` returns or raises, run in a thread given `within_s`; fails when it has not ended (a hang)."""
-    done: list[object] = []
-
-    def run() -> None:
-        try:
-            done.append(call())
-        except BaseException as exc:
-            done.append(exc)
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    thread.join(within_s)
-    assert not thread.is_alive(), f"DID NOT END within {within_s} s: the publish hangs"
-    return done[0]
+    return ended(call, within_s, "the publish hangs")[0]
 
 
 def _on_v1_as_before(repo: Path) -> None:
-    assert _git(repo, "tag", "--list").split() == ["v1"]
-    assert _git(repo, "rev-parse", "HEAD") == _git(repo, "rev-parse", "v1^{commit}")
+    assert git_quiet(repo, "tag", "--list").split() == ["v1"]
+    assert git_quiet(repo, "rev-parse", "HEAD") == git_quiet(repo, "rev-parse", "v1^{commit}")
     assert (repo / "weights.bin").read_text() == "v1 weights\n"  # what readers of the folder load
     assert not list((repo / ".git").glob("*.lock")), "a lock file was left"
 
@@ -118,11 +99,11 @@ def test_a_filter_defined_in_the_global_or_system_config_is_applied(
         _config(tmp_path / "lfs.inc", **settings)
         (tmp_path / "global").write_text(f"[include]\n\tpath = {tmp_path / 'lfs.inc'}\n")
         monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(tmp_path / "global"))
-    assert _publish(repo, folders, "v2").tag == "v2"
-    assert _git(repo, "show", "v2:weights.bin") == "V2 WEIGHTS\n"
+    assert publish_version(repo, folders, "v2").tag == "v2"
+    assert git_quiet(repo, "show", "v2:weights.bin") == "V2 WEIGHTS\n"
     assert (repo / "weights.bin").read_text() == "v2 weights\n"
     # The user's own git (which reads the same config) finds the folder as the version has it.
-    assert _git(repo, "status", "--porcelain") == ""
+    assert git_quiet(repo, "status", "--porcelain") == ""
 
 
 def test_the_repository_own_filter_setting_wins_over_the_global_one(
@@ -130,9 +111,9 @@ def test_the_repository_own_filter_setting_wins_over_the_global_one(
     """Regression guard (passes on `main`, which read the repository's config alone): as in git, a setting of the
     repository's own config is not overridden by the global config's."""
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(_config(tmp_path / "global", clean="cat")))
-    _git(repo, "config", "filter.x.clean", "tr a-z A-Z")
-    assert _publish(repo, folders, "v2").tag == "v2"
-    assert _git(repo, "show", "v2:weights.bin") == "V2 WEIGHTS\n"
+    git_quiet(repo, "config", "filter.x.clean", "tr a-z A-Z")
+    assert publish_version(repo, folders, "v2").tag == "v2"
+    assert git_quiet(repo, "show", "v2:weights.bin") == "V2 WEIGHTS\n"
 
 
 def test_a_required_global_filter_that_fails_is_named_with_the_file_that_sets_it(
@@ -140,7 +121,7 @@ def test_a_required_global_filter_that_fails_is_named_with_the_file_that_sets_it
     """The user's git refuses to commit through it; on `main` the publish committed the raw file without a word."""
     config = _config(tmp_path / "global", clean="sh -c 'echo lfs: not installed >&2; exit 2'", required="true")
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(config))
-    failed = _ends(lambda: _publish(repo, folders, "v2"))
+    failed = _ends(lambda: publish_version(repo, folders, "v2"))
     assert isinstance(failed, PublishError), failed
     told = str(failed)
     assert "because a filter of the repository failed" in told and "clean filter 'x' failed" in told
@@ -157,7 +138,7 @@ def test_a_global_filter_that_never_answers_is_stopped_and_named(
     program.chmod(0o755)
     config = _config(tmp_path / "global", clean=str(program))
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(config))
-    failed = _ends(lambda: _publish(repo, folders, "v2"))
+    failed = _ends(lambda: publish_version(repo, folders, "v2"))
     assert isinstance(failed, PublishError), failed
     told = str(failed)
     assert f"filter.x.clean = `{program}` (set in {config})" in told and "did nothing for 0.5 s" in told
@@ -176,8 +157,8 @@ def test_a_filter_that_only_burns_cpu_for_ever_is_stopped(
     program.write_text(f"#!{sys.executable}\nimport time\nend = time.monotonic() + {BUSY_S}\n"
                        "while time.monotonic() < end:\n    pass\n")
     program.chmod(0o755)
-    _git(repo, "config", "filter.x.clean", str(program))
-    failed = _ends(lambda: _publish(repo, folders, "v2"))
+    git_quiet(repo, "config", "filter.x.clean", str(program))
+    failed = _ends(lambda: publish_version(repo, folders, "v2"))
     assert isinstance(failed, PublishError), failed
     told = str(failed)
     assert f"filter.x.clean = `{program}`" in told and "did nothing for 0.5 s" in told
@@ -186,6 +167,6 @@ def test_a_filter_that_only_burns_cpu_for_ever_is_stopped(
     assert subprocess.run(["pgrep", "-f", str(program)], capture_output=True, text=True).stdout == "", \
         "the filter was left running"
     # What the message says: with the filter removed, the version publishes.
-    _git(repo, "config", "--remove-section", "filter.x")
-    assert _publish(repo, folders, "v2").tag == "v2"
+    git_quiet(repo, "config", "--remove-section", "filter.x")
+    assert publish_version(repo, folders, "v2").tag == "v2"
     assert os.path.getsize(repo / "weights.bin") > 0

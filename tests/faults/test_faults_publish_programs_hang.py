@@ -18,8 +18,6 @@ import contextlib
 import fcntl
 import logging
 import os
-import shutil
-import subprocess
 import threading
 import time
 from collections.abc import Callable
@@ -27,8 +25,15 @@ from pathlib import Path
 
 import pytest
 
-from coworkenv.store import LocalGitPublisher, PublishError, PublishResult
-from tests.faults.harness import version_folders
+from coworkenv.store import LocalGitPublisher, PublishError
+from tests.faults.harness import (
+    copied_repo,
+    ended,
+    git_quiet,
+    publish_version,
+    published_once,
+    version_folders,
+)
 
 HANG_S = 20  # what each hanging program sleeps: on `main`, the left thread ends after it
 
@@ -39,23 +44,15 @@ def folders(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return version_folders(tmp_path_factory, "weights.txt")
 
 
-def _publish(publisher: LocalGitPublisher, folders: dict[str, Path], version: str) -> PublishResult:
-    return publisher.publish_folder(folders[version], version, f"# {version}\n")
-
-
 @pytest.fixture(scope="module")
 def published(tmp_path_factory: pytest.TempPathFactory, folders: dict[str, Path]) -> Path:
     """A repository holding v1, published once for the module; each case works on a copy."""
-    repo = tmp_path_factory.mktemp("published") / "repo"
-    _publish(LocalGitPublisher(repo), folders, "v1")
-    return repo
+    return published_once(tmp_path_factory, folders)
 
 
 @pytest.fixture()
 def repo(tmp_path: Path, published: Path) -> Path:
-    copy = tmp_path / "repo"
-    shutil.copytree(published, copy, symlinks=True)
-    return copy
+    return copied_repo(published, tmp_path)
 
 
 def _hook(repo: Path, name: str, body: str) -> Path:
@@ -66,28 +63,12 @@ def _hook(repo: Path, name: str, body: str) -> Path:
     return hook
 
 
-def _git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True).stdout
-
-
 def _ends(call: Callable[[], object], within_s: float = 10.0) -> object:
     """What `call` returns, run in a thread given `within_s`; fails when it has not ended by then (a hang)."""
-    done: list[object] = []
-    failed: list[BaseException] = []
-
-    def run() -> None:
-        try:
-            done.append(call())
-        except BaseException as exc:
-            failed.append(exc)
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    thread.join(within_s)
-    assert not thread.is_alive(), f"DID NOT END within {within_s} s: the publish hangs"
-    if failed:
-        raise failed[0]
-    return done[0]
+    result = ended(call, within_s, "the publish hangs")[0]
+    if isinstance(result, BaseException):
+        raise result
+    return result
 
 
 def _alive(pid: int) -> bool:
@@ -99,8 +80,8 @@ def _alive(pid: int) -> bool:
 
 
 def _clean_and_tagged(repo: Path, version: str) -> None:
-    assert _git(repo, "rev-parse", "HEAD") == _git(repo, "rev-parse", f"{version}^{{commit}}")
-    assert _git(repo, "-c", "core.fsmonitor=", "status", "--porcelain", "--untracked-files=all") == ""
+    assert git_quiet(repo, "rev-parse", "HEAD") == git_quiet(repo, "rev-parse", f"{version}^{{commit}}")
+    assert git_quiet(repo, "-c", "core.fsmonitor=", "status", "--porcelain", "--untracked-files=all") == ""
 
 
 def test_a_post_commit_hook_that_never_ends_is_stopped_and_told(
@@ -111,7 +92,7 @@ def test_a_post_commit_hook_that_never_ends_is_stopped_and_told(
     publisher = LocalGitPublisher(repo)
     hook = _hook(repo, "post-commit", f'echo "pushing to backup"\nsleep {HANG_S} &\necho $! > "{pid_file}"\nwait')
     with caplog.at_level(logging.WARNING):
-        result = _ends(lambda: _publish(publisher, folders, "v2"))
+        result = _ends(lambda: publish_version(repo, folders, "v2"))
     assert getattr(result, "tag", None) == "v2"
     assert publisher.published_versions() == ["v1", "v2"]
     _clean_and_tagged(repo, "v2")
@@ -135,7 +116,7 @@ def test_a_post_commit_hook_that_leaves_a_child_in_the_background_is_not_waited_
     # `git push &` in a hook: the hook ends at once, its child holds the hook's output open.
     _hook(repo, "post-commit", f'sleep {HANG_S} &\necho $! > "{pid_file}"\nexit 0')
     try:
-        _ends(lambda: _publish(publisher, folders, "v2"), within_s=8.0)
+        _ends(lambda: publish_version(repo, folders, "v2"), within_s=8.0)
         assert publisher.published_versions() == ["v1", "v2"]
         _clean_and_tagged(repo, "v2")
         assert _alive(int(pid_file.read_text())), "the hook's background work was stopped (git leaves it running)"
@@ -150,8 +131,8 @@ def test_a_file_system_monitor_that_never_answers_is_not_run(
     ran = tmp_path / "monitor-ran"
     publisher = LocalGitPublisher(repo)
     monitor = _hook(repo, "fsmonitor-never", f'touch "{ran}"\nexec sleep {HANG_S}')
-    _git(repo, "config", "core.fsmonitor", str(monitor))
-    _ends(lambda: _publish(publisher, folders, "v2"), within_s=8.0)
+    git_quiet(repo, "config", "core.fsmonitor", str(monitor))
+    _ends(lambda: publish_version(repo, folders, "v2"), within_s=8.0)
     assert publisher.published_versions() == ["v1", "v2"]
     assert not ran.exists()
     _clean_and_tagged(repo, "v2")
@@ -161,13 +142,13 @@ def test_a_file_system_monitor_that_never_answers_is_not_run(
 def test_a_hook_time_limit_that_is_not_seconds_stops_the_publish_before_it_writes(
         repo: Path, folders: dict[str, Path], monkeypatch: pytest.MonkeyPatch,
         setting: str) -> None:
-    head = _git(repo, "rev-parse", "HEAD")
+    head = git_quiet(repo, "rev-parse", "HEAD")
     monkeypatch.setenv("COWORKENV_HOOK_TIMEOUT_S", setting)
     with pytest.raises(PublishError) as refused:
-        _publish(LocalGitPublisher(repo), folders, "v2")
+        publish_version(repo, folders, "v2")
     told = str(refused.value)
     assert f"COWORKENV_HOOK_TIMEOUT_S={setting!r}" in told and "nothing was published" in told
-    assert _git(repo, "rev-parse", "HEAD") == head and _git(repo, "tag", "--list").split() == ["v1"]
+    assert git_quiet(repo, "rev-parse", "HEAD") == head and git_quiet(repo, "tag", "--list").split() == ["v1"]
 
 
 def test_a_publish_waiting_for_another_says_so_and_names_it(
@@ -176,7 +157,7 @@ def test_a_publish_waiting_for_another_says_so_and_names_it(
     fd = os.open(repo, os.O_RDONLY)
     fcntl.flock(fd, fcntl.LOCK_EX)  # what a running publish holds
     publisher = LocalGitPublisher(repo)
-    waiting = threading.Thread(target=_publish, args=(publisher, folders, "v2"), daemon=True)
+    waiting = threading.Thread(target=publish_version, args=(repo, folders, "v2"), daemon=True)
     try:
         with caplog.at_level(logging.WARNING):
             waiting.start()

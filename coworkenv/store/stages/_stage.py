@@ -14,7 +14,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from coworkenv.atomic import atomic_write, settle_before_reading
+from coworkenv.atomic import NotRegularFileError, atomic_write, read_regular_file, settle_before_reading
 from coworkenv.store._lfs import lfs_pointer_problem
 from coworkenv.store._parquet import (
     StoredTable,
@@ -163,15 +163,14 @@ class Stage:
         """The bytes of a file of this stage, read once and checked against `content_hash` or its content-addressed
         name (`coworkenv.store.check_bytes`); StageError naming the file when it is missing, unreadable or changed."""
         try:
-            mode = path.stat().st_mode
-        except OSError:  # told below, where the read fails
-            mode = None
-        if mode is not None and not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
-            # A named pipe (a link to one followed) waited for a writer for ever; a device never ended.
-            raise StageError(f"{path}: {missing_path(path)}; {self.hint}")
-        try:
             settle_before_reading(path)  # a set whose writer was killed while placing it: completed first
-            return check_bytes(path, path.read_bytes(), content_hash)
+            # Checked on the file opened, not the path: a named pipe (a link to one followed) waited for a writer for
+            # ever, a device never ended, and one put in place after a look at the path was read all the same.
+            return check_bytes(path, read_regular_file(path), content_hash)
+        except NotRegularFileError as exc:
+            link = f" (a link to {os.path.realpath(path)})" if path.is_symlink() else ""
+            raise StageError(f"{path}: {exc.kind}{link}, not a file or folder: nothing was read from it (it would "
+                             f"wait or never end); {self.hint}") from None
         except FileNotFoundError:
             raise StageError(f"{path}: no such file; {self.hint}") from None
         except IsADirectoryError:

@@ -23,10 +23,12 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from coworkenv.atomic import (
+    NotRegularFileError,
     commit_file,
     naming_failures,
     new_temp_file,
     output_mode,
+    read_regular_file,
     settle_before_reading,
     sweep_dead_temps,
 )
@@ -349,11 +351,16 @@ def read_sft_files(files: Iterable[Path], split: str | None = "train") -> tuple[
                 raise StageError(f"SFT shard {file}: column {name!r} holds {schema.field(name).type}, an SFT shard "
                                  f"has {SFT_SCHEMA.field(name).type}; {_HINT}")
         try:
-            data = file.read_bytes()  # once: the rows, the mark and the hash are of these bytes
+            # Once: the rows, the mark and the hash are of these bytes; checked on the file opened (a shard replaced
+            # by a named pipe or a link to a device after the looks above waited for ever, or never ended).
+            data = read_regular_file(file)
             check_bytes(file, data)  # a stored split's name records its hash
             table = read_parquet(data)
         except FileNotFoundError:
             raise StageError(_removed(file)) from None
+        except NotRegularFileError as exc:
+            raise StageError(f"{file}: {exc.kind}, not a file: nothing was read from it (it would wait or never "
+                             f"end); {_removed(file)}") from None
         except (OSError, pa.ArrowException) as exc:  # damage past the footer shows only when the pages are read
             raise StageError(f"{file}: damaged Parquet data ({first_line(exc)}); {_fetch_again(file)}") from None
         except ValueError as exc:  # changed since it was written (check_bytes)

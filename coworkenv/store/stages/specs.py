@@ -31,7 +31,7 @@ from typing import Any, Protocol
 import orjson
 import pyarrow as pa
 
-from coworkenv.atomic import settle_before_reading
+from coworkenv.atomic import FileTooBigError, NotRegularFileError, read_regular_file, settle_before_reading
 from coworkenv.loading import load_spec
 from coworkenv.spec import SCHEMA_VERSION, SPEC_MIGRATIONS, EnvSpec, schema_version_problem
 from coworkenv.spec_seal import SPEC_KEY, is_sealed, sealed_payload
@@ -247,14 +247,20 @@ def _stored_version_problem(text: str, source: str | None) -> str | None:
 
 # -- JSON ---------------------------------------------------------------------------------------------------------
 def _json_rows(file: Path, rel: str, in_folder: bool) -> list[SpecRow]:
-    try:
-        size = file.stat().st_size
-        if size > MAX_SPEC_JSON_BYTES:
-            raise SpecSourceError(_too_big(file, f"is {_size(size)}"))
-        data = file.read_bytes()
+    try:  # checked on the file opened, not on its path: one replaced after a look at it was read all the same
+        data = read_regular_file(file, MAX_SPEC_JSON_BYTES)
+    except FileTooBigError as exc:
+        raise SpecSourceError(_too_big(file, f"is {_size(exc.size)}")) from None
+    except NotRegularFileError as exc:
+        raise SpecSourceError(f"{file}: {exc.kind}, not a file: nothing was read from it (it would wait or never "
+                              f"end); {_HINT}") from None
     except OSError as exc:
         raise SpecSourceError(f"{file}: cannot read ({exc.strerror or exc}); {_HINT}") from None
     except MemoryError:  # under the limit, but more than this machine (or its memory limit) has free
+        try:
+            size = file.stat().st_size
+        except OSError:
+            size = MAX_SPEC_JSON_BYTES
         raise SpecSourceError(_too_big(file, f"({_size(size)}) does not fit in the free memory")) from None
     try:
         text = data.decode("utf-8-sig")  # a byte order mark (some editors write one) is not part of the JSON
