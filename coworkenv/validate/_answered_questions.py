@@ -8,20 +8,22 @@ the reply without its date, and is rejected. A direct message answering the ques
 DM (`lookup_answer_source`: "Hi Nia, what's the renewal date of the Yarrow Bank contract?") got none, and the same
 check was accepted (defects115). Made for every message, that near miss rejected sound specs whose messages state
 numbers no check needs (status posts, hand-overs: defects113 measured 198 of 987 twins). What tells an answer apart:
-- a recipient of the message sent the user a message before it, whatever its wording: the person a DM or a mail
-  goes to, in their DM with the user or by mail, whichever way the answer goes; in a team channel, anyone but the
-  user there. Until defects122 a DM's or a mail's request had to read as a question ("Need the renewal date before
-  my call." did not); until defects127 a channel's had to read as one (`_QUESTION`, a list of phrases) or come from
-  a person the user's turns name and be in the world from the start, so "Somebody post the value here when you can."
-  from someone the turn names by role ("the on-call engineer asked in #incidents"), or put in the channel by a later
-  turn's changes, let a wrong post pass, and so did a DM's request answered by mail. "Before" is by the run's
-  clock: a message in the world from the start, or one the run added (a turn's changes, a world rule: the index's
-  `created`, as the run left it; the world's table may have been rewound by another episode since) sent before the
-  answer. A message after it asks nothing it answers (Jon's "Thanks! Checkout looks good from our side." in
-  #incidents after incident_rollback's update; Mei's reply to delegate_and_follow_up's DM, which until defects127
-  made that DM, itself a request, an "answer"). Over every corpus twin (1,668 distinct, 1,141 with a message write)
-  the near misses changed for 14: the 7 new defects' twins gained one (accepted) and 7 delegate_and_follow_up twins
-  lost Mei's reply as their "request"; over the strict sweep no spec was newly rejected;
+- a recipient of the message sent the user a message before it, whatever its wording: the person a DM or a mail goes to,
+  in their DM with the user or by mail, whichever way the answer goes; in a team channel, anyone but the user there,
+  and its members in their DM with the user (not by mail: an incident report mailed by a member of #incidents, "Could
+  you take a look?", shares a word with the status post, and 8 sound twins were rejected so). Until defects122 a DM's
+  or a mail's request had to read as a question ("Need the renewal date before my call." did not); until defects127 a
+  channel's had to read as one (`_QUESTION`, a list of phrases) or come from a person the user's turns name and be in
+  the world from the start, so "Somebody post the value here when you can." from someone the turn names by role ("the
+  on-call engineer asked in #incidents"), or put in the channel by a later turn's changes, let a wrong post pass, and
+  so did a DM's request answered by mail or in a channel. "Before" is by the run's clock: a message in the world from
+  the start, or one the run added (a turn's changes, a world rule: the index's `created`, as the run left it; the
+  world's table may have been rewound by another episode since) sent before the answer. A message after it asks
+  nothing it answers (Jon's "Thanks! Checkout looks good from our side." in #incidents after incident_rollback's
+  update; Mei's reply to delegate_and_follow_up's DM, which until defects127 made that DM, itself a request, an
+  "answer"). Over every corpus twin (1,669 distinct, 1,142 with a message write) the near misses changed for 16: the 9
+  new defects' twins gained one (accepted) and 7 delegate_and_follow_up twins lost Mei's reply as their "request";
+  over the strict sweep no spec was newly rejected;
 - the request and the message share a word of what it is about (`renewal`, `Yarrow`, `svc-geo`: not "Can someone
   review my PR?" in the channel a status post goes to, a question nobody answered there, adapt_silent_change@16);
 - the message states a fact (`entities.stated_facts`: a date, a day by its name or from today, a code, a number, an
@@ -253,7 +255,9 @@ def _questions(spec: EnvSpec, index: EntityIndex, op: str, args: dict[str, Any])
     answer (see the module docstring). For a DM or a mail, the recipient's messages in their DM with the user and
     their mails to the user, whichever way the answer goes (defects127: a DM's request answered by mail was not
     read); in a team channel, anyone's messages there but the user's (defects127: until then one had to read as a
-    question, `_QUESTION`, or come from a person the user's turns name, and be in the world from the start). A
+    question, `_QUESTION`, or come from a person the user's turns name, and be in the world from the start), and
+    its members' DMs with the user (a DM's question answered in a channel they read; not their mails, see
+    below). A
     message counts that is in the world from the start or was sent before the answer during the episode (a turn's
     changes, a world rule): one after it (a colleague's "Thanks! Checkout looks good from our side." after the
     update) asks nothing it answers; where the answer is not found among the run's messages (a tool storing its text
@@ -273,8 +277,16 @@ def _questions(spec: EnvSpec, index: EntityIndex, op: str, args: dict[str, Any])
 
     if op == _POST:
         channel = index.channel_id(str(args.get("channel", "")))
-        return [str(m["text"]) for m in chat if channel is not None and m.get("channel") == channel
-                and m.get("sender") not in mine and before(m)]
+        if channel is None:
+            return []
+        out = [str(m["text"]) for m in chat if m.get("channel") == channel and m.get("sender") not in mine
+               and before(m)]
+        # its members read a post: one who asked the user in their DM is answered there too (not by mail: an incident
+        # reporter's mail, "Could you take a look?", is answered by the fix, and the channel's status post tells more)
+        members = {str(p) for c in index.rows("chat", "channels") if c.get("id") == channel for p in c.get("members") or []
+                   if p not in mine}
+        dms = {"dm-" + "-".join(sorted({user or "me", p})): p for p in members}
+        return out + [str(m["text"]) for m in chat if dms.get(str(m.get("channel"))) == m.get("sender") and before(m)]
     if op == _DM:
         refs = [str(args.get("person", ""))]
     else:

@@ -304,3 +304,47 @@ DEFECTS += [
     _dm_by_mail("dm-answered-by-mail-3", 3, "could you send me {}."),
     _dm_by_mail("dm-need-answered-by-mail-1", 1, "Need {} before my call."),
 ]
+
+
+def _posted_for_dm(spec: Spec) -> None:
+    """The colleague asked in their DM (as the world has it), and the task answers in a team channel both are in:
+    the reference's DM becomes a post there, the check and the frame read the user's post in that channel, the turn
+    asks for it there (defects127: a post's requests were only the channel's messages)."""
+    dm = call(spec, "chat_send_dm")
+    chat = spec["world"]["apps"]["chat"]
+    dm_id = next((m["channel"] for m in chat["messages"] if m["channel"].startswith("dm-") and "?" in m["text"]), None)
+    pair = set(next((c["members"] for c in chat["channels"] if c["id"] == dm_id), []))
+    team = next((c for c in chat["channels"] if not c["is_dm"] and pair and pair <= set(c["members"])), None)
+    if dm_id is None or team is None:
+        raise CorpusError(f"{spec['capability']}: no question in a DM, or no team channel of both")
+    dm["name"] = "chat_post_message"
+    dm["arguments"] = {"channel": team["name"], "text": dm["arguments"]["text"]}
+    changed = 0
+    for c in spec["checks"]:
+        rule = c["rule"]
+        wheres = [rule["where"]] if rule["kind"] == "records" and rule["app"] == "chat" else \
+            [a["where"] for a in rule.get("allow", []) if a["app"] == "chat"] if rule["kind"] == "frame" else []
+        for where in wheres:
+            for w in where:
+                if w["field"] == "channel" and w["value"] == dm_id:
+                    w["value"] = team["id"]
+                    changed += 1
+    if not changed:
+        raise CorpusError(f"{spec['capability']}: no check reads the DM")
+    for turn in spec["turns"]:
+        turn["content"] = re.sub(r"\b(?:our |that |the )?DMs?\b", team["name"], turn["content"])
+
+
+def _dm_posted(name: str, seed: int) -> Defect:
+    """The colleague's DM question answered by a post in a team channel (`_posted_for_dm`), the post check reading
+    only what was asked about."""
+    def breaks(spec: Spec) -> None:
+        _posted_for_dm(spec)
+        _question_words(spec)
+    return Defect(CLASS, name, f"synth:lookup_answer_source@{seed}",
+                  "answers a colleague's question asked in their DM by a post in a team channel stating a wrong "
+                  "answer: the post check reads only what was asked about", breaks=breaks, fix=_posted_for_dm,
+                  witness=_wrong_answer, gate="mutations", code="content_unchecked")
+
+
+DEFECTS += [_dm_posted("dm-answered-in-channel-3", 3), _dm_posted("dm-answered-in-channel-13", 13)]
