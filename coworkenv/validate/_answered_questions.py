@@ -21,7 +21,7 @@ numbers no check needs (status posts, hand-overs: defects113 measured 198 of 987
   world's table may have been rewound by another episode since) sent before the answer. A message after it asks
   nothing it answers (Jon's "Thanks! Checkout looks good from our side." in #incidents after incident_rollback's
   update; Mei's reply to delegate_and_follow_up's DM, which until defects127 made that DM, itself a request, an
-  "answer"). Over every corpus twin (1,669 distinct, 1,142 with a message write) the near misses changed for 16: the 9
+  "answer"). Over every corpus twin (1,670 distinct, 1,143 with a message write) the near misses changed for 16: the 9
   new defects' twins gained one (accepted) and 7 delegate_and_follow_up twins lost Mei's reply as their "request";
   over the strict sweep no spec was newly rejected;
 - the request and the message share a word of what it is about (`renewal`, `Yarrow`, `svc-geo`: not "Can someone
@@ -270,10 +270,12 @@ def _questions(spec: EnvSpec, index: EntityIndex, op: str, args: dict[str, Any])
     else:
         sent = [m for m in mail if m.get("folder") in ("sent", "drafts") and m.get("body") == args.get("body")]
     answered = min((w for m in sent if (w := _when(m)) is not None), default=None)
+    # a draft has no time: every message the run added counts (a colleague rarely mails again before it is sent)
+    undated = answered is None and op in _MAILS and any(m.get("folder") == "drafts" for m in sent)
 
     def before(m: dict[str, Any]) -> bool:
         when = _when(m)
-        return m.get("id") in first or (answered is not None and when is not None and when < answered)
+        return m.get("id") in first or undated or (answered is not None and when is not None and when < answered)
 
     if op == _POST:
         channel = index.channel_id(str(args.get("channel", "")))
@@ -283,8 +285,8 @@ def _questions(spec: EnvSpec, index: EntityIndex, op: str, args: dict[str, Any])
                and before(m)]
         # its members read a post: one who asked the user in their DM is answered there too (not by mail: an incident
         # reporter's mail, "Could you take a look?", is answered by the fix, and the channel's status post tells more)
-        members = {str(p) for c in index.rows("chat", "channels") if c.get("id") == channel for p in c.get("members") or []
-                   if p not in mine}
+        members = {str(p) for c in index.rows("chat", "channels") if c.get("id") == channel
+                   for p in c.get("members") or [] if p not in mine}
         dms = {"dm-" + "-".join(sorted({user or "me", p})): p for p in members}
         return out + [str(m["text"]) for m in chat if dms.get(str(m.get("channel"))) == m.get("sender") and before(m)]
     if op == _DM:

@@ -28,7 +28,14 @@ from tests.defects.told_answer_unchecked import _checked, _told
 from tests.defects.told_answer_unchecked import _wrong as _wrong_told
 from tests.defects.unmarked_question_unchecked import _case as _unmarked_case
 from tests.defects.unmarked_question_unchecked import _unmarked
-from tests.defects.unthreaded_answer_unchecked import _ABOUT, _in_channel, _question_words, _wrong_answer
+from tests.defects.unthreaded_answer_unchecked import (
+    _ABOUT,
+    _in_channel,
+    _message,
+    _question_words,
+    _unthreaded,
+    _wrong_answer,
+)
 
 CLASS = "unphrased_request_unchecked"
 # How a program can detect the class (what the gates should do), in one line.
@@ -277,8 +284,8 @@ def _dm_by_mail(name: str, seed: int, request: str) -> Defect:
         fix(spec)
         _question_words(spec)
     return Defect(CLASS, name, f"synth:lookup_answer_source@{seed}",
-                  "answers a colleague's request for a fact made in their DM by a mail stating a wrong answer: the mail "
-                  "check reads only what was asked about", breaks=breaks, fix=fix, witness=_wrong_answer,
+                  "answers a colleague's request for a fact made in their DM by a mail stating a wrong answer: the "
+                  "mail check reads only what was asked about", breaks=breaks, fix=fix, witness=_wrong_answer,
                   gate="mutations", code="content_unchecked")
 
 
@@ -348,3 +355,51 @@ def _dm_posted(name: str, seed: int) -> Defect:
 
 
 DEFECTS += [_dm_posted("dm-answered-in-channel-3", 3), _dm_posted("dm-answered-in-channel-13", 13)]
+
+
+def _mail_later(spec: Spec) -> None:
+    """The customer's mail comes during the episode: a first turn only announces the work (answered by a reply no
+    check needs), and the second turn's changes put the mail in the inbox (defects127: a request the run adds is
+    read from the run's own records; an answer kept as a draft has no time to order it by)."""
+    text = _message(spec)[2]
+    about = next((m.group(1) for p in _ABOUT if (m := p.search(text))), None)
+    mails = spec["world"]["apps"]["mail"]["messages"]
+    found = [m for m in mails if m["folder"] == "inbox" and about is not None and about in m["body"]]
+    if len(found) != 1:
+        raise CorpusError(f"{spec['capability']}: no one mail of the inbox asks about {about!r}")
+    request = found[0]
+    mails.remove(request)
+    first = spec["turns"][0]
+    spec["turns"] = [{"content": "Morning! I'm heading into meetings; more from me shortly.",
+                      "condition": {"kind": "after_reply"}, "changes": [], "announce": None, "advance_s": 0},
+                     {**first, "advance_s": 600, "changes": [{"kind": "put_record", "app": "mail", "table": "messages",
+                                                              "record": {**request, "sent_at": "$now"}}]}]
+    spec["reference"] = [{"steps": [{"call": None, "say": "Sure, I'll be here."}]}, *spec["reference"]]
+    for c in spec["checks"]:
+        if c["rule"].get("turn") == 0:
+            c["rule"]["turn"] = 1
+        if c["rule"]["kind"] == "frame":  # the mail the world puts in the inbox is no change of the agent's
+            c["rule"]["allow"].append({"app": "mail", "table": "messages", "id": request["id"], "fields": None,
+                                       "where": [{"field": "folder", "op": "equals", "value": "inbox"}]})
+
+
+def _draft_later(name: str, seed: int, request: str) -> Defect:
+    """The customer's mailed request, worded as `request`, put in the inbox by a later turn's changes and answered by
+    a new draft (`_unthreaded`, `_mail_later`) whose check reads only what was asked about."""
+    def fix(spec: Spec) -> None:
+        _unthreaded(spec)
+        _unmarked(request)(spec)
+        _mail_later(spec)
+
+    def breaks(spec: Spec) -> None:
+        fix(spec)
+        _question_words(spec)
+    return Defect(CLASS, name, f"synth:draft_only_reply@{seed}",
+                  "drafts a wrong answer to a customer's mailed request for a fact, worded as no question is, that "
+                  "came during the episode: the draft check reads only what was asked about",
+                  breaks=breaks, fix=fix, witness=_wrong_answer, gate="mutations", code="content_unchecked")
+
+
+# main rejects it too (it read the inbox as the last episode left it); it guards the draft's answer, which has no time
+# to order the run's messages by
+DEFECTS += [_draft_later("new-draft-later-need-1", 1, "Need {} before the renewal.")]
