@@ -236,7 +236,10 @@ def _first_ids(spec: EnvSpec) -> frozenset[str]:
 def _messages(index: EntityIndex, app: str, first: frozenset[str]) -> list[dict[str, Any]]:
     """The messages of `app` (chat, mail) of the run the index was made of: those the world holds from the start
     (`first`) and those the run added (a turn's changes, a world rule, the task's own), as the run left them; the
-    world's table is read for the first only, as the run that last played may have rewound it since."""
+    world's table is read for the first only, as the run that last played may have rewound it since. An index that
+    records no run's additions (one made of a final world, `near_miss_mutations` given a `World`) is read whole."""
+    if not index.created:
+        return index.rows(app, "messages")
     kept = [m for m in index.rows(app, "messages") if m.get("id") in first]
     return kept + [r for (a, t, _), r in index.created.items() if a == app and t == "messages"]
 
