@@ -8,20 +8,22 @@ the reply without its date, and is rejected. A direct message answering the ques
 DM (`lookup_answer_source`: "Hi Nia, what's the renewal date of the Yarrow Bank contract?") got none, and the same
 check was accepted (defects115). Made for every message, that near miss rejected sound specs whose messages state
 numbers no check needs (status posts, hand-overs: defects113 measured 198 of 987 twins). What tells an answer apart:
-- the conversation the message goes to holds a message of its recipient: from the person the DM goes to (in the DM
-  with the user) or a mail from the address the new mail goes to, whatever its wording; in a team channel, a
-  question from anyone but the user (`_QUESTION`: a question mark, or one of a list of phrases, "please let me
-  know", "could you send me", "I need the", defects118). Until defects122 a DM's or a mail's request had to read as
-  a question too, and one worded otherwise ("Need the renewal date before my call.", "Reply with the escalation code
-  when you can.", "I am after the SLA review date.") let a message check reading only what was asked about pass a
-  wrong answer. Without the phrases there, no spec of the strict sweep (seeds 1-30, the examples) and no corpus twin
-  got a new near miss that passes (the meeting_reschedule example's mail to the attendees, and its 20 twins, got
-  one its checks fail). In a channel the phrases stay: without them the incident_rollback example's status post in
-  #incidents, which shares words with what the team posted there, was rejected. Since defects126 a channel's message also
-  counts, whatever its wording, where it is in the world from the start and its sender is someone the user's turns
-  name ("Keiko asked me about a production setting of svc-pricing on chat"): "Somebody post the value here when you
-  can." in #incidents was no question, and a wrong post passed. A message that comes during the episode (Jon's
-  "Thanks! Checkout looks good from our side." after incident_rollback's update, Jon named in the turn) asks nothing;
+- a recipient of the message sent the user a message before it, whatever its wording: the person a DM or a mail goes to,
+  in their DM with the user or by mail, whichever way the answer goes; in a team channel, anyone but the user there,
+  and its members in their DM with the user (not by mail: an incident report mailed by a member of #incidents, "Could
+  you take a look?", shares a word with the status post, and 8 sound twins were rejected so). Until defects122 a DM's
+  or a mail's request had to read as a question ("Need the renewal date before my call." did not); until defects127 a
+  channel's had to read as one (`_QUESTION`, a list of phrases) or come from a person the user's turns name and be in
+  the world from the start, so "Somebody post the value here when you can." from someone the turn names by role ("the
+  on-call engineer asked in #incidents"), or put in the channel by a later turn's changes, let a wrong post pass, and
+  so did a DM's request answered by mail or in a channel. "Before" is by the run's clock: a message in the world from
+  the start, or one the run added (a turn's changes, a world rule: the index's `created`, as the run left it; the
+  world's table may have been rewound by another episode since) sent before the answer. A message after it asks
+  nothing it answers (Jon's "Thanks! Checkout looks good from our side." in #incidents after incident_rollback's
+  update; Mei's reply to delegate_and_follow_up's DM, which until defects127 made that DM, itself a request, an
+  "answer"). Over every corpus twin (1,670 distinct, 1,143 with a message write) the near misses changed for 16: the 9
+  new defects' twins gained one (accepted) and 7 delegate_and_follow_up twins lost Mei's reply as their "request";
+  over the strict sweep no spec was newly rejected;
 - the request and the message share a word of what it is about (`renewal`, `Yarrow`, `svc-geo`: not "Can someone
   review my PR?" in the channel a status post goes to, a question nobody answered there, adapt_silent_change@16);
 - the message states a fact (`entities.stated_facts`: a date, a day by its name or from today, a code, a number, an
@@ -47,7 +49,7 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Callable, Iterator, Mapping
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from coworkenv.checks import MISSING, render_value
@@ -68,24 +70,6 @@ from coworkenv.validate.entities import (
 
 _DM, _POST = "chat_send_dm", "chat_post_message"
 _MAILS = frozenset({"mail_send", "mail_save_draft"})
-# A question in a team channel: a question mark, or a request for something told, sent or confirmed, asked without one
-# ("please let me know the renewal date.", "could you send me the escalation code for Bison Hotels.", "I need the
-# hotline for a call.", "Hi Elif, what's the cost center for Escarpment."; defects118). Only a channel's messages must
-# read as one (defects122): there anyone's status chatter shares words with a post (see the module docstring).
-_QUESTION = re.compile(
-    r"\?"
-    r"|\blet\s+(?:me|us)\s+know\b"
-    r"|\b(?:please|pls|kindly)\s+(?:\w+\s+)?(?:send|share|confirm|tell|give|provide|forward|find|look\s+up|remind|"
-    r"advise|check|post|drop|lmk)\b"
-    r"|\b(?:can|could|would|will)\s+(?:you|someone|anyone|somebody|anybody)\s+(?:please\s+)?(?:send|share|confirm|"
-    r"tell|give|provide|forward|find|look\s+up|remind|advise|check|post|drop|let)\b"
-    r"|\b(?:tell|send|give|show|remind|forward)\s+me\b"
-    r"|\bi\s*(?:need|want|would\s+like|'d\s+like)\s+(?:to\s+know\s+)?(?:the|a|an|your|our|its|their|what|which|"
-    r"when|where|how|who)\b"
-    r"|\b(?:do|does)\s+(?:you|anyone|someone|anybody|somebody)\s+know\b"
-    r"|\bwondering\s+(?:what|when|where|which|who|how|if|whether)\b|\bany\s+idea\b"
-    r"|(?:^|[.!,;:]\s*)(?:what|when|where|which|who|how)(?:'s|\s+(?:is|are|was|were|does|do|did|will|should))\b",
-    re.IGNORECASE)
 _WORD = re.compile(r"[a-z][\w-]{3,}")  # a word of four characters or more, lower case
 # Words any question and any message may share without being about the same thing.
 _COMMON = frozenset({"about", "after", "again", "also", "anyone", "anything", "asked", "before", "been", "being",
@@ -111,7 +95,7 @@ def answered_question_mutations(spec: EnvSpec, writes: list[tuple[int, int, Tool
         args = {params.get(k, k): v for k, v in call.arguments.items()}  # by the op parameter each fills
         if args.get("in_reply_to"):
             continue  # a reply: `_text_mutations` leaves its facts out already
-        questions = _questions(index, tool.op, args, _named_people(spec, index, t), _first_ids(spec))
+        questions = _questions(spec, index, tool.op, args)
         if not questions:
             continue
         asked = "\n".join(questions)
@@ -242,55 +226,84 @@ def _read(sentence: str, terms: list[str], patterns: list[re.Pattern[str]]) -> b
     return any(p.search(sentence) for p in patterns) or any(x in lowered for x in terms)
 
 
-def _named_people(spec: EnvSpec, index: EntityIndex, turn: int) -> set[str]:
-    """The directory ids of the people the user's turns up to `turn` name (a full name, a first name or a chat
-    handle, as a whole word, a name as capitalised): "Keiko asked me about a production setting ..." (defects126)."""
-    said = "\n".join(t.content for t in spec.turns[:turn + 1])
-    out: set[str] = set()
-    for person in index.rows("directory", "people"):
-        name = str(person.get("name") or "")
-        forms = {name, name.split()[0]} if name.strip() else set()
-        handle = str(person.get("chat_handle") or "")
-        if handle:
-            forms.add("@" + handle)
-        if any(re.search(rf"(?<![\w@]){re.escape(f)}(?!\w)", said) for f in forms if len(f.lstrip("@")) >= 2):
-            out.add(str(person.get("id")))
-    return out
-
-
 def _first_ids(spec: EnvSpec) -> frozenset[str]:
-    """The ids of the chat messages the world holds before the episode starts: a message that comes later (a
-    colleague's "Thanks! Checkout looks good from our side." after the update) asked nothing the task answers."""
-    chat = spec.world.apps.chat
-    return frozenset() if chat is None else frozenset(m.id for m in chat.messages)
+    """The ids of the chat and mail messages the world holds before the episode starts."""
+    chat, mail = spec.world.apps.chat, spec.world.apps.mail
+    return frozenset([*(m.id for m in (chat.messages if chat is not None else [])),
+                      *(m.id for m in (mail.messages if mail is not None else []))])
 
 
-def _questions(index: EntityIndex, op: str, args: dict[str, Any], named: frozenset[str] | set[str] = frozenset(),
-               first: frozenset[str] = frozenset()) -> list[str]:
-    """The messages the recipient of a message sent in the conversation it goes to, whatever their wording: the
-    requests it may answer (see the module docstring). In a team channel, a message that reads as a question
-    (`_QUESTION`), or a message the world holds from the start (`first`) of a person the user's turns name (`named`,
-    `_named_people`): the task says who asked, whatever the words of the request ("Somebody post the value here when you can.", defects126)."""
-    user = index.user
-    if op == _DM:
-        person = index.person_id(str(args.get("person", "")))
-        if person is None:
-            return []
-        dm = "dm-" + "-".join(sorted({user or "me", person}))
-        return [str(m["text"]) for m in index.rows("chat", "messages")
-                if m.get("channel") == dm and m.get("sender") == person]
+def _messages(index: EntityIndex, app: str, first: frozenset[str]) -> list[dict[str, Any]]:
+    """The messages of `app` (chat, mail) of the run the index was made of: those the world holds from the start
+    (`first`) and those the run added (a turn's changes, a world rule, the task's own), as the run left them; the
+    world's table is read for the first only, as the run that last played may have rewound it since. An index that
+    records no run's additions (one made of a final world, `near_miss_mutations` given a `World`) is read whole."""
+    if not index.created:
+        return index.rows(app, "messages")
+    kept = [m for m in index.rows(app, "messages") if m.get("id") in first]
+    return kept + [r for (a, t, _), r in index.created.items() if a == app and t == "messages"]
+
+
+def _when(message: dict[str, Any]) -> datetime | None:
+    """When a message was sent (a chat message's `ts`, a mail's `sent_at`); None where it names no time."""
+    try:
+        when = datetime.fromisoformat(str(message.get("ts") or message.get("sent_at")).replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
+
+
+def _questions(spec: EnvSpec, index: EntityIndex, op: str, args: dict[str, Any]) -> list[str]:
+    """The messages the recipients of a message sent the user before it, whatever their wording: the requests it may
+    answer (see the module docstring). For a DM or a mail, the recipient's messages in their DM with the user and
+    their mails to the user, whichever way the answer goes (defects127: a DM's request answered by mail was not
+    read); in a team channel, anyone's messages there but the user's (defects127: until then one had to read as a
+    question, `_QUESTION`, or come from a person the user's turns name, and be in the world from the start), and
+    its members' DMs with the user (a DM's question answered in a channel they read; not their mails, see
+    below). A
+    message counts that is in the world from the start or was sent before the answer during the episode (a turn's
+    changes, a world rule): one after it (a colleague's "Thanks! Checkout looks good from our side." after the
+    update) asks nothing it answers; where the answer is not found among the run's messages (a tool storing its text
+    otherwise), only the world's first messages count."""
+    user, first = index.user, _first_ids(spec)
+    mine = (user, "me")
+    chat, mail = _messages(index, "chat", first), _messages(index, "mail", first)
+    if op in (_DM, _POST):
+        sent = [m for m in chat if m.get("sender") in mine and m.get("text") == args.get("text")]
+    else:
+        sent = [m for m in mail if m.get("folder") in ("sent", "drafts") and m.get("body") == args.get("body")]
+    answered = min((w for m in sent if (w := _when(m)) is not None), default=None)
+    # a draft has no time: every message the run added counts (a colleague rarely mails again before it is sent)
+    undated = answered is None and op in _MAILS and any(m.get("folder") == "drafts" for m in sent)
+
+    def before(m: dict[str, Any]) -> bool:
+        when = _when(m)
+        return m.get("id") in first or undated or (answered is not None and when is not None and when < answered)
+
     if op == _POST:
         channel = index.channel_id(str(args.get("channel", "")))
         if channel is None:
             return []
-        return [str(m["text"]) for m in index.rows("chat", "messages")
-                if m.get("channel") == channel and m.get("sender") not in (user, "me")
-                and ((m.get("sender") in named and m.get("id") in first) or _QUESTION.search(str(m.get("text"))))]
-    to = args.get("to")
-    recipients = {str(r).lower() for r in (to if isinstance(to, list) else [to]) if r}
-    addresses = {a for r in recipients if (a := index.address(r)) is not None}
-    return [f"{m.get('subject', '')}\n{m.get('body', '')}" for m in index.rows("mail", "messages")
-            if str(m.get("sender", "")).lower() in addresses and m.get("folder") not in ("sent", "drafts")]
+        out = [str(m["text"]) for m in chat if m.get("channel") == channel and m.get("sender") not in mine
+               and before(m)]
+        # its members read a post: one who asked the user in their DM is answered there too (not by mail: an incident
+        # reporter's mail, "Could you take a look?", is answered by the fix, and the channel's status post tells more)
+        members = {str(p) for c in index.rows("chat", "channels") if c.get("id") == channel
+                   for p in c.get("members") or [] if p not in mine}
+        dms = {"dm-" + "-".join(sorted({user or "me", p})): p for p in members}
+        return out + [str(m["text"]) for m in chat if dms.get(str(m.get("channel"))) == m.get("sender") and before(m)]
+    if op == _DM:
+        refs = [str(args.get("person", ""))]
+    else:
+        to = args.get("to")
+        refs = [str(r) for r in (to if isinstance(to, list) else [to]) if r]
+    people = {p for r in refs if (p := index.person_id(r)) is not None}
+    addresses = {a for r in refs if (a := index.address(r)) is not None}
+    dms = {"dm-" + "-".join(sorted({user or "me", p})): p for p in people}
+    out = [str(m["text"]) for m in chat if dms.get(str(m.get("channel"))) == m.get("sender") and before(m)]
+    return out + [f"{m.get('subject', '')}\n{m.get('body', '')}" for m in mail
+                  if str(m.get("sender", "")).lower() in addresses and m.get("folder") not in ("sent", "drafts")
+                  and before(m)]
 
 
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
