@@ -10,7 +10,8 @@ they act on records no check names (`task_mutations._Unrelated`), and this recor
 
 For each record of the world before the episode that a field check (its target) or a records check (an `id equals`
 condition) names, which the reference's run leaves as it was, where the agent is given the app's tool that deletes it
-(`<app>_delete_<kind>` taking the record's id) and no forbidden guard matches that call: the record is
+(`<app>_delete_<kind>` taking the record's id), or a tool the spec declares bound to that op or to `<app>_cancel_<kind>`
+with `remove: true` (an imported calendar's `calendar_delete_event`), and no forbidden guard matches that call: the record is
 removed from a copy of the world, and where every state check naming it still holds, as it did before, each such
 check is reported (`guard_holds_deleted`). Judged on the world alone, as `_guard_evasions` judges a forbidden guard
 on the calls alone: a frame may still stop the deletion, the check itself cannot tell a deleted record from one kept
@@ -24,22 +25,26 @@ from collections.abc import Iterator
 from typing import Any
 
 from coworkenv.apps import TOOLS
-from coworkenv.bindings import exposed_tools
+from coworkenv.bindings import bind_arguments, exposed_tools
 from coworkenv.checks import call_matches, holds
 from coworkenv.spec import EnvSpec, FieldRule, ForbiddenRule, RecordsRule
 from coworkenv.spec_regex import PatternRefused, PatternTimeout
+from coworkenv.tools import ToolError
 from coworkenv.validate._check_reads import spec_rules
+from coworkenv.validate._declared_calls import _plain_renames
 from coworkenv.validate.gates import GateError
 from coworkenv.world import World
 
 Key = tuple[str, str, str]
+_REMOVE_FLAGS = ("remove",)  # a cancel op's service argument that deletes the record for good (`calendar_cancel_event`)
 
 
 def deleted_guards(spec: EnvSpec, world: World, touched: set[Key], created: set[Key]) -> list[GateError]:
     """`guard_holds_deleted` errors (see the module docstring); `world` is the world before the episode, `touched`
     and `created` the records the reference's run changed and added."""
     exposed = set(exposed_tools(spec))
-    if not any("_delete_" in name for name in exposed):
+    if not any("_delete_" in name for name in exposed) and not any(
+            "_delete_" in d.bind.op or "_cancel_" in d.bind.op for d in spec.tool_decls):
         return []
     rules = [(path, check, rule) for _, check, path, rule in spec_rules(spec.checks)
              if isinstance(rule, FieldRule | RecordsRule)]
@@ -55,7 +60,10 @@ def deleted_guards(spec: EnvSpec, world: World, touched: set[Key], created: set[
         app, table, rid = key
         if (app, table) not in tables or world.table(app, table).get(rid) is None:
             continue
-        removal = next((r for r in _removals(app, table, rid, exposed) if not _guarded(r, forbidden)), None)
+        removals = [*(r for r in _removals(app, table, rid, exposed) if not _guarded(r, forbidden)),
+                    *(d for d, o in _declared_removals(spec, app, table, rid)
+                      if not _guarded(d, forbidden) and not _guarded(o, forbidden))]
+        removal = removals[0] if removals else None
         if removal is None or not all(_holds(world, rule) for _, _, rule in reading):
             continue
         gone = world.fork()
@@ -98,6 +106,30 @@ def _removals(app: str, table: str, rid: str, exposed: set[str]) -> Iterator[tup
     except ValueError:
         return
     yield name, args
+
+
+def _declared_removals(spec: EnvSpec, app: str, table: str, rid: str) -> Iterator[tuple[tuple[str, dict[str, Any]],
+                                                                                    tuple[str, dict[str, Any]]]]:
+    """((declared tool, its arguments), (op, the op's arguments)) of each tool the spec declares that deletes the
+    record: bound to `<app>_delete_<kind>`, or to `<app>_cancel_<kind>` with a flag that deletes for good set
+    (`remove: true`, an imported calendar's `calendar_delete_event`), its record argument a plain rename of the op's."""
+    kind = table[:-1] if table.endswith("s") else table
+    for decl in spec.tool_decls:
+        op = decl.bind.op
+        if op not in (f"{app}_delete_{kind}", f"{app}_cancel_{kind}") or op not in TOOLS or decl.bind.unserved:
+            continue
+        required = [k for k, f in TOOLS[op].params.model_fields.items() if f.is_required()]
+        names = [n for n, to in _plain_renames(decl.bind).items() if len(required) == 1 and to == required[0]]
+        if not names:
+            continue
+        args = {names[0]: rid}
+        try:
+            op_args = bind_arguments(decl.bind, args)
+            TOOLS[op].params.model_validate({required[0]: op_args.get(required[0])})  # the service's flags aside
+        except (ToolError, ValueError, TypeError):
+            continue
+        if op.startswith(f"{app}_delete_") or any(op_args.get(flag) is True for flag in _REMOVE_FLAGS):
+            yield (decl.name, args), (op, op_args)
 
 
 def _guarded(call: tuple[str, dict[str, Any]], forbidden: list[Any]) -> bool:

@@ -207,7 +207,7 @@ def mutations_gate(ctx: GateContext) -> GateResult:
                     *evaded_guards(seen, initial)])  # the world before any episode: its active configs, not a mutant's
     errors += routes + same_effect_guards(seen, routes)
     errors += respelled_phrases(seen)
-    errors += deleted_guards(seen, initial, episodes.touched, episodes.created)  # a check a deletion meets
+    errors += deleted_guards(ctx.spec, initial, episodes.touched, episodes.created)  # a check a deletion meets
     errors += _early_acts(ctx)
     errors += _undone(ctx, initial, dropped_passes, view)
     errors += credited_attempts(ctx.spec, episodes, results)  # a refused call credited (`_refused_calls`)
