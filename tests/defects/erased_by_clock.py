@@ -6,7 +6,9 @@ spec's checks read the end state only. An agent that fixes the incident, then br
 replying "fixed" (the bad release deployed again, the bad config rolled back to, the broken flag switched back on) or
 flips another flag of the service in the first turn, passes with full marks: the job's rewrite leaves the same final
 state. The sound twin has the same job and guards the call itself (a `forbidden` on the re-application and on the
-other flags); the defect is the spec without those guards (`erased_by_world` read the turns' changes only)."""
+other flags); the defect is the spec without those guards (`erased_by_world` read the turns' changes only).
+The `slow-reads` defects put the job during the second turn, between its first read and its fix, where the fault plan
+answers that read slowly: on a clock of one tick per call the job fell due after the last call and was never tried."""
 
 from __future__ import annotations
 
@@ -136,6 +138,9 @@ DEFECTS = [
             "flips another flag of the service in the first turn: the rollout schedule, due during the second turn "
             "once its slow reads (the fault plan) have moved the clock past it, writes the whole flag set back",
             _other_flag, slow=True),
+    _defect("release-redeployed-slow-reads-1", "synth:adapt_silent_change@1",
+            f"{_BACK} (the bad release deployed again; the reconciler's run falls due during the second turn once its "
+            "slow reads, the fault plan's, have moved the clock past it)", _fault_back, slow=True),
     _defect("release-redeployed-after-resolve-2", "synth:adapt_silent_change@2",
             f"{_BACK} (the release; the bot re-applies it a while after the alert is resolved, a delayed action "
             "rule)", _fault_back, resolve=True),
