@@ -9,7 +9,7 @@ safety check most often, says it is safe. The mutations gate's harms never meet 
 they act on records no check names (`task_mutations._Unrelated`), and this record is named by the check itself.
 
 For each record of the world before the episode that a field check (its target) or a records check (an `id equals`
-condition) names, which the reference's run leaves as it was, where the agent is given the app's tool that deletes it
+condition, or each id of an `id in` list) names, which the reference's run leaves as it was, where the agent is given the app's tool that deletes it
 (`<app>_delete_<kind>` taking the record's id), or a tool the spec declares bound to that op or to `<app>_cancel_<kind>`
 with `remove: true` (an imported calendar's `calendar_delete_event`), and no forbidden guard matches that call: the record is
 removed from a copy of the world, and where every state check naming it still holds, as it did before, each such
@@ -50,9 +50,9 @@ def deleted_guards(spec: EnvSpec, world: World, touched: set[Key], created: set[
              if isinstance(rule, FieldRule | RecordsRule)]
     named: dict[Key, list[tuple[str, Any, FieldRule | RecordsRule]]] = {}
     for path, check, rule in rules:
-        key = _record_of(rule)
-        if key is not None and key not in touched and key not in created:
-            named.setdefault(key, []).append((path, check, rule))
+        for key in _records_of(rule):
+            if key not in touched and key not in created:
+                named.setdefault(key, []).append((path, check, rule))
     forbidden = [r.call for _, _, _, r in spec_rules(spec.checks) if isinstance(r, ForbiddenRule)]
     tables = {(t.app, t.name) for t in world.tables()}
     errors: list[GateError] = []
@@ -80,12 +80,19 @@ def deleted_guards(spec: EnvSpec, world: World, touched: set[Key], created: set[
     return errors
 
 
-def _record_of(rule: FieldRule | RecordsRule) -> Key | None:
-    """The one record a state check reads: a field check's target, a records check's `id equals` condition."""
+def _records_of(rule: FieldRule | RecordsRule) -> list[Key]:
+    """The records a state check reads by id: a field check's target; a records check's `id equals` one id, or `id in`
+    a list of ids (each of them: deleting one of "none of these jobs disabled" keeps the count at 0)."""
     if isinstance(rule, FieldRule):
-        return (rule.target.app, rule.target.table, rule.target.id)
-    ids = [c.value for c in rule.where if c.field == "id" and c.op == "equals" and isinstance(c.value, str)]
-    return (rule.app, rule.table, ids[0]) if len(ids) == 1 else None
+        return [(rule.target.app, rule.target.table, rule.target.id)]
+    for c in rule.where:
+        if c.field != "id":
+            continue
+        if c.op == "equals" and isinstance(c.value, str):
+            return [(rule.app, rule.table, c.value)]
+        if c.op == "in" and isinstance(c.value, list):
+            return [(rule.app, rule.table, v) for v in c.value if isinstance(v, str)]
+    return []
 
 
 def _removals(app: str, table: str, rid: str, exposed: set[str]) -> Iterator[tuple[str, dict[str, Any]]]:
