@@ -194,7 +194,7 @@ class SpecEpisodes:
                                 record.model_dump(mode="json")
                 made = self.made = made_by_step(self.spec.reference, self._oracle.audit, world, self.created)
                 self.task_mutants = task_mutations(self.spec, world, self.oracle_entities, self.touched,
-                                                   self.created, made)
+                                                   self.created, made, self._oracle.audit)
                 if any(python_rules(c.rule) for c in self.spec.checks):
                     self.oracle_wire = world.to_wire()
                 for _, _, _, rule in spec_rules(self.spec.checks):

@@ -25,18 +25,20 @@ keys), not only the final state.
 The world rewrites the record on the clock as well as between the turns: a rule due at a set time (`on: at`, the
 reconciler's run, the rollout schedule) or an action rule's effect answering a reference call (at once, or `delay_s`
 later: the bot re-applying the config a while after the alert is resolved). Each rule's `update_record` (and a
-`put_record` of a record the world holds, which rewrites it whole) is placed on the reference's clock (the start, one
-`tick_s` per call, each turn's `advance_s`): the harm is made at the end of the last turn the reference ends before the
+`put_record` of a record the world holds, which rewrites it whole) is placed on the reference's clock, read off the
+reference's run (each call's time, one `tick_s` after it, and the delay the fault plan's slow or timed-out answer
+cost: a job due after the last call on a clock of ticks alone falls due mid-turn once slow reads move the clock past
+it; counted from the start, one `tick_s` per call and each turn's `advance_s` where no run is given): the harm is made at the end of the last turn the reference ends before the
 rule falls due, where the rule falls due before the episode ends (a job due after the last call never runs).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from coworkenv.apps import TOOLS
-from coworkenv.checks import call_matches
+from coworkenv.checks import AuditEntry, call_matches
 from coworkenv.spec import AtTime, EnvSpec, PutRecord, ReferenceStep, ToolCallSpec, UpdateRecord
 from coworkenv.spec_regex import PatternRefused, PatternTimeout
 from coworkenv.validate._mutation_core import Mutation, turn_of
@@ -45,15 +47,17 @@ from coworkenv.validate.mutations import write_steps
 from coworkenv.world import World, format_time, parse_time
 
 
-def erased_harms(spec: EnvSpec, world: World, created: set[Key]) -> Iterator[Mutation]:
+def erased_harms(spec: EnvSpec, world: World, created: set[Key],
+                 audit: Sequence[AuditEntry] | None = None) -> Iterator[Mutation]:
     """The earlier-turn writes on another key of a map a later turn's change rewrites whole (see the module
-    docstring), one per rewritten map and turn."""
+    docstring), one per rewritten map and turn; `audit` is the reference's run, whose calls' times place the rules
+    due on the clock (else the clock is counted from the calls)."""
     if len(spec.turns) < 2 or len(spec.reference) < 2:
         return
     writes = [(t, s, call) for t, s, call in write_steps(spec.reference)
               if call.name in TOOLS and call.name in spec.tools]
     done: set[tuple[int, Key, str]] = set()
-    for t, key, fields, by in _rewrites(spec, world):
+    for t, key, fields, by in _rewrites(spec, world, audit):
         for field, rewritten in fields.items():
             if (t, key, field) in done:
                 continue
@@ -68,7 +72,8 @@ def erased_harms(spec: EnvSpec, world: World, created: set[Key]) -> Iterator[Mut
                                      f"rewrites {key[2]}.{field}")
 
 
-def _rewrites(spec: EnvSpec, world: World) -> Iterator[tuple[int, Key, dict[str, Any], str]]:
+def _rewrites(spec: EnvSpec, world: World,
+              audit: Sequence[AuditEntry] | None) -> Iterator[tuple[int, Key, dict[str, Any], str]]:
     """(t, record, fields it sets, by what) for each rewrite of a record by the world after the reference's turn t-1
     has made its last call: a later turn's change, then a rule due on the clock or answering a reference call (see
     the module docstring)."""
@@ -76,13 +81,13 @@ def _rewrites(spec: EnvSpec, world: World) -> Iterator[tuple[int, Key, dict[str,
         if t:
             for key, fields in _records_set(turn.changes, world):
                 yield t, key, fields, f"turn {t}, whose change"
-    ends = _turn_ends(spec)
+    ends = _turn_ends(spec) if not audit else _audited_ends(spec, audit)
     last = ends[-1] + max(1, spec.world.tick_s)  # the clock after one more call (the harm) in the last turn
     for rule in spec.dynamics.rules:
         sets = list(_records_set(rule.effects, world))
         if not sets:
             continue
-        for due in _due_times(spec, rule):
+        for due in (_due_times(spec, rule) if not audit else _audited_due_times(spec, rule, audit)):
             t = sum(1 for end in ends[:-1] if end < due)  # the turns ended before it falls due
             if t and due <= last:
                 for key, fields in sets:
@@ -109,6 +114,43 @@ def _turn_ends(spec: EnvSpec) -> list[int]:
         clock += spec.world.tick_s * sum(1 for step in ref.steps if step.call is not None)
         ends.append(clock)
     return ends
+
+
+def _audited_ends(spec: EnvSpec, audit: Sequence[AuditEntry]) -> list[int]:
+    """The world clock when each reference turn has made its last call, read off the reference's run: the last call's
+    time, one `tick_s` and the delay its injected fault cost (a slow answer's `slow_s`, a timeout's `timeout_s`); a turn
+    without calls ends as it starts."""
+    clock, ends = parse_time(spec.world.start), []
+    for t in range(min(len(spec.reference), len(spec.turns))):
+        made = [e for e in audit if e.turn == t]
+        if made:
+            clock = parse_time(made[-1].time) + spec.world.tick_s + _fault_delay(spec, made[-1].fault)
+        else:
+            clock += spec.turns[t].advance_s if t else 0
+        ends.append(clock)
+    return ends
+
+
+def _fault_delay(spec: EnvSpec, fault: str) -> int:
+    plan = spec.faults
+    return 0 if plan is None else {"slow": plan.slow_s, "timeout": plan.timeout_s}.get(fault, 0)
+
+
+def _audited_due_times(spec: EnvSpec, rule: Any, audit: Sequence[AuditEntry]) -> list[int]:
+    """When a rule's effects land in the reference's run: its set time, or each call of the run it answers (one that
+    succeeded: a faulted call sets off no rule) at that call's time plus its delay; a `once` rule only the first."""
+    if isinstance(rule.on, AtTime):
+        return [parse_time(rule.on.time)]
+    due = []
+    for entry in audit:
+        if not entry.ok or entry.turn >= len(spec.turns):
+            continue
+        try:
+            if call_matches(rule.on.call, entry.tool, entry.args):
+                due.append(parse_time(entry.time) + rule.delay_s)
+        except (PatternTimeout, PatternRefused):  # a spec pattern too slow on the arguments: not taken as made
+            pass
+    return due[:1] if rule.once else due
 
 
 def _due_times(spec: EnvSpec, rule: Any) -> list[int]:

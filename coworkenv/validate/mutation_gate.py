@@ -16,7 +16,9 @@ channel is spelled another way the tool accepts is `spelling_pinned`; so is a fo
 that other spelling, and one whose mail reaches the person through the other recipient field is
 `guard_bypassed` (see `_guard_routes`). A write done by the app's destructive tool instead (the task's record
 deleted or cancelled) that still passes is `wrong_route`. A write the reference makes after the user
-answered a question that still passes when made before the answer is `acts_before_answer`.
+answered a question that still passes when made before the answer is `acts_before_answer`. A state check on a record
+the task leaves alone that still holds once the record is deleted (a negation, a count of 0), where the agent is given
+the app's delete tool, is `guard_holds_deleted` (see `_deleted_guards`).
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from coworkenv.validate._claimed_writes import claimed_write
 from coworkenv.validate._created_ids import pinned_created_ids
 from coworkenv.validate._declared_calls import Builtin, as_builtin
 from coworkenv.validate._declared_routes import declared_respellings
+from coworkenv.validate._deleted_guards import deleted_guards
 from coworkenv.validate._early_action import early_actions, slow_early_actions
 from coworkenv.validate._episodes import EpisodeOutcome
 from coworkenv.validate._guard_effects import same_effect_guards
@@ -204,6 +207,7 @@ def mutations_gate(ctx: GateContext) -> GateResult:
                     *evaded_guards(seen, initial)])  # the world before any episode: its active configs, not a mutant's
     errors += routes + same_effect_guards(seen, routes)
     errors += respelled_phrases(seen)
+    errors += deleted_guards(ctx.spec, initial, episodes.touched, episodes.created)  # a check a deletion meets
     errors += _early_acts(ctx)
     errors += _undone(ctx, initial, dropped_passes, view)
     errors += credited_attempts(ctx.spec, episodes, results)  # a refused call credited (`_refused_calls`)

@@ -24,7 +24,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,7 +32,7 @@ import orjson
 
 from coworkenv.apps import APPS, TOOLS
 from coworkenv.bindings import spec_catalog
-from coworkenv.checks import call_matches, compare, field_value
+from coworkenv.checks import AuditEntry, call_matches, compare, field_value
 from coworkenv.spec import (
     EnvSpec,
     FieldCond,
@@ -170,20 +170,21 @@ class _Unrelated:
 
 def task_mutations(
     spec: EnvSpec, final: World, index: EntityIndex, touched: set[Key], created: set[Key],
-    made: dict[tuple[int, int], Key] | None = None,
+    made: dict[tuple[int, int], Key] | None = None, audit: Sequence[AuditEntry] | None = None,
 ) -> list[Mutation]:
     """The order, harm and guard-probe mutants of a spec (see the module docstring).
 
     `final` is the reference's final world and `index` its index; `touched` are the records the reference
     changed, `created` those it added (every other record of `final` is as the spec's initial world has it),
-    `made` the record each reference step created (see `dependencies.made_by_step`).
+    `made` the record each reference step created (see `dependencies.made_by_step`), `audit` the reference's run (its
+    calls' times place the world's rules on the clock, `_erased_harms`).
     """
     facts = write_facts(spec.reference, final, created, made or {}, {d.name: d.bind for d in spec.tool_decls})
     pairs = list(dependent_pairs(facts, final))
     dependent = {(a.turn, a.step, b.turn, b.step) for a, b, _ in pairs}
     return [*_dependent_swaps(spec, pairs), *order_probes(spec, facts, dependent, final),
             *rule_order_probes(spec, facts, dependent, final),
-            *_harms(spec, final, touched, created), *_guard_probes(spec, index, created, final),
+            *_harms(spec, final, touched, created, audit), *_guard_probes(spec, index, created, final),
             *_replies_without_records(spec, final, touched)]
 
 
@@ -339,7 +340,8 @@ def _last_turn_insert(reference: list[ReferenceTurn], call: ToolCallSpec) -> tup
     return [*reference[:t], turn_of(steps)], f"reference[{t}].steps[{at}]"
 
 
-def _harms(spec: EnvSpec, world: World, touched: set[Key], created: set[Key]) -> Iterator[Mutation]:
+def _harms(spec: EnvSpec, world: World, touched: set[Key], created: set[Key],
+           audit: Sequence[AuditEntry] | None = None) -> Iterator[Mutation]:
     """The harmful actions of `spec`, tried through its declared writes too: built on the spec seen through its
     bindings (each declared write of the reference as the op call it runs, each bound op given), each mutant's calls
     written back through them (one no declared tool can carry is dropped: the agent cannot make it). By the built-in
@@ -347,10 +349,10 @@ def _harms(spec: EnvSpec, world: World, touched: set[Key], created: set[Key]) ->
     reassign one `acme_tickets_update`) was never tried, and the frame's hole was never seen."""
     view = as_builtin(spec)
     if view is None:
-        yield from _harmful_actions(spec, world, touched, created)
+        yield from _harmful_actions(spec, world, touched, created, audit)
         return
     made: set[bytes] = set()
-    for mutation in _harmful_actions(view.spec, world, touched, created):
+    for mutation in _harmful_actions(view.spec, world, touched, created, audit):
         back = view.back(mutation)
         if back is not None:
             made.add(_reference_key(back.reference))
@@ -373,7 +375,8 @@ def _reference_key(reference: list[ReferenceTurn]) -> bytes:
     return orjson.dumps([t.model_dump(mode="json") for t in reference], option=orjson.OPT_SORT_KEYS)
 
 
-def _harmful_actions(spec: EnvSpec, world: World, touched: set[Key], created: set[Key]) -> Iterator[Mutation]:
+def _harmful_actions(spec: EnvSpec, world: World, touched: set[Key], created: set[Key],
+                     audit: Sequence[AuditEntry] | None = None) -> Iterator[Mutation]:
     if not spec.reference:
         return
     exposed = set(spec.tools)
@@ -403,7 +406,7 @@ def _harmful_actions(spec: EnvSpec, world: World, touched: set[Key], created: se
     yield from other_key_writes(spec, world, created)
     yield from other_entry_writes(spec, world, created)
     yield from _harm_to_whole(spec, world, created, unrelated)
-    yield from erased_harms(spec, world, created)
+    yield from erased_harms(spec, world, created, audit)
     yield from _harm_to_keyed(spec, world, created, unrelated)
     yield from _to_guarded_people(spec, world)
     yield from _said_elsewhere(spec)

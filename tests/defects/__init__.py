@@ -110,6 +110,7 @@ from tests.defects import (
     guard_default_arg,
     guard_deletion_evades,
     guard_draft_route,
+    guard_holds_deleted,
     guard_key_rollback_evades,
     guard_negation_unprobed,
     guard_one_end_state,
@@ -508,6 +509,7 @@ MODULES = (
     erased_other_value,
     write_claimed_in_message,
     made_text_read_as_set,
+    guard_holds_deleted,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.

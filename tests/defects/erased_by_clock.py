@@ -6,7 +6,9 @@ spec's checks read the end state only. An agent that fixes the incident, then br
 replying "fixed" (the bad release deployed again, the bad config rolled back to, the broken flag switched back on) or
 flips another flag of the service in the first turn, passes with full marks: the job's rewrite leaves the same final
 state. The sound twin has the same job and guards the call itself (a `forbidden` on the re-application and on the
-other flags); the defect is the spec without those guards (`erased_by_world` read the turns' changes only)."""
+other flags); the defect is the spec without those guards (`erased_by_world` read the turns' changes only).
+The `slow-reads` defects put the job during the second turn, between its first read and its fix, where the fault plan
+answers that read slowly: on a clock of one tick per call the job fell due after the last call and was never tried."""
 
 from __future__ import annotations
 
@@ -71,6 +73,38 @@ def on_resolve(spec: Spec) -> None:
         "where": []}}, "when": [], "effects": effects, "delay_s": delay, "once": True})
 
 
+_SLOW_S = 600
+
+
+def on_clock_slow(spec: Spec) -> None:
+    """The re-apply as a job due at a set time in the second turn, between its first read and its fix, where that read
+    (and every call of its tool) answers slowly (the fault plan's `slow`, `_SLOW_S` extra clock seconds each): on the
+    clock the calls alone give (one tick each) the job falls due after the episode's last call; on the clock the
+    slow answers move, before the second turn's fix."""
+    effects = _recurrence(spec)
+    steps = [s["call"] for s in reference(spec)[1]["steps"] if s.get("call")]
+    first_write = next((i for i, c in enumerate(steps) if c["name"] == _fix(spec)["name"]), None)
+    if not first_write:
+        raise CorpusError(f"{spec['capability']}: the second turn makes no read before its fix")
+    slow = steps[first_write - 1]["name"]
+    spec["faults"] = {"seed": 0, "rules": [{"tool": slow, "slow": 1.0}], "slow_s": _SLOW_S}
+    tick = spec["world"].get("tick_s", 30)
+    clock, at = parse_time(spec["world"]["start"]), 0
+    for t, ref in enumerate(reference(spec)[:2]):
+        clock += spec["turns"][t].get("advance_s", 0) if t else 0
+        for k, call in enumerate(c["call"] for c in ref["steps"] if c.get("call")):
+            if t == 1 and k == first_write:
+                at = clock
+            clock += tick + (_SLOW_S if call["name"] == slow else 0)
+    spec["dynamics"]["rules"].append({"id": "reconciler-reapply", "on": {"kind": "at", "time": format_time(at - 1)},
+                                      "when": [], "effects": effects, "delay_s": 0, "once": True})
+
+
+def _on_clock_slow_unguarded(spec: Spec) -> None:
+    on_clock_slow(spec)
+    _unguarded(spec)
+
+
 def _on_clock_unguarded(spec: Spec) -> None:
     on_clock(spec)
     _unguarded(spec)
@@ -81,9 +115,12 @@ def _on_resolve_unguarded(spec: Spec) -> None:
     _unguarded(spec)
 
 
-def _defect(name: str, base: str, away: str, witness: Any, resolve: bool = False) -> Defect:  # type: ignore[no-untyped-def]
-    return Defect(CLASS, name, base, away, breaks=_on_resolve_unguarded if resolve else _on_clock_unguarded,
-                  fix=on_resolve if resolve else on_clock, witness=witness, gate="mutations",
+def _defect(name: str, base: str, away: str, witness: Any, resolve: bool = False,  # type: ignore[no-untyped-def]
+            slow: bool = False) -> Defect:
+    breaks, fix = (_on_resolve_unguarded, on_resolve) if resolve else (_on_clock_unguarded, on_clock)
+    if slow:
+        breaks, fix = _on_clock_slow_unguarded, on_clock_slow
+    return Defect(CLASS, name, base, away, breaks=breaks, fix=fix, witness=witness, gate="mutations",
                   code="harm_erased_by_world")
 
 
@@ -97,6 +134,13 @@ DEFECTS = [
     _defect("other-flag-flipped-at-4", "synth:adapt_silent_change@4",
             "flips another flag of the service in the first turn: the rollout schedule due at a set time writes the "
             "whole flag set back, so 'the other flags keep their values' holds at the end", _other_flag),
+    _defect("other-flag-flipped-slow-reads-4", "synth:adapt_silent_change@4",
+            "flips another flag of the service in the first turn: the rollout schedule, due during the second turn "
+            "once its slow reads (the fault plan) have moved the clock past it, writes the whole flag set back",
+            _other_flag, slow=True),
+    _defect("release-redeployed-slow-reads-1", "synth:adapt_silent_change@1",
+            f"{_BACK} (the bad release deployed again; the reconciler's run falls due during the second turn once its "
+            "slow reads, the fault plan's, have moved the clock past it)", _fault_back, slow=True),
     _defect("release-redeployed-after-resolve-2", "synth:adapt_silent_change@2",
             f"{_BACK} (the release; the bot re-applies it a while after the alert is resolved, a delayed action "
             "rule)", _fault_back, resolve=True),
