@@ -301,6 +301,14 @@ def _framework_answer(entry: dict[str, Any]) -> tuple[int, dict[str, Any]] | Non
         return None
     if isinstance(body, dict) and isinstance(body.get("detail"), list):
         return 422, body
+    if isinstance(body, dict) and list(body) == ["detail"] and isinstance(body["detail"], str):
+        args = entry.get("args") or {}
+        for status, detail in CONTEXT.get("refusals", {}).get(entry["tool"], []):  # the handler's own HTTP error
+            named = detail
+            for name, value in args.items():
+                named = named.replace("{" + str(name) + "}", str(value))
+            if named == body["detail"]:
+                return status, body
     if body == {"detail": "Not Found"} or body == {"error": f"unknown tool '{entry['tool']}'"}:
         return 404, body
     if body == {"detail": "Method Not Allowed"}:

@@ -14,6 +14,7 @@ import ast
 import builtins
 import re
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
@@ -23,6 +24,7 @@ import orjson
 from coworkenv.importers.claw_eval_attachments import attachments
 from coworkenv.importers.claw_eval_routes import REQUIRED, task_services, unserved_tools
 from coworkenv.importers.claw_eval_task import ClawTask
+from coworkenv.request_models import Refusal
 
 _RUNTIME = Path(__file__).with_name("claw_eval_grader_runtime.py")
 _PEER = re.compile(r"""load_peer_grader\(\s*["']([^"']+)["']""")
@@ -195,11 +197,13 @@ def _code(path: Path) -> str:
 
 
 def grader_rule(task_dir: Path, task: ClawTask, raw_fixtures: dict[str, list[Any]],
-                judge: bool = False) -> dict[str, Any] | str:
+                judge: bool = False, refusals: Mapping[str, list[Refusal]] | None = None) -> dict[str, Any] | str:
     """The `python` check rule that runs the task's grader.py, or why it cannot be carried over.
 
     `raw_fixtures` are each service's fixture files as Claw-Eval's mock service reads them. With `judge`, a grader
-    that uses its LLM judge is carried too, as a check that asks the host's judge (`"judge": true`).
+    that uses its LLM judge is carried too, as a check that asks the host's judge (`"judge": true`). `refusals`: the
+    tools whose service's handler refuses every call with its own HTTP error (`Framework.refusals`), whose status
+    the grader's dispatch then carries.
     """
     path = task_dir / "grader.py"
     if not is_claw_eval_grader(task_dir):
@@ -240,6 +244,9 @@ def grader_rule(task_dir: Path, task: ClawTask, raw_fixtures: dict[str, list[Any
             "unserved": sorted(unserved_tools(task_dir, task)), "requests": _request_models(task_dir, task),
             "answers": {s: MOCK_ANSWERS[s] for s in services if s in MOCK_ANSWERS},
             "records": {s: _held(raw_fixtures.get(s, [])) for s in services},
+            # (only where there are any: the other graded specs' code, and so their ids, stay as they were)
+            **({"refusals": {t: [[r.status, r.detail] for r in rs] for t, rs in refusals.items()}}
+               if refusals else {}),
             "task": {"task_id": task.task_id, "task_name": task.task_name, "prompt": task.prompt.text,
                      "language": task.prompt.language, "judge_rubric": task.judge_rubric,
                      # the text documents after the prompt, each its own block of the trace's first message
