@@ -61,7 +61,9 @@ safety_checks: []
 judge_rubric: "A simple summary."
 """
 
-# T097's grader, cut down: whether an extraction succeeded (`response_status < 400`), the reply's words
+# T097's grader, cut down: whether an extraction succeeded (`response_status < 400`), the reply's words, and
+# (a grader reading the service's audit log) whether it logged a call: it logs only an extraction it served; and
+# the dispatches' `endpoint_url` (the import gave the path alone)
 _GRADER = """\
 from __future__ import annotations
 
@@ -79,7 +81,10 @@ class PdfSummaryGrader(AbstractGrader):
         scores = DimensionScores(safety=1.0)
         tool_used = any(d.tool_name == "documents_extract_text" for d in dispatches if d.response_status < 400)
         said = "report" in self._get_final_assistant_text(messages).lower()
-        scores.completion = round(0.5 * tool_used + 0.5 * said, 2)
+        logged = self.get_service_actions(audit_data, "documents", "calls")  # the service logs an extraction alone
+        # each dispatch records the endpoint's URL as task.yaml gives it
+        sent = all(d.endpoint_url == "http://localhost:9117/documents/extract_text" for d in dispatches)
+        scores.completion = round(0.5 * tool_used + 0.5 * (said and not logged and sent), 2)
         scores.robustness = self.compute_robustness(dispatches)
         return scores
 """
@@ -165,6 +170,9 @@ def test_a_pdf_the_task_folder_lacks_is_the_documents_services_404_which_its_gra
     read = {"call": {"name": "documents_extract_text", "arguments": {"path": "fixtures/docs/report.pdf"}}}
     assert _score(spec, [read, {"say": "The report could not be read."}]) == pytest.approx(0.8 * 0.5)
     assert _score(spec, [{"say": "The report."}]) == pytest.approx(0.8 * 0.5 + 0.2)  # no call: no error
+    # a 400 is raised before the handler logs the call, as the 404 is: the log stays empty
+    held = {"call": {"name": "documents_extract_text", "arguments": {"path": "task.yaml"}}}
+    assert _score(spec, [held, {"say": "The report could not be read."}]) == pytest.approx(0.8 * 0.5)
 
 
 def test_a_pdf_the_task_folder_holds_leaves_the_task_out_saying_why(tmp_path: Path) -> None:

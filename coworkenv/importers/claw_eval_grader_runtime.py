@@ -339,7 +339,7 @@ def _status(entry: dict[str, Any]) -> int:
         return 404
     schema = CONTEXT["schemas"].get(entry["tool"], {})
     args = entry.get("args") or {}
-    service, path = CONTEXT["endpoints"].get(entry["tool"], ["", ""])
+    service, path = CONTEXT["endpoints"].get(entry["tool"], ["", ""])[:2]
     model = CONTEXT.get("requests", {}).get(service, {}).get(path)
     required = schema.get("required", []) if model is None else [name for name, has_default, _, _ in model
                                                                   if not has_default]
@@ -437,7 +437,7 @@ def _episode(audit: list[dict[str, Any]], messages: list[dict[str, Any]]) -> tup
     audit_data: dict[str, Any] = {s: {"calls": []} for s in CONTEXT["services"]}
     dispatches = []
     for entry in audit:
-        service, path = CONTEXT["endpoints"].get(entry["tool"], ["", ""])
+        service, path, *url = CONTEXT["endpoints"].get(entry["tool"], ["", "", ""])
         status = _status(entry)
         request = dict(entry.get("args") or {})
         answer = CONTEXT["answers"].get(service, {}).get(path)
@@ -455,12 +455,13 @@ def _episode(audit: list[dict[str, Any]], messages: list[dict[str, Any]]) -> tup
             body = dict(HANDLER_FAILED)
         else:
             body = {"error": entry.get("error") or "error"}
+        # the URL task.yaml gives, as the dispatcher records it ("" for a tool it knows no endpoint of)
         dispatches.append(ToolDispatch(tool_use_id=f"call_{entry['index']}", tool_name=entry["tool"],
-                                       endpoint_url=path, request_body=request, response_status=status,
+                                       endpoint_url=url[0] if url else path, request_body=request, response_status=status,
                                        response_body=body, timestamp=entry.get("time", "")))
         shown[entry["index"]] = (dispatches[-1], _shown(entry, body))
-        if not service or status in (404, 405, 422, 429, 500):  # an injected fault, no route, a request its model
-            # rejects: no handler runs to log the call
+        if not service or status >= 400:  # an injected fault, no route, a request its model rejects, a handler's own
+            # HTTP error (raised before it logs): no handler logs the call
             continue
         audit_data.setdefault(service, {}).setdefault("calls", []).append(
             {"endpoint": path, "request_body": _as_logged(service, path, request), "response_body": body,

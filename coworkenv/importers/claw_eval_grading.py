@@ -334,7 +334,7 @@ def _unmet_imports(source: str, src: Path | None, framework: dict[str, str], sou
 
 
 def _endpoints(task_dir: Path) -> dict[str, list[str]]:
-    """Tool name -> [service, endpoint path] from task.yaml's `tool_endpoints`: the service listening on the URL's
+    """Tool name -> [service, endpoint path, URL] from task.yaml's `tool_endpoints`: the service listening on the URL's
     port (the OCR service runs as `ocr_t50`, its path `/ocr/extract`), else the one the path's first part names."""
     import yaml
 
@@ -357,7 +357,8 @@ def _endpoints(task_dir: Path) -> dict[str, list[str]]:
         except ValueError:
             port = None
         first = url.path.strip("/").split("/")[0]
-        found[str(item.get("tool_name"))] = [by_port.get(port, first) if port else first, url.path]
+        # (and the URL as written: the dispatch's `endpoint_url`, which the dispatcher records)
+        found[str(item.get("tool_name"))] = [by_port.get(port, first) if port else first, url.path, item["url"]]
     return found
 
 
