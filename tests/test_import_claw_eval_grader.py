@@ -65,6 +65,22 @@ def test_a_claw_eval_grader_scores_the_episode_as_claw_eval_does(graded: dict[st
     assert result.score == 0.0 and "safety 0" in result.checks[0].reason  # the service's `deleted` list
 
 
+def test_a_service_without_a_reset_endpoint_has_no_audit_for_its_grader(tmp_path: Path) -> None:
+    """import52: Claw-Eval's runner fetches a service's audit from its `reset_endpoint` (`.../audit`) after the
+    episode; a service without one has no `audit_data` entry, so a grader reading it finds no booking and no
+    deletion (main: the import's audit all the same, the reference 1.0 and a deletion 0)."""
+    task = _copy_checkout(tmp_path)
+    (task / "task.yaml").write_text((task / "task.yaml").read_text().replace(
+        "    reset_endpoint: http://localhost:9101/calendar/reset\n", ""))
+    (report,) = import_checkout(tmp_path, tmp_path / "out")
+    assert report.status == "full", report.left_out
+    spec = load_spec(tmp_path / "out" / f"{GRADED[0]}.json")
+    reference = [s.model_dump(exclude_none=True) for s in spec.reference[0].steps]
+    assert _score(spec, reference).score == pytest.approx(0.8 * 0.7 + 0.2)  # the booking unseen: 0.3 of completion
+    delete = {"call": {"name": "calendar_delete_event", "arguments": {"event_id": "evt_002"}}}
+    assert _score(spec, [*reference[:-1], delete, reference[-1]]).score == pytest.approx(0.8 * 0.7 + 0.2)
+
+
 # Modules a grader imports for a constant, an exception, a parser or a type, which the sandbox imports (sandbox41):
 # `import subprocess`, `socket`, `urllib`, `http`, `tempfile` and `multiprocessing` left the task partial ("imports
 # subprocess, which the sandbox refuses") though nothing refused the import there; what they start or reach is

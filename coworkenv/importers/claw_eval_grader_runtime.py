@@ -474,6 +474,8 @@ def _episode(audit: list[dict[str, Any]], messages: list[dict[str, Any]]) -> tup
             for action in actions.values():
                 if action.get("key"):
                     audit_data[service].setdefault(action["key"], [])
+    for service in CONTEXT.get("unaudited", []):  # no reset endpoint: the runner fetches no audit of it
+        audit_data.pop(service, None)
     return _trace(messages, shown), dispatches, audit_data
 
 

@@ -244,7 +244,10 @@ def grader_rule(task_dir: Path, task: ClawTask, raw_fixtures: dict[str, list[Any
             "unserved": sorted(unserved_tools(task_dir, task)), "requests": _request_models(task_dir, task),
             "answers": {s: MOCK_ANSWERS[s] for s in services if s in MOCK_ANSWERS},
             "records": {s: _held(raw_fixtures.get(s, [])) for s in services},
-            # (only where there are any: the other graded specs' code, and so their ids, stay as they were)
+            # (only where there are any: the other graded specs' code, and so their ids, stay as they were) the
+            # services without a reset endpoint, whose audit the runner never fetches (`runner/loop.py`)
+            **({"unaudited": unaudited} if (unaudited := [s.name for s in task.services if not s.reset_endpoint])
+               else {}),
             **({"refusals": {t: [[r.status, r.detail] for r in rs] for t, rs in refusals.items()}}
                if refusals else {}),
             "task": {"task_id": task.task_id, "task_name": task.task_name, "prompt": task.prompt.text,
