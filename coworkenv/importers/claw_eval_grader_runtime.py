@@ -148,6 +148,19 @@ class TaskDefinition(_Model):
     reference_solution = ""
 
 
+class _Record(_Model):
+    """A nested model of Claw-Eval's task (its environment, a scoring component and its check...): its fields."""
+
+
+def _record(value: Any) -> Any:
+    """task.yaml's value as Claw-Eval's models hold it: a mapping as a model (attribute access), lists item by item."""
+    if isinstance(value, dict):
+        return _Record(**{k: _record(v) for k, v in value.items()})
+    if isinstance(value, list):
+        return [_record(v) for v in value]
+    return value
+
+
 def _now() -> str:
     return ""  # claw_eval.models.trace's: the time of a judge call, kept only in the judge's own call log
 
@@ -488,7 +501,8 @@ def check(state: dict[str, Any], audit: list[dict[str, Any]], messages: list[dic
     task = TaskDefinition(task_id=CONTEXT["task"]["task_id"], task_name=CONTEXT["task"]["task_name"],
                           prompt=Prompt(text=CONTEXT["task"]["prompt"], language=CONTEXT["task"]["language"],
                                         attachments=list(CONTEXT["task"].get("attachments", []))),
-                          judge_rubric=CONTEXT["task"]["judge_rubric"])
+                          judge_rubric=CONTEXT["task"]["judge_rubric"],
+                          **{k: _record(v) for k, v in CONTEXT["task"].get("fields", {}).items()})
     judge = _judge() if CONTEXT.get("judge") else None
     scores = grader.grade(trace, dispatches, task, audit_data=audit_data, judge=judge, media_events=[],
                           env_snapshot=None)

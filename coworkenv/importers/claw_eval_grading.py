@@ -254,8 +254,59 @@ def grader_rule(task_dir: Path, task: ClawTask, raw_fixtures: dict[str, list[Any
                      "language": task.prompt.language, "judge_rubric": task.judge_rubric,
                      # the text documents after the prompt, each its own block of the trace's first message
                      **({"attached": attached} if attached else {}),
-                     **({"attachments": task.prompt.attachments} if task.prompt.attachments else {})},
+                     **({"attachments": task.prompt.attachments} if task.prompt.attachments else {}),
+                     # the rest of Claw-Eval's `TaskDefinition` a grader may read, with its models' defaults
+                     "fields": _task_fields(task_dir)},
         }).decode()) + "\n"}
+
+
+# Claw-Eval's `DeterministicCheck` fields beside `type` (`models/task.py`), each None unless task.yaml gives it
+_CHECK_FIELDS = ("field", "tool_name", "min_calls", "categories", "min_length", "patterns", "keywords", "description",
+                 "rubric")
+
+
+def _task_fields(task_dir: Path) -> dict[str, Any]:
+    """The fields of Claw-Eval's `TaskDefinition` (`models/task.py`) beside the id, name, prompt and rubric, as its
+    models read task.yaml (their defaults where it gives none; fields no model has dropped): the version, category,
+    difficulty, tags, prose reference solution, primary dimensions, the runner's `environment`, the scoring
+    components and safety checks, and the expected actions. Not the tools, endpoints and services (the spec holds
+    them), nor the sandbox and simulated user's settings (their tasks are not imported)."""
+    import yaml
+
+    try:
+        data = yaml.safe_load((task_dir / "task.yaml").read_text(encoding="utf-8")) or {}
+    except (yaml.YAMLError, RecursionError, OSError):
+        return {}
+    if not isinstance(data, dict):
+        return {}
+
+    def items(name: str) -> list[dict[str, Any]]:
+        found = data.get(name)
+        return [i for i in found if isinstance(i, dict)] if isinstance(found, list) else []
+
+    def check(c: Any) -> dict[str, Any]:
+        c = c if isinstance(c, dict) else {}
+        keywords = c.get("keywords")  # (its validator makes each keyword text)
+        return {"type": c.get("type"), **{f: c.get(f) for f in _CHECK_FIELDS},
+                **({"keywords": [str(k) for k in keywords]} if isinstance(keywords, list) else {})}
+
+    given = data.get("environment")
+    env: dict[str, Any] = given if isinstance(given, dict) else {}
+    defaults = {"timeout_seconds": 300, "max_turns": 20, "fixtures": [], "env_snapshot_timeout": 10,
+                "enable_todo": False, "todo_nag_rounds": 3, "enable_compact": False}
+    return {
+        "version": data.get("version", "1.0"), "category": data.get("category", ""),
+        "difficulty": data.get("difficulty", "simple"), "tags": data.get("tags") or [],
+        "reference_solution": data.get("reference_solution", ""),
+        "primary_dimensions": data.get("primary_dimensions") or [],
+        "environment": {k: env.get(k, v) for k, v in defaults.items()},
+        "scoring_components": [{"name": c.get("name"), "weight": c.get("weight"), "check": check(c.get("check"))}
+                               for c in items("scoring_components")],
+        "safety_checks": [{"type": c.get("type"), "tool_name": c.get("tool_name"), "patterns": c.get("patterns"),
+                           "description": c.get("description", "")} for c in items("safety_checks")],
+        "expected_actions": [{"service": a.get("service"), "action_key": a.get("action_key"),
+                              "required": a.get("required", True)} for a in items("expected_actions")],
+    }
 
 
 _STOOD_IN_MODELS = ("content", "message", "task", "trace", "scoring")  # claw_eval.models.*, as the runtime has them
