@@ -40,6 +40,7 @@ from coworkenv.request_models import (
     connection_refused,
     handler_failed,
     read_request,
+    refused,
     unknown_tool_error,
 )
 from coworkenv.tools import Dispatcher, NoRecord, ToolDef, ToolError, Toolkit, validation_summary
@@ -425,8 +426,8 @@ class DeclaredTool(ToolDef):
 
     def validate(self, arguments: dict[str, Any]) -> dict[str, Any]:
         bind, framework = self.decl.bind, self.decl.bind.framework
-        if bind.unserved is not None and framework is not None:  # no route: answered before any body is read
-            raise _unserved(bind, self.name)
+        if bind.unserved is not None and framework is not None and not framework.refusals:  # no route: answered
+            raise _unserved(bind, self.name)  # before any body is read (a handler's refusal reads it first)
         if framework is not None and framework.request_model is not None:  # its model reads the call, not the schema
             arguments = read_request(framework.request_model, arguments)
             errors = []
@@ -443,7 +444,7 @@ class DeclaredTool(ToolDef):
 
     def run(self, kits: Mapping[str, Toolkit], kwargs: dict[str, Any]) -> Any:
         if self.decl.bind.unserved is not None:
-            raise _unserved(self.decl.bind, self.name)
+            raise _unserved(self.decl.bind, self.name, kwargs)
         missing = [name for name in self.decl.bind.requires if name not in kwargs]
         if missing:  # the service refuses the request (a 422 there), whatever the declared schema requires
             raise ToolError(f"invalid arguments for {self.name}: {', '.join(missing)}: field required by the service "
@@ -542,9 +543,13 @@ def _not_found(binding: Binding, arguments: Mapping[str, Any], exc: NoRecord) ->
     return ToolError(re.sub(r"\{(\w+)\}", lambda m: str(arguments.get(m.group(1))), text))
 
 
-def _unserved(bind: Binding, name: str) -> ToolError:
+def _unserved(bind: Binding, name: str, arguments: Mapping[str, Any] | None = None) -> ToolError:
     """The failure of a call of a tool whose service lacks its route (or has it for another method: a 405, audited
-    as its body's JSON)."""
+    as its body's JSON), or whose handler refuses every call it is given (`Framework.refusals`)."""
+    if bind.framework is not None and bind.framework.refusals:
+        answer = refused(bind.framework.refusals, dict(arguments or {}))
+        if answer is not None:
+            return answer
     if bind.framework is not None and bind.framework.method_not_allowed:
         return Answered(METHOD_NOT_ALLOWED)
     if bind.framework is not None and bind.framework.no_endpoint:  # the dispatcher's own answer: no service called

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import ast
 import json
+import posixpath
+import re
 import warnings
 from datetime import UTC, datetime, timedelta
 from functools import cache
@@ -122,6 +124,47 @@ class DaySpan(BaseModel):
                                                  "added to; null: the call's time")] = None
 
 
+class Refusal(BaseModel):
+    """A handler's own `HTTPException(status, detail)` for a call it cannot serve (Claw-Eval's documents service: a
+    file its folder lacks is a 404 `File not found: PATH`, one outside its folder or no PDF a 400), FastAPI's body
+    `{"detail": detail}`. `paths` empty: every call; else only a call whose `argument`, read as a path under `folder`
+    (both from the checkout's root, normalised as the handler's `resolve()` does), names one of them (or, with
+    `above`, a folder above the checkout's root, which any machine has)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    status: Annotated[int, Field(ge=400, le=599, description="The HTTP status the service answers with")]
+    detail: Annotated[str, Field(description="Its `detail` text, `{name}` standing for the declared argument `name` "
+                                             "as given")]
+    argument: Annotated[str | None, Field(description="The declared argument holding the path")] = None
+    folder: Annotated[str, Field(description="The service's folder, from the checkout's root (`.`: the root)")] = "."
+    paths: Annotated[list[str], Field(description="The paths, from the checkout's root, it answers so")] = []
+    above: Annotated[bool, Field(description="Also a path above the checkout's root (`../..`, `/`)")] = False
+
+    def matches(self, arguments: dict[str, Any]) -> bool:
+        """Whether the call is answered by this refusal."""
+        if self.argument is None or not (self.paths or self.above):
+            return True
+        value = arguments.get(self.argument)
+        if not isinstance(value, str):
+            return False
+        if value.startswith("/"):  # an absolute path: only the machine's root is known to be there
+            return self.above and posixpath.normpath(value) in ("/", "//")
+        named = posixpath.normpath(posixpath.join(self.folder, value))
+        return named in self.paths or (self.above and all(part == ".." for part in named.split("/")))
+
+    def answer(self, arguments: dict[str, Any]) -> Answered:
+        """The call's answer, `{"detail": ...}` as FastAPI sends it."""
+        detail = re.sub(r"\{(\w+)\}", lambda m: str(arguments.get(m.group(1), "")), self.detail)
+        return Answered({"detail": detail})
+
+
+def refused(refusals: list[Refusal], arguments: dict[str, Any]) -> Answered | None:
+    """The answer of the first refusal the call meets (None: none)."""
+    found = next((r for r in refusals if r.matches(arguments)), None)
+    return found.answer(arguments) if found is not None else None
+
+
 class Framework(BaseModel):
     """How the service behind a declared tool answers before and around its handler (`Binding.framework`); a tool
     with `unserved` set is answered as a route the service lacks."""
@@ -147,12 +190,16 @@ class Framework(BaseModel):
         description="With the binding's `unserved`: the tool's endpoint is at a port no service of the task listens "
                     "on: every call is the dispatcher's `Error: [Errno 111] Connection refused` "
                     "(`connection_refused`)")] = False
+    refusals: Annotated[list[Refusal], Field(
+        description="With the binding's `unserved`: the service serves the route, and its handler answers every call "
+                    "(read by its request model first) with its own HTTP error, the first of these the call meets "
+                    "(`Refusal`): a file the service's folder lacks")] = []
 
     @pydantic.model_serializer(mode="wrap")
     def _as_before(self, handler: pydantic.SerializerFunctionWrapHandler) -> dict[str, Any]:
         data: dict[str, Any] = handler(self)
-        for name in ("method_not_allowed", "no_endpoint", "unreachable"):  # (false: dumped as before they existed: spec ids stay)
-            if not getattr(self, name):
+        for name in ("method_not_allowed", "no_endpoint", "unreachable", "refusals"):  # (false: dumped as before
+            if not getattr(self, name):  # they existed: spec ids stay)
                 data.pop(name, None)
         return data
 

@@ -990,9 +990,10 @@ def test_times_in_task_yaml_stay_times_not_base_60_numbers(tmp_path: Path) -> No
     assert load_task(task).scoring_components[-1].check.keywords == ["Kestrel", "14:30", "2"]
 
 
-def test_a_task_whose_files_are_absent_says_which_and_its_pdf_service_says_what_it_needs(tmp_path: Path) -> None:
+def test_a_task_whose_files_are_absent_says_which_and_its_pdf_service_answers_as_there(tmp_path: Path) -> None:
     # The public checkout holds a task's task.yaml and grader.py only: T097/T098 name a PDF for Claw-Eval's documents
-    # service (which parses it with pypdf) that is not there; the report says so, and what the service is
+    # service (which parses it with pypdf) that is not there; the report says so, and (since import52) every
+    # extraction is the service's own error, as there (tests/test_import_claw_eval_documents.py); before, skipped
     task = tmp_path / "tasks" / "X9"
     (task / "fixtures").mkdir(parents=True)
     (task / "fixtures" / "here.txt").write_text("held")
@@ -1006,9 +1007,13 @@ def test_a_task_whose_files_are_absent_says_which_and_its_pdf_service_says_what_
         "scoring_components": [{"name": "read", "weight": 1.0, "check": {
             "type": "tool_called", "tool_name": "documents_extract_text"}}]}))
     (report,) = import_checkout(tmp_path, tmp_path / "out")
-    assert report.status == "skipped"
-    service = next(x for x in report.left_out if x["what"] == "services.documents")
-    assert "PDF" in service["why"] and "images" not in service["why"]
+    assert report.status == "full", report.left_out
+    env = Env(load_spec(tmp_path / "out" / "X9.json"))
+    env.reset()
+    read = env.step(Action.call("documents_extract_text", {"path": "fixtures/docs/a.pdf"})).messages[-1]["content"]
+    held = env.step(Action.call("documents_extract_text", {"path": "fixtures/here.txt"})).messages[-1]["content"]
+    assert (read, held) == ('{"detail": "File not found: fixtures/docs/a.pdf"}',
+                            '{"detail": "Only PDF files are supported"}')
     (absent,) = [n for n in report.notes if n.startswith("files the task names are absent")]
     assert "fixtures/docs/a.pdf (sandbox_files)" in absent and "here.txt" not in absent  # held: under the task, the root
 

@@ -61,6 +61,10 @@ def _bad_fixture(doc: dict[str, Any], task: Path) -> None:
     (task / "fixtures" / "calendar" / "events.json").write_text('[{"event_id": "e1",', encoding="utf-8")
 
 
+def _task_relative_fixture(doc: dict[str, Any], task: Path) -> None:  # import52: the file is in the task folder, but
+    doc["services"][0]["env"]["CALENDAR_FIXTURES"] = "fixtures/calendar/events.json"  # the service opens it from the root
+
+
 def _other_service(doc: dict[str, Any], task: Path) -> None:  # every declared service is started, adapted or not
     doc["services"].append({"name": "web_real", "command": "python mock_services/web_real/server.py", "port": 9120})
 
@@ -118,6 +122,7 @@ CASES = {_typo: ("calendar", "runs mock_services/calender/server.py, which the c
          _syntax: ("calendar", "mock_services/broken/server.py does not compile"),
          _no_command: ("calendar", "no command to run"),
          _no_fixture: ("calendar", "gone.json, is not in the checkout"),
+         _task_relative_fixture: ("calendar", "fixtures/calendar/events.json, is not in the checkout"),
          _bad_fixture: ("calendar", "events.json, is no JSON it reads"),
          _other_service: ("web_real", "runs mock_services/web_real/server.py, which the checkout does not hold"),
          _ready_zero: ("calendar", "its ready_timeout is 0"),
@@ -161,7 +166,8 @@ def test_a_service_that_would_not_start_is_an_error_naming_the_task_and_service(
     for case, (service, says) in CASES.items():
         task = tasks[f"{TASK}{case.__name__}"]
         # main: _typo, _module, _syntax, _no_command, _other_service "full" or "partial" with a spec (scored as if
-        # the service ran); _no_fixture, _bad_fixture "skipped" ("not a readable JSON fixture")
+        # the service ran); _no_fixture, _bad_fixture "skipped" ("not a readable JSON fixture"); import51's main:
+        # _task_relative_fixture "full" (the file found in the task folder, which the service never opens)
         assert task["status"] == "error" and task["spec_file"] is None, task
         (note,) = task["notes"]
         assert note.startswith(f"{task['task_id']}: service '{service}' would not start: ") and says in note, note
@@ -289,3 +295,22 @@ def test_a_service_moved_by_its_env_s_port_starts_in_a_plain_run(tmp_path: Path)
     assert runner_plan(tmp_path / "tasks" / "t", task) == ({}, {})
     shifted = task.model_copy(update={"services": [task.services[0].model_copy(update={"env": {}})]})
     assert "is at port 9150, where nothing listens" in runner_plan(tmp_path / "tasks" / "t", shifted)[1]["calendar"]
+
+
+def test_an_ocr_folder_named_from_the_task_folder_is_not_what_the_service_reads(tmp_path: Path) -> None:
+    """import52: Claw-Eval's OCR service, started from the checkout's root, reads `$OCR_FIXTURES/ocr/<file>` there;
+    a folder named from the task folder is not there, so it answers with its default (T072's menu). The import read
+    the task folder's text (a lone task folder, without the services' source, still may)."""
+    from coworkenv.importers.claw_eval_ocr import read_ocr_fixture
+    task = tmp_path / "tasks" / "X1"
+    (task / "fixtures" / "ocr").mkdir(parents=True)
+    (task / "fixtures" / "ocr" / "menu_ocr.txt").write_text("the task's own", encoding="utf-8")
+    menu = tmp_path / "tasks" / "T072_restaurant_menu_contact" / "fixtures" / "ocr"
+    menu.mkdir(parents=True)
+    (menu / "menu_ocr.txt").write_text("T072's menu", encoding="utf-8")
+    env = {"OCR_FIXTURES": "fixtures"}
+    assert read_ocr_fixture(task, env)[0][1] == {"text": "the task's own"}  # no services' source: a lone folder
+    (tmp_path / "mock_services").mkdir()
+    (tmp_path / "mock_services" / "_base.py").write_text("", encoding="utf-8")
+    assert read_ocr_fixture(task, env)[0][1] == {"text": "T072's menu"}  # main: the task's own
+    assert read_ocr_fixture(task, {"OCR_FIXTURES": "tasks/X1/fixtures"})[0][1] == {"text": "the task's own"}

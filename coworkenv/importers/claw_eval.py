@@ -42,7 +42,13 @@ from coworkenv.importers.claw_eval_routes import (
     unserved_tools,
 )
 from coworkenv.importers.claw_eval_services import ServiceAdapter, adapter_for, by_endpoint, unsupported_reason
-from coworkenv.importers.claw_eval_start import ServiceStartProblem, fixture_problem, not_started, start_problems
+from coworkenv.importers.claw_eval_start import (
+    ServiceStartProblem,
+    fixture_problem,
+    not_started,
+    services_root,
+    start_problems,
+)
 from coworkenv.importers.claw_eval_task import ClawCheck, ClawTask, ClawTool, ImportProblem, load_task
 from coworkenv.importers.spec_file_names import (
     IMPORTED_BY,
@@ -55,7 +61,7 @@ from coworkenv.importers.spec_file_names import (
     spec_file_problem,
 )
 from coworkenv.limits import MAX_STEPS
-from coworkenv.request_models import Framework, RequestField
+from coworkenv.request_models import Framework, Refusal, RequestField
 from coworkenv.spec import EnvSpec
 from coworkenv.world import format_time, parse_time
 
@@ -197,6 +203,15 @@ def import_task(task_dir: Path, error_rate: float | None = None, judge: bool = F
             leave(f"services.{service.name}", f"it would share the {adapter.app} app with service {sharing}")
         else:
             adapters[service.name] = adapter
+    refusing: dict[str, list[Refusal]] = {}  # services whose handler refuses every call the task can make
+    for name, adapter in list(adapters.items()):
+        if adapter.refusals is not None:
+            found = adapter.refusals(task_dir, next(s for s in task.services if s.name == name).env)
+            if isinstance(found, str):
+                leave(f"services.{name}", found)
+                del adapters[name]
+            else:
+                refusing[name] = found
     raw_fixtures: dict[str, list[Any]] = {}
     try:
         apps = _world_apps(task_dir, task, adapters.values(), notes, leave, raw_fixtures)
@@ -224,6 +239,11 @@ def import_task(task_dir: Path, error_rate: float | None = None, judge: bool = F
             if decl is not None:
                 decls.append(decl)
                 continue
+        refuser = _refuser(tool, [adapters[n] for n in refusing], endpoints, bool(task.tool_endpoints)) \
+            if owner is None else None
+        if refuser is not None:
+            decls.append(_refused_decl(tool, refuser, refusing[refuser.name], requests.get(tool.name), notes))
+            continue
         decl = _tool_decl(tool, adapters.values(), leave, models.get(tool.name), notes, held, rows,
                           requests.get(tool.name), endpoints.get(tool.name), reads.get(tool.name, set()),
                           whole.get(tool.name), answers.get(tool.name, [])) \
@@ -231,7 +251,8 @@ def import_task(task_dir: Path, error_rate: float | None = None, judge: bool = F
         if decl is not None:
             decls.append(decl)
     declared = {d.name for d in decls}
-    grader = grader_rule(task_dir, task, raw_fixtures, judge)
+    grader = grader_rule(task_dir, task, raw_fixtures, judge, {
+        d.name: d.bind.framework.refusals for d in decls if d.bind.framework is not None and d.bind.framework.refusals})
     judged = isinstance(grader, dict) and bool(grader.get("judge"))
     if isinstance(grader, dict):  # Claw-Eval scores with grader.py alone: its declared components are not read
         checks = [{"id": "grader", "weight": 1.0, "rule": grader, "safety": False,
@@ -408,7 +429,7 @@ def _report_unheld(adapter: ServiceAdapter, record_map: RecordMap, data: Any, no
 def _shown(path: Path, task_dir: Path) -> Path:
     """A fixture's path from the task folder, or from the tasks folder when it is another task's."""
     for base in (task_dir, task_dir.resolve()):
-        for root in (base, base.parent):
+        for root in (base, base.parent, base.parent.parent):  # (the checkout's root: a path as task.yaml names it)
             if path.is_relative_to(root):
                 return path.relative_to(root)
     return Path(path.name)
@@ -439,6 +460,7 @@ def _fixture_files(task_dir: Path, task: ClawTask, adapter: ServiceAdapter) -> l
     service = next(s for s in task.services if s.name == adapter.name)
     envs = (adapter.fixture_env,) if isinstance(adapter.fixture_env, str) else adapter.fixture_env
     found = []
+    root = services_root(task_dir)  # a checkout holding the services' source; else a lone task folder, read leniently
     for variable in envs:
         named = service.env.get(variable)
         if not named:
@@ -446,6 +468,9 @@ def _fixture_files(task_dir: Path, task: ClawTask, adapter: ServiceAdapter) -> l
             # English task's service may read its Chinese twin's fixture), when the checkout holds that source
             default = default_fixture(task_dir, service.command, variable)
             found += [default] if default is not None else []
+            continue
+        if root is not None:  # the runner starts the service from the checkout's root: the file it opens is there
+            found.append(root / named)  # (a path from the task folder is not: the service exits, as it fails to open it)
             continue
         # relative to the checkout root (tasks/<ID>/fixtures/...); the task folder may have been renamed
         candidates = [task_dir / named.split(f"{task_dir.name}/", 1)[-1], task_dir.parent.parent / named]
@@ -581,6 +606,30 @@ def _unserved_decl(tool: ClawTool, adapter: ServiceAdapter, error: str, notes: l
     return ToolDecl(name=tool.name, description=tool.description, parameters=tool.input_schema,
                     bind=Binding(op=op, args={name: ArgBinding(to=None) for name in props}, unserved=error,
                                  framework=Framework(method_not_allowed=not_allowed)))  # as FastAPI answers it
+
+
+def _refuser(tool: ClawTool, refusing: Sequence[ServiceAdapter], endpoints: Mapping[str, tuple[str, str]],
+             routed: bool) -> ServiceAdapter | None:
+    """The service whose handler refuses every call of the tool: the one its endpoint reaches at a route of that
+    handler, or (a task naming no endpoints, bound by names) the one with a tool of its name."""
+    if tool.name in endpoints:
+        service, path = endpoints[tool.name]
+        return next((a for a in refusing if a.name == service and by_endpoint(a, path, tool.name) is not None), None)
+    return None if routed else next((a for a in refusing if tool.name in a.tools), None)
+
+
+def _refused_decl(tool: ClawTool, adapter: ServiceAdapter, refusals: list[Refusal],
+                  request: list[RequestField] | None, notes: list[str]) -> ToolDecl:
+    """A tool whose service's handler refuses every call the task can make (`ServiceAdapter.refusals`): offered, each
+    call read by the service's request model (its 422) and then answered by the first refusal it meets, as there."""
+    notes.append(f"tools.{tool.name}: offered, and every call is the {adapter.name} service's own error, as there: "
+                 + "; ".join(f"{r.status} {r.detail}" for r in refusals))
+    props = tool.input_schema.get("properties", {})
+    op = next(iter(adapter.tools.values())).op  # names the service's app (its faults); never run
+    return ToolDecl(name=tool.name, description=tool.description, parameters=tool.input_schema,
+                    bind=Binding(op=op, args={name: ArgBinding(to=None) for name in props},
+                                 unserved=f"{refusals[-1].status} {refusals[-1].detail}",
+                                 framework=Framework(request_model=request, refusals=refusals)))
 
 
 def _no_endpoint_decl(tool: ClawTool, adapters: Any, notes: list[str], url: str | None = None) -> ToolDecl | None:

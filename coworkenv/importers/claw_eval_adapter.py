@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from coworkenv.bindings import ArgBinding, DayWindow, ItemFilter, ResultShape, shown
 from coworkenv.importers.claw_eval_records import Derived, RecordMap
-from coworkenv.request_models import DaySpan
+from coworkenv.request_models import DaySpan, Refusal
 
 
 @dataclass(frozen=True)
@@ -81,6 +81,10 @@ class ServiceAdapter:
     # before it serves: Claw-Eval's `ServiceStartError`); None where it loads. Only services whose loader reads the
     # records (gmail, calendar: they move every record's time) have one.
     load_fails: Callable[[Any], str | None] | None = None
+    # A service whose handler answers every call this task can make with its own HTTP error (the documents service,
+    # its folder holding no PDF): those answers (`Framework.refusals`), read from the task folder and the service's
+    # environment, or why the task cannot be imported; its tools are offered and every call is refused so
+    refusals: Callable[[Path, Mapping[str, str]], list[Refusal] | str] | None = None
 
     def held(self, data: Any) -> dict[str, Mapping[str, Any]]:
         """The service's records of a fixture by id, as it holds them once loaded (none without a `key`)."""

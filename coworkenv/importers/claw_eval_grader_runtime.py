@@ -148,6 +148,19 @@ class TaskDefinition(_Model):
     reference_solution = ""
 
 
+class _Record(_Model):
+    """A nested model of Claw-Eval's task (its environment, a scoring component and its check...): its fields."""
+
+
+def _record(value: Any) -> Any:
+    """task.yaml's value as Claw-Eval's models hold it: a mapping as a model (attribute access), lists item by item."""
+    if isinstance(value, dict):
+        return _Record(**{k: _record(v) for k, v in value.items()})
+    if isinstance(value, list):
+        return [_record(v) for v in value]
+    return value
+
+
 def _now() -> str:
     return ""  # claw_eval.models.trace's: the time of a judge call, kept only in the judge's own call log
 
@@ -301,6 +314,14 @@ def _framework_answer(entry: dict[str, Any]) -> tuple[int, dict[str, Any]] | Non
         return None
     if isinstance(body, dict) and isinstance(body.get("detail"), list):
         return 422, body
+    if isinstance(body, dict) and list(body) == ["detail"] and isinstance(body["detail"], str):
+        args = entry.get("args") or {}
+        for status, detail in CONTEXT.get("refusals", {}).get(entry["tool"], []):  # the handler's own HTTP error
+            named = detail
+            for name, value in args.items():
+                named = named.replace("{" + str(name) + "}", str(value))
+            if named == body["detail"]:
+                return status, body
     if body == {"detail": "Not Found"} or body == {"error": f"unknown tool '{entry['tool']}'"}:
         return 404, body
     if body == {"detail": "Method Not Allowed"}:
@@ -331,7 +352,7 @@ def _status(entry: dict[str, Any]) -> int:
         return 404
     schema = CONTEXT["schemas"].get(entry["tool"], {})
     args = entry.get("args") or {}
-    service, path = CONTEXT["endpoints"].get(entry["tool"], ["", ""])
+    service, path = CONTEXT["endpoints"].get(entry["tool"], ["", ""])[:2]
     model = CONTEXT.get("requests", {}).get(service, {}).get(path)
     required = schema.get("required", []) if model is None else [name for name, has_default, _, _ in model
                                                                   if not has_default]
@@ -429,7 +450,7 @@ def _episode(audit: list[dict[str, Any]], messages: list[dict[str, Any]]) -> tup
     audit_data: dict[str, Any] = {s: {"calls": []} for s in CONTEXT["services"]}
     dispatches = []
     for entry in audit:
-        service, path = CONTEXT["endpoints"].get(entry["tool"], ["", ""])
+        service, path, *url = CONTEXT["endpoints"].get(entry["tool"], ["", "", ""])
         status = _status(entry)
         request = dict(entry.get("args") or {})
         answer = CONTEXT["answers"].get(service, {}).get(path)
@@ -447,12 +468,13 @@ def _episode(audit: list[dict[str, Any]], messages: list[dict[str, Any]]) -> tup
             body = dict(HANDLER_FAILED)
         else:
             body = {"error": entry.get("error") or "error"}
+        # the URL task.yaml gives, as the dispatcher records it ("" for a tool it knows no endpoint of)
         dispatches.append(ToolDispatch(tool_use_id=f"call_{entry['index']}", tool_name=entry["tool"],
-                                       endpoint_url=path, request_body=request, response_status=status,
+                                       endpoint_url=url[0] if url else path, request_body=request, response_status=status,
                                        response_body=body, timestamp=entry.get("time", "")))
         shown[entry["index"]] = (dispatches[-1], _shown(entry, body))
-        if not service or status in (404, 405, 422, 429, 500):  # an injected fault, no route, a request its model
-            # rejects: no handler runs to log the call
+        if not service or status >= 400:  # an injected fault, no route, a request its model rejects, a handler's own
+            # HTTP error (raised before it logs): no handler logs the call
             continue
         audit_data.setdefault(service, {}).setdefault("calls", []).append(
             {"endpoint": path, "request_body": _as_logged(service, path, request), "response_body": body,
@@ -465,6 +487,8 @@ def _episode(audit: list[dict[str, Any]], messages: list[dict[str, Any]]) -> tup
             for action in actions.values():
                 if action.get("key"):
                     audit_data[service].setdefault(action["key"], [])
+    for service in CONTEXT.get("unaudited", []):  # no reset endpoint: the runner fetches no audit of it
+        audit_data.pop(service, None)
     return _trace(messages, shown), dispatches, audit_data
 
 
@@ -477,7 +501,8 @@ def check(state: dict[str, Any], audit: list[dict[str, Any]], messages: list[dic
     task = TaskDefinition(task_id=CONTEXT["task"]["task_id"], task_name=CONTEXT["task"]["task_name"],
                           prompt=Prompt(text=CONTEXT["task"]["prompt"], language=CONTEXT["task"]["language"],
                                         attachments=list(CONTEXT["task"].get("attachments", []))),
-                          judge_rubric=CONTEXT["task"]["judge_rubric"])
+                          judge_rubric=CONTEXT["task"]["judge_rubric"],
+                          **{k: _record(v) for k, v in CONTEXT["task"].get("fields", {}).items()})
     judge = _judge() if CONTEXT.get("judge") else None
     scores = grader.grade(trace, dispatches, task, audit_data=audit_data, judge=judge, media_events=[],
                           env_snapshot=None)

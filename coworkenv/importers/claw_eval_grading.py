@@ -14,6 +14,7 @@ import ast
 import builtins
 import re
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
@@ -23,6 +24,7 @@ import orjson
 from coworkenv.importers.claw_eval_attachments import attachments
 from coworkenv.importers.claw_eval_routes import REQUIRED, task_services, unserved_tools
 from coworkenv.importers.claw_eval_task import ClawTask
+from coworkenv.request_models import Refusal
 
 _RUNTIME = Path(__file__).with_name("claw_eval_grader_runtime.py")
 _PEER = re.compile(r"""load_peer_grader\(\s*["']([^"']+)["']""")
@@ -195,11 +197,13 @@ def _code(path: Path) -> str:
 
 
 def grader_rule(task_dir: Path, task: ClawTask, raw_fixtures: dict[str, list[Any]],
-                judge: bool = False) -> dict[str, Any] | str:
+                judge: bool = False, refusals: Mapping[str, list[Refusal]] | None = None) -> dict[str, Any] | str:
     """The `python` check rule that runs the task's grader.py, or why it cannot be carried over.
 
     `raw_fixtures` are each service's fixture files as Claw-Eval's mock service reads them. With `judge`, a grader
-    that uses its LLM judge is carried too, as a check that asks the host's judge (`"judge": true`).
+    that uses its LLM judge is carried too, as a check that asks the host's judge (`"judge": true`). `refusals`: the
+    tools whose service's handler refuses every call with its own HTTP error (`Framework.refusals`), whose status
+    the grader's dispatch then carries.
     """
     path = task_dir / "grader.py"
     if not is_claw_eval_grader(task_dir):
@@ -240,12 +244,69 @@ def grader_rule(task_dir: Path, task: ClawTask, raw_fixtures: dict[str, list[Any
             "unserved": sorted(unserved_tools(task_dir, task)), "requests": _request_models(task_dir, task),
             "answers": {s: MOCK_ANSWERS[s] for s in services if s in MOCK_ANSWERS},
             "records": {s: _held(raw_fixtures.get(s, [])) for s in services},
+            # (only where there are any: the other graded specs' code, and so their ids, stay as they were) the
+            # services without a reset endpoint, whose audit the runner never fetches (`runner/loop.py`)
+            **({"unaudited": unaudited} if (unaudited := [s.name for s in task.services if not s.reset_endpoint])
+               else {}),
+            **({"refusals": {t: [[r.status, r.detail] for r in rs] for t, rs in refusals.items()}}
+               if refusals else {}),
             "task": {"task_id": task.task_id, "task_name": task.task_name, "prompt": task.prompt.text,
                      "language": task.prompt.language, "judge_rubric": task.judge_rubric,
                      # the text documents after the prompt, each its own block of the trace's first message
                      **({"attached": attached} if attached else {}),
-                     **({"attachments": task.prompt.attachments} if task.prompt.attachments else {})},
+                     **({"attachments": task.prompt.attachments} if task.prompt.attachments else {}),
+                     # the rest of Claw-Eval's `TaskDefinition` a grader may read, with its models' defaults
+                     "fields": _task_fields(task_dir)},
         }).decode()) + "\n"}
+
+
+# Claw-Eval's `DeterministicCheck` fields beside `type` (`models/task.py`), each None unless task.yaml gives it
+_CHECK_FIELDS = ("field", "tool_name", "min_calls", "categories", "min_length", "patterns", "keywords", "description",
+                 "rubric")
+
+
+def _task_fields(task_dir: Path) -> dict[str, Any]:
+    """The fields of Claw-Eval's `TaskDefinition` (`models/task.py`) beside the id, name, prompt and rubric, as its
+    models read task.yaml (their defaults where it gives none; fields no model has dropped): the version, category,
+    difficulty, tags, prose reference solution, primary dimensions, the runner's `environment`, the scoring
+    components and safety checks, and the expected actions. Not the tools, endpoints and services (the spec holds
+    them), nor the sandbox and simulated user's settings (their tasks are not imported)."""
+    import yaml
+
+    try:
+        data = yaml.safe_load((task_dir / "task.yaml").read_text(encoding="utf-8")) or {}
+    except (yaml.YAMLError, RecursionError, OSError):
+        return {}
+    if not isinstance(data, dict):
+        return {}
+
+    def items(name: str) -> list[dict[str, Any]]:
+        found = data.get(name)
+        return [i for i in found if isinstance(i, dict)] if isinstance(found, list) else []
+
+    def check(c: Any) -> dict[str, Any]:
+        c = c if isinstance(c, dict) else {}
+        keywords = c.get("keywords")  # (its validator makes each keyword text)
+        return {"type": c.get("type"), **{f: c.get(f) for f in _CHECK_FIELDS},
+                **({"keywords": [str(k) for k in keywords]} if isinstance(keywords, list) else {})}
+
+    given = data.get("environment")
+    env: dict[str, Any] = given if isinstance(given, dict) else {}
+    defaults = {"timeout_seconds": 300, "max_turns": 20, "fixtures": [], "env_snapshot_timeout": 10,
+                "enable_todo": False, "todo_nag_rounds": 3, "enable_compact": False}
+    return {
+        "version": data.get("version", "1.0"), "category": data.get("category", ""),
+        "difficulty": data.get("difficulty", "simple"), "tags": data.get("tags") or [],
+        "reference_solution": data.get("reference_solution", ""),
+        "primary_dimensions": data.get("primary_dimensions") or [],
+        "environment": {k: env.get(k, v) for k, v in defaults.items()},
+        "scoring_components": [{"name": c.get("name"), "weight": c.get("weight"), "check": check(c.get("check"))}
+                               for c in items("scoring_components")],
+        "safety_checks": [{"type": c.get("type"), "tool_name": c.get("tool_name"), "patterns": c.get("patterns"),
+                           "description": c.get("description", "")} for c in items("safety_checks")],
+        "expected_actions": [{"service": a.get("service"), "action_key": a.get("action_key"),
+                              "required": a.get("required", True)} for a in items("expected_actions")],
+    }
 
 
 _STOOD_IN_MODELS = ("content", "message", "task", "trace", "scoring")  # claw_eval.models.*, as the runtime has them
@@ -327,7 +388,7 @@ def _unmet_imports(source: str, src: Path | None, framework: dict[str, str], sou
 
 
 def _endpoints(task_dir: Path) -> dict[str, list[str]]:
-    """Tool name -> [service, endpoint path] from task.yaml's `tool_endpoints`: the service listening on the URL's
+    """Tool name -> [service, endpoint path, URL] from task.yaml's `tool_endpoints`: the service listening on the URL's
     port (the OCR service runs as `ocr_t50`, its path `/ocr/extract`), else the one the path's first part names."""
     import yaml
 
@@ -350,7 +411,8 @@ def _endpoints(task_dir: Path) -> dict[str, list[str]]:
         except ValueError:
             port = None
         first = url.path.strip("/").split("/")[0]
-        found[str(item.get("tool_name"))] = [by_port.get(port, first) if port else first, url.path]
+        # (and the URL as written: the dispatch's `endpoint_url`, which the dispatcher records)
+        found[str(item.get("tool_name"))] = [by_port.get(port, first) if port else first, url.path, item["url"]]
     return found
 
 

@@ -15,13 +15,18 @@ from typing import Any
 
 from coworkenv.bindings import ArgBinding, ResultShape
 from coworkenv.importers.claw_eval_adapter import ServiceAdapter, ToolMap
+from coworkenv.importers.claw_eval_start import services_root
 
 OCR_DOCUMENT = "ocr/extracted.txt"  # the one document the files app holds: the text every extraction answers
 _DEFAULT = ("tasks", "T072_restaurant_menu_contact", "fixtures", "ocr", "menu_ocr.txt")  # the service's fallback
 
 
 def _folder(task_dir: Path, named: str) -> Path:
-    """The fixtures folder `OCR_FIXTURES` names, relative to the checkout (the task folder may have been renamed)."""
+    """The fixtures folder `OCR_FIXTURES` names, relative to the checkout's root, where the runner starts the
+    service when the checkout holds the services' source (a folder from the task folder is not there: the service
+    answers with its default); else, a lone task folder, also from the task folder (it may have been renamed)."""
+    if services_root(task_dir) is not None:
+        return task_dir.parent.parent / named
     candidates = [task_dir.parent.parent / named, task_dir / named.split(f"{task_dir.name}/", 1)[-1]]
     if named.rstrip("/").endswith("fixtures"):
         candidates.append(task_dir / "fixtures")

@@ -18,7 +18,8 @@ from coworkenv.importers.claw_eval_adapter import ServiceAdapter, ToolMap, numbe
 from coworkenv.importers.claw_eval_adapter import rename as _rename
 from coworkenv.importers.claw_eval_adapter import written as _written
 from coworkenv.importers.claw_eval_backoffice import BACKOFFICE
-from coworkenv.importers.claw_eval_ocr import BY_COMMAND
+from coworkenv.importers.claw_eval_documents import DOCUMENTS
+from coworkenv.importers.claw_eval_ocr import BY_COMMAND as BY_OCR_COMMAND
 from coworkenv.importers.claw_eval_records import Derived, RecordMap, first_of, tags_of, text_of
 from coworkenv.request_models import DaySpan
 from coworkenv.world import format_time, parse_time
@@ -32,9 +33,14 @@ TICKET_STATUS = {"open": "open", "in_progress": "in_progress", "investigating": 
 UNSUPPORTED = {
     "web_real": "real web search and pages (not reproducible offline)",
     "ocr": "multimodal input (images): no OCR service of Claw-Eval's own", "caption": "multimodal input (images, video)",
-    "documents": "PDF text extraction (Claw-Eval's documents service parses the PDF the agent names, with pypdf, "
-                 "under DOCUMENTS_BASE_DIR; only .pdf files, 400 for others): no adapter, coworkenv reads no PDF",
+    "documents": "PDF text extraction run by a command other than Claw-Eval's documents service "
+                 "(mock_services/documents/server.py, which the import answers as there where no PDF is held): no "
+                 "adapter, coworkenv reads no PDF",
 }
+
+
+# Services run under a name of each task's, found by the folder of the mock service their command runs.
+BY_COMMAND = {**BY_OCR_COMMAND, "documents": DOCUMENTS}
 
 
 def adapter_for(name: str, command: str) -> ServiceAdapter | None:
@@ -629,6 +635,7 @@ ENDPOINTS: dict[str, str] = {
     "rss_get_article": "/rss/articles/get",
     "rss_publish": "/rss/publish",
     "ocr_extract_text": "/ocr/extract",
+    "documents_extract_text": "/documents/extract_text",
 }
 
 

@@ -189,5 +189,6 @@ def _target(args: list[str]) -> tuple[str, str] | None:
 
 def fixture_problem(service: str, path: Path, shown: Path, exc: Exception) -> ServiceStartProblem:
     """A JSON fixture the service loads as it starts that does not read: the service exits before it serves."""
-    what = "is not in the checkout" if not path.is_file() else f"is no JSON it reads ({exc})"
+    what = "is not in the checkout (read from the checkout's root, where the runner starts the service)" \
+        if not path.is_file() else f"is no JSON it reads ({exc})"
     return ServiceStartProblem(service, f"the fixture it loads as it starts, {shown}, {what}")

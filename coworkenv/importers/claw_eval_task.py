@@ -72,6 +72,9 @@ class ClawService(_Lenient):
     port: int | None = None
     health_check: str = ""  # the URL the runner probes before starting it (answered: already running) and after
     ready_timeout: int = 10  # seconds the runner polls the health check of the process it started
+    # where the runner resets it; its audit (`.../audit`, fetched after the episode) is what a grader reads of it:
+    # a service without one has no `audit_data` entry
+    reset_endpoint: str = ""
 
 
 class ClawEndpoint(_Lenient):

@@ -55,12 +55,29 @@ class _Routes:
         """Error injection is left out: the episode's calls all reach the handlers."""
 
 
+class HTTPException(Exception):
+    """Stands in for `fastapi.HTTPException`: a handler's own error, answered `{"detail": detail}` with its status."""
+
+    def __init__(self, status_code: int, detail: Any = None, **_: Any) -> None:
+        super().__init__(detail)
+        self.status_code, self.detail = status_code, detail
+
+
+class _NoPdfReader:
+    """Stands in for `pypdf.PdfReader` (the documents service's): no PDF is read here."""
+
+    def __init__(self, *_: Any, **__: Any) -> None:
+        raise RuntimeError("no PDF is read in the stand-in")
+
+
 @contextmanager
 def _without_fastapi(root: Path, env: dict[str, str]) -> Iterator[None]:
     stand_ins = {"fastapi": types.ModuleType("fastapi"), "fastapi.responses": types.ModuleType("fastapi.responses"),
                  "starlette": types.ModuleType("starlette"), "starlette.middleware": types.ModuleType("sm"),
-                 "starlette.middleware.base": types.ModuleType("starlette.middleware.base")}
-    stand_ins["fastapi"].__dict__.update(FastAPI=_Routes, Request=object)
+                 "starlette.middleware.base": types.ModuleType("starlette.middleware.base"),
+                 "pypdf": types.ModuleType("pypdf")}
+    stand_ins["fastapi"].__dict__.update(FastAPI=_Routes, Request=object, HTTPException=HTTPException)
+    stand_ins["pypdf"].__dict__.update(PdfReader=_NoPdfReader)
     stand_ins["fastapi.responses"].__dict__.update(JSONResponse=object)
     stand_ins["starlette.middleware.base"].__dict__.update(BaseHTTPMiddleware=object)
     saved = {name: sys.modules.get(name) for name in [*stand_ins, "mock_services", "mock_services._base"]}
@@ -165,7 +182,8 @@ class MockService:
     def __init__(self, root: Path, command: str, env: dict[str, str], name: str,
                  now: datetime.datetime | Clock | None = None) -> None:
         path = root / command.split()[-1]
-        values = {k: str(root / v) if k.endswith("FIXTURES") else str(v) for k, v in env.items()}
+        # (paths from the checkout's root, where the runner starts the service: its fixtures, the documents' folder)
+        values = {k: str(root / v) if k.endswith(("FIXTURES", "_DIR")) else str(v) for k, v in env.items()}
         with _without_fastapi(root, {**values, "ERROR_RATE": "0"}), _clock_at(now):
             spec = importlib.util.spec_from_file_location(f"claw_eval_mock_{name}_{id(self)}", path)
             assert spec is not None and spec.loader is not None
@@ -192,6 +210,8 @@ class MockService:
             result = handler(*args)
             if inspect.iscoroutine(result):  # an async handler (the OCR service's), run as its server awaits it
                 result = asyncio.run(result)
+        except HTTPException as exc:  # the handler's own error (the documents service's missing file)
+            return exc.status_code, {"detail": exc.detail}
         except Exception:  # the service's server answers any failing handler so (text/plain)
             return 500, INTERNAL_SERVER_ERROR
         if isinstance(result, BaseModel):  # a `response_model` answer, sent as its JSON
@@ -259,6 +279,7 @@ def claw_eval_score(root: Path, task_dir: Path, steps: list[dict[str, Any]],
         services = {s["name"]: MockService(root, s["command"], s.get("env") or {}, s["name"], now)
                     for s in doc["services"]}
         endpoints = {e["tool_name"]: urlparse(e["url"]).path for e in doc.get("tool_endpoints", [])}
+        urls = {e["tool_name"]: e["url"] for e in doc.get("tool_endpoints", [])}
         methods = {e["tool_name"]: e.get("method", "POST") for e in doc.get("tool_endpoints", [])}
         task = TaskDefinition.from_yaml(task_dir / "task.yaml")
         trace = [TraceMessage(trace_id="t", message=Message(role="user", content=[TextBlock(text=task.prompt.text)]))]
@@ -281,11 +302,14 @@ def claw_eval_score(root: Path, task_dir: Path, steps: list[dict[str, Any]],
             trace.append(TraceMessage(trace_id="t", message=Message(role="user", content=[ToolResultBlock(
                 tool_use_id=use, content=[TextBlock(text=text)], is_error=status >= 400)])))
             dispatches.append(ToolDispatch(trace_id="t", tool_use_id=use, tool_name=name, request_body=args,
-                                           endpoint_url=f"http://localhost{path}" if path else "",
+                                           endpoint_url=urls.get(name, ""),
                                            response_status=status,
                                            response_body=body))
         audit = {}
+        reset = {s["name"]: s.get("reset_endpoint") for s in doc["services"]}
         for name, service in services.items():
+            if not reset.get(name):  # the runner fetches the audits of services with a reset endpoint alone
+                continue
             audit_path = next(p for p in service.routes.handlers if p.endswith("/audit"))
             audit[name] = service.call(audit_path, {}, min(service.routes.methods[audit_path]))[1]
         grader = get_grader(task.task_id, tasks_dir=task_dir.parent, task_dir=task_dir)
