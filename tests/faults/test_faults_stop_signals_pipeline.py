@@ -66,7 +66,8 @@ def test_a_preloaded_child_starts_as_a_fresh_one_would() -> None:
     """The cases above fork their children from a server that imported the pipeline once
     (tests/support/fault_child_server.py); what a child's program can tell of its start is what a fresh
     `python -m tests.faults.child` tells: descriptors (kinds, inheritance), signal dispositions and mask, process group
-    and session, environment, arguments, folder, interpreter flags, Python threads, the standard streams' settings."""
+    and session, environment, arguments, folder, interpreter flags, Python threads, the standard streams' settings,
+    umask, resource limits."""
     args, env = ["--no-train", "two words"], {"FAULT_CHILD_PROBE": "1"}
     fresh = run_child(args, call=DESCRIBE, env=env, ignore=("SIGHUP",))
     server = fault_child_server.server()

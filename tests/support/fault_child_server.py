@@ -12,8 +12,7 @@ streams flushed). It stays in the test process's process group, as a `subprocess
 child reaches the next: each is a fork of the server, which runs no case itself.
 
 What a fork cannot reproduce is left to fresh interpreters (`run` answers None, and the caller starts one): an
-environment whose variables the interpreter reads at start-up (PYTHON*, the locale's) differs from the server's,
-this process's ignored signals, blocked mask, umask or resource limits changed since the server started, or
+environment whose variables the interpreter reads at start-up (PYTHON*, the locale's) differs from the server's, or
 the server holds a descriptor other than 0-2 and its socket, or a Python thread (one could hold a lock at the
 fork). The threads native libraries start when imported (pyarrow's and polars' jemalloc background threads,
 OpenBLAS's pool, polars' spill cleaner) are not carried into a child, as in the suite's other fork servers
@@ -21,7 +20,9 @@ OpenBLAS's pool, polars' spill cleaner) are not carried into a child, as in the 
 fork (pthread_atfork) and start them again when used. The server's children share its hash secret and address
 layout, which fresh ones draw each; no fault case reads either. The cases that count their open files (`--nofile`)
 or change the standard streams or the locale are never sent here (see `tests.faults.harness.run_child`).
-Modules that read the environment when imported (`pipelines.definitions`) are not preloaded.
+Modules that read the environment when imported (`pipelines.definitions`) are not preloaded. Where what this
+process passes on through exec (ignored signals, blocked mask, umask, resource limits, its own environment's start-up
+variables) changed since the server started (an earlier test's doing), a new server is started first.
 """
 
 from __future__ import annotations
@@ -128,8 +129,7 @@ class FaultChildServer:
     def fits(self, env: dict[str, str]) -> bool:
         """Whether a child with environment `env` starts as a fresh interpreter with it would (and with what this
         process passes on through exec now)."""
-        startup = lambda e: {k: v for k, v in e.items() if k.startswith(STARTUP_PREFIXES)}  # noqa: E731
-        return not self.broken and startup(env) == startup(self.env) and _inherited() == self.inherited
+        return not self.broken and _startup(env) == _startup(self.env) and _inherited() == self.inherited
 
     def run(self, argv: list[str], env: dict[str, str], timeout: float) -> tuple[int, str, str] | None:
         """(exit code, stdout, stderr) of `tests.faults.child.main(argv)` in a forked child, or None where the server
@@ -161,8 +161,10 @@ class FaultChildServer:
                 os.kill(pid, 9)
             self._reply()
             raise
-        returncode = int(str(self._reply()["returncode"]))
-        return returncode, _text(stdout), _text(stderr)
+        ended = self._reply()
+        if "returncode" not in ended:
+            raise RuntimeError(f"the fault child server ended while its child {pid} ran (exit {self.process.poll()})")
+        return int(str(ended["returncode"])), _text(stdout), _text(stderr)
 
     def close(self) -> None:
         self.channel.close()
@@ -172,6 +174,10 @@ class FaultChildServer:
             self.process.kill()
             self.process.wait()
         os.close(self.own_output)
+
+
+def _startup(env: dict[str, str]) -> dict[str, str]:
+    return {key: value for key, value in env.items() if key.startswith(STARTUP_PREFIXES)}
 
 
 def _inherited() -> tuple[object, ...]:
@@ -227,17 +233,26 @@ _server: FaultChildServer | None = None
 
 
 def server() -> FaultChildServer:
+    """This process's server, started again where what it inherited (the environment's start-up variables, ignored
+    signals, mask, umask, limits) is no longer what this process passes on: an earlier test may have changed them."""
     global _server
-    if _server is None:
-        _server = FaultChildServer()
-        atexit.register(_server.close)
+    if _server is not None and not _server.broken and _server.inherited == _inherited() and \
+            _startup({**os.environ, "PYTHONPATH": str(ROOT)}) == _startup(_server.env):
+        return _server
+    if _server is not None:
+        atexit.unregister(_server.close)
+        _server.close()
+    _server = FaultChildServer()
+    atexit.register(_server.close)
     return _server
 
 
 def describe(*_: str) -> None:
     """What a child's program could tell of how it was started (printed as JSON; `--call` this to compare a forked
     child with a fresh one): its descriptors and what they are, its signal dispositions and mask, its process group
-    and session against its parent's, environment, arguments, folder, flags, threads, standard streams' settings."""
+    and session against its parent's, environment, arguments, folder, flags, threads, standard streams' settings,
+    umask, resource limits."""
+    import resource
     import signal
     import stat
     import threading
@@ -261,5 +276,7 @@ def describe(*_: str) -> None:
         "session_is_parents": os.getsid(0) == os.getsid(os.getppid()),
         "environ": dict(sorted(os.environ.items())), "argv0": os.path.basename(sys.argv[0]), "argv": sys.argv[1:],
         "cwd": os.getcwd(), "flags": str(sys.flags), "threads": threading.active_count(), "streams": streams,
-        "path0": os.path.realpath(sys.path[0] or "."), "umask": os.umask(os.umask(0))}, sort_keys=True))
+        "path0": os.path.realpath(sys.path[0] or "."), "umask": os.umask(os.umask(0)),
+        "limits": {name: resource.getrlimit(getattr(resource, name)) for name in dir(resource)
+                   if name.startswith("RLIMIT_")}}, sort_keys=True))
     print("to stderr", file=sys.stderr)
