@@ -23,6 +23,7 @@ import pytest
 from coworkenv.atomic import TEMP_PREFIX
 from coworkenv.examples import example_names, load_example
 from coworkenv.store import DatasetCardInfo, DatasetRelease, LocalGitPublisher, PublishResult
+from tests.support import fault_child_server
 
 ROOT = Path(__file__).resolve().parents[2]
 CAPABILITY = "ticket_triage_update"  # procedural, fast
@@ -44,11 +45,16 @@ class ChildResult:
 
 def run_child(args: list[str], *, fsize: int | None = None, nofile: str | None = None, kill: tuple[str, ...] = (),
               fail: tuple[str, ...] = (), ignore: tuple[str, ...] = (), call: str | None = None,
-              env: dict[str, str] | None = None, unset: tuple[str, ...] = (), timeout: float = 600) -> ChildResult:
+              env: dict[str, str] | None = None, unset: tuple[str, ...] = (), timeout: float = 600,
+              preloaded: bool = False) -> ChildResult:
     """Run `coworkenv ARGS` (or `call` with ARGS) in a child with the faults armed (see tests/faults/child.py),
     `env` added to this process's environment and the variables in `unset` removed from it.
 
     `timeout` only guards against a hang: a child on a loaded 2-core machine took over 120 s (an eval).
+    `preloaded`: the child is forked from an interpreter that imported the pipeline's modules once
+    (tests/support/fault_child_server.py: ~2.7 s of CPU less a child), else a fresh one; never with `nofile` (the
+    case counts open files) nor for cases that change the standard streams or the locale, and a fresh interpreter
+    wherever the fork could differ from one (the server says so).
     """
     command = [sys.executable, "-m", "tests.faults.child"]
     if fsize is not None:
@@ -65,6 +71,10 @@ def run_child(args: list[str], *, fsize: int | None = None, nofile: str | None =
         command += ["--call", call]
     child_env = {key: value for key, value in {**os.environ, **(env or {})}.items() if key not in unset}
     child_env["PYTHONPATH"] = str(ROOT)
+    if preloaded and nofile is None:
+        forked = fault_child_server.server().run([*command[3:], "--", *args], child_env, timeout)
+        if forked is not None:
+            return ChildResult(*forked)
     done = subprocess.run([*command, "--", *args], cwd=ROOT, env=child_env, capture_output=True, text=True,
                           timeout=timeout, check=False)
     return ChildResult(done.returncode, done.stdout, done.stderr)

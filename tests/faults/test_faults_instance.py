@@ -43,7 +43,7 @@ def _copy(ws: Workspace, where: Path) -> Workspace:
 
 
 def _run(ws: Workspace, fsize: int | None = None) -> ChildResult:
-    return run_child(["--no-train"], call=PIPELINE, env=ws.env(), fsize=fsize)
+    return run_child(["--no-train"], call=PIPELINE, env=ws.env(), fsize=fsize, preloaded=True)
 
 
 def _garbage(db: Path) -> None:
@@ -121,7 +121,7 @@ def test_a_failing_data_file_is_named_as_itself_not_as_the_instance_storage(once
     ws = _copy(once_run, tmp_path / "ws")
     data = snapshot(ws.data)
     failed = run_child(["--no-train"], call=PIPELINE, env=ws.env(),
-                       fail=("pipelines.staleness:file_sha256:1:EIO:path",))
+                       fail=("pipelines.staleness:file_sha256:1:EIO:path",), preloaded=True)
     # (The copy's instance records the files of `once_run`'s data folder, and its data folder with them: they are
     # read at the same place in the copy's own data folder.)
     line = assert_clean_failure(failed, str(ws.data / "store" / "task_specs"), ".parquet: Input/output error",

@@ -91,7 +91,7 @@ def test_a_pipeline_run_started_ignoring_sigint_runs_through_one_inside_a_step(t
     # go on as the shell asked (Dagster installs its own SIGINT handler around each step).
     ws = make_workspace(tmp_path, (PIPELINE_CAPABILITY,))
     survived = run_child(["--no-train"], call=PIPELINE, kill=("coworkenv.rollout:rollout_specs:1:before:SIGINT",),
-                         ignore=("SIGINT",), env=ws.env())
+                         ignore=("SIGINT",), env=ws.env(), preloaded=True)
     assert survived.returncode == FAULT_NOT_MET, survived.stdout + survived.stderr
     assert "SIGINT is ignored in this process" in survived.stderr
     assert f"{PIPELINE_CAPABILITY:<40} ok" in survived.stdout and "hub_dataset" in survived.stdout
@@ -103,7 +103,8 @@ def test_a_pipeline_run_ignoring_sigint_still_stops_on_sigterm_after_a_dagster_r
     # SIGTERM ignored too.
     ws = make_workspace(tmp_path, (PIPELINE_CAPABILITY,))
     stopped = run_child(["--no-train"], call=PIPELINE, ignore=("SIGINT",), env=ws.env(),
-                        kill=("pipelines.run:_checked_inputs:1:after:SIGINT", "pipelines.run:_aggregates:1:before:SIGTERM"))
+                        kill=("pipelines.run:_checked_inputs:1:after:SIGINT", "pipelines.run:_aggregates:1:before:SIGTERM"),
+                        preloaded=True)
     assert stopped.returncode == 130, stopped.stdout + stopped.stderr
     assert f"{PIPELINE_CAPABILITY:<40} ok" in stopped.stdout  # the SIGINT before it did not stop the run
     assert "interrupted: stopped" in stopped.stderr and "Traceback" not in stopped.stderr

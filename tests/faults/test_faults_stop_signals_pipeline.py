@@ -6,6 +6,7 @@ a SIGHUP."""
 
 from __future__ import annotations
 
+import json
 import signal
 from pathlib import Path
 
@@ -14,10 +15,12 @@ import pytest
 
 from tests.faults.child import FAULT_NOT_MET
 from tests.faults.harness import run_child, temp_files
+from tests.support import fault_child_server
 from tests.support.pipeline_child import make_workspace
 
 PIPELINE = "tests.faults.scenarios:pipeline_run"
 PIPELINE_CAPABILITY = "report_from_data"
+DESCRIBE = "tests.support.fault_child_server:describe"
 IN_A_STEP = "coworkenv.rollout:rollout_specs:1:before"  # inside the capability run's trajectories step
 BETWEEN_RUNS = "pipelines.run:_aggregates:1:before"  # after the capability run, before the aggregates
 
@@ -33,7 +36,7 @@ BETWEEN_RUNS = "pipelines.run:_aggregates:1:before"  # after the capability run,
 def test_a_stop_signal_stops_a_pipeline_run_which_the_next_run_completes(tmp_path: Path, point: str,
                                                                        signo: signal.Signals, rerun: bool) -> None:
     ws = make_workspace(tmp_path, (PIPELINE_CAPABILITY,))
-    stopped = run_child(["--no-train"], call=PIPELINE, kill=(f"{point}:{signo.name}",), env=ws.env())
+    stopped = run_child(["--no-train"], call=PIPELINE, kill=(f"{point}:{signo.name}",), env=ws.env(), preloaded=True)
     assert stopped.returncode == 130, stopped.stdout + stopped.stderr
     assert f"interrupted: stopped by {signo.name}; partitions left incomplete are redone by the next run" \
         in stopped.stderr
@@ -43,7 +46,7 @@ def test_a_stop_signal_stops_a_pipeline_run_which_the_next_run_completes(tmp_pat
         assert instance.get_latest_materialization_event(dg.AssetKey("hub_dataset")) is None  # it stopped early
     if not rerun:
         return
-    again = run_child(["--no-train"], call=PIPELINE, env=ws.env())
+    again = run_child(["--no-train"], call=PIPELINE, env=ws.env(), preloaded=True)
     assert again.returncode == 0, again.stdout + again.stderr
     assert "hub_dataset              ok" in again.stdout and temp_files(ws.data) == []
     with ws.instance() as instance:
@@ -53,7 +56,23 @@ def test_a_stop_signal_stops_a_pipeline_run_which_the_next_run_completes(tmp_pat
 def test_a_pipeline_run_started_under_nohup_runs_through_a_hang_up(tmp_path: Path) -> None:
     ws = make_workspace(tmp_path, (PIPELINE_CAPABILITY,))
     survived = run_child(["--no-train"], call=PIPELINE, kill=(f"{IN_A_STEP}:SIGHUP",), ignore=("SIGHUP",),
-                         env=ws.env())
+                         env=ws.env(), preloaded=True)
     assert survived.returncode == FAULT_NOT_MET, survived.stdout + survived.stderr
     assert "SIGHUP is ignored in this process" in survived.stderr
     assert f"{PIPELINE_CAPABILITY:<40} ok" in survived.stdout and "hub_dataset              ok" in survived.stdout
+
+
+def test_a_preloaded_child_starts_as_a_fresh_one_would() -> None:
+    """The cases above fork their children from a server that imported the pipeline once
+    (tests/support/fault_child_server.py); what a child's program can tell of its start is what a fresh
+    `python -m tests.faults.child` tells: descriptors (kinds, inheritance), signal dispositions and mask, process group
+    and session, environment, arguments, folder, interpreter flags, Python threads, the standard streams' settings,
+    umask, resource limits."""
+    args, env = ["--no-train", "two words"], {"FAULT_CHILD_PROBE": "1"}
+    fresh = run_child(args, call=DESCRIBE, env=env, ignore=("SIGHUP",))
+    server = fault_child_server.server()
+    before = server.forked
+    forked = run_child(args, call=DESCRIBE, env=env, ignore=("SIGHUP",), preloaded=True)
+    assert server.forked == before + 1, "the preloaded child was started fresh: the server refused or is broken"
+    assert (forked.returncode, forked.stderr) == (fresh.returncode, fresh.stderr) == (0, "to stderr\n")
+    assert json.loads(forked.stdout) == json.loads(fresh.stdout)
