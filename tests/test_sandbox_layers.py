@@ -886,6 +886,195 @@ def test_sealed_defaultdict_and_staticmethod_hold_what_they_call() -> None:
     assert done.returncode == 0 and done.stdout.strip() == "2 2", (done.stdout, done.stderr)
 
 
+def test_sealed_property_holds_the_accessor_it_calls() -> None:
+    """After `seal_property` a property's `__get__`, `__set__` and `__delete__` hold the getter, setter or deleter
+    while it runs: a C accessor (`lst.count`, `lst.index`, bound methods that alone hold their list) whose list's item
+    runs `property.__init__` again on the property goes on walking its own list (C freed it under `list.count` and
+    walked the list the code made next). Accessors of every kind, missing ones, subclasses, direct descriptor calls
+    and their errors answer as C's. In an interpreter of its own."""
+    code = """if True:
+        import abc, enum, functools, importlib.util, sys, types
+        spec = importlib.util.spec_from_file_location("_confine", sys.argv[1])
+        confine = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(confine)
+
+        def battery():
+            out = []
+            class A:
+                def _g(self): return ("got", self.v)
+                def _s(self, v): self.v = v
+                def _d(self): self.v = "deleted"
+                v = 1
+                full = property(_g, _s, _d, "doc")
+                ro = property(_g)
+                wo = property(None, _s)
+                bare = property()
+                @property
+                def deco(self): return 7
+                @deco.setter
+                def deco(self, v): self.v = ("deco", v)
+                raising = property(lambda self: 1 / 0)
+                lenp = property(len)
+            class Sub(property):
+                pass
+            class B(A):
+                sub = Sub(lambda self: "sub")
+                @Sub
+                def sub2(self): return "sub2"
+            class Abs(abc.ABC):
+                @property
+                @abc.abstractmethod
+                def a(self): ...
+            class Color(enum.Enum):
+                RED = 1
+            for obj in (A(), B()):
+                for name in ("full", "ro", "wo", "bare", "deco", "raising", "lenp", "sub", "sub2"):
+                    for op in (lambda o: getattr(o, name), lambda o: setattr(o, name, 5), lambda o: delattr(o, name),
+                               lambda o: getattr(o, name)):
+                        try:
+                            out.append(repr(op(obj)))
+                        except Exception as exc:
+                            out.append((type(exc).__name__, str(exc)))
+            p = A.__dict__["full"]
+            for call in (lambda: p.__get__(None, A) is p, lambda: p.__get__(None), lambda: p.__get__(A()), lambda: p.__set__(A(), 3),
+                         lambda: p.__delete__(A()), lambda: property.__get__(1, 2), lambda: property.__set__(1, 2, 3),
+                         lambda: property.__delete__(1, 2), lambda: property().__get__(1), lambda: property().__set__(1, 2),
+                         lambda: property().__delete__(1), lambda: A.full.__doc__, lambda: A.deco.fset.__name__,
+                         lambda: Abs.a.__isabstractmethod__, lambda: Color.RED.name, lambda: Color.RED.value,
+                         lambda: types.SimpleNamespace(a=1).a, lambda: (1+2j).real, lambda: functools.partial(len).func,
+                         lambda: type(A.full), lambda: type(B.sub).__name__, lambda: A.ro.getter(len).fget):
+                try:
+                    out.append(repr(call()))
+                except Exception as exc:
+                    out.append((type(exc).__name__, str(exc)))
+            return out
+
+        before = battery()
+        assert confine.seal_property() is None
+        assert battery() == before
+
+        def route(how):
+            state = {"first": True}
+            seen = []
+            class Marker:
+                def __eq__(self, other):
+                    seen.append(how)
+                    return False
+                __hash__ = object.__hash__
+            class Item:
+                def __eq__(self, other):
+                    if state["first"]:
+                        state["first"] = False
+                        Owner.__dict__["x"].__init__(len)
+                        held.append([Marker(), Marker(), Marker()])
+                    return False
+                __hash__ = object.__hash__
+            items = [Item(), Item(), Item()]
+            method = items.index if how == "set" else items.count
+            del items
+            class Owner:
+                x = property(method, method, method)
+            del method
+            owner = Owner()
+            if how == "get":
+                owner.x
+            elif how == "set":
+                try:
+                    owner.x = 0
+                except ValueError:
+                    pass
+            else:
+                del owner.x
+            return len(seen)
+
+        held = []
+        print(route("get"), route("set"), route("delete"))
+    """
+    confine = Path(__file__).resolve().parents[1] / "coworkenv" / "sandbox" / "_confine.py"
+    done = subprocess.run([sys.executable, "-c", code, str(confine)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.strip() == "0 0 0", (done.stdout, done.stderr)
+
+
+def test_sealed_codec_registry_holds_the_search_functions_it_calls() -> None:
+    """After `seal_codec_registry` a lookup holds each search function of the code's while it runs: a C search
+    function (`lst.count`, a bound method that alone holds its list) whose list's item unregisters it goes on walking
+    its own list (C freed it under `list.count` and walked the list the code made next). Registering, lookups, their
+    order, answers that are no codec, errors, unregistering and encodings answer as C's (names looked up after an
+    unregister: a name found before stays in C's cache). In an interpreter of its own."""
+    code = """if True:
+        import codecs, importlib.util, sys
+        spec = importlib.util.spec_from_file_location("_confine", sys.argv[1])
+        confine = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(confine)
+
+        def battery(tag):
+            out = []
+            info = codecs.lookup("rot13")
+            def first(name):
+                return codecs.CodecInfo(info.encode, info.decode, name=tag + "first") if name.startswith(tag) else None
+            def second(name):
+                if name == tag + "_bad":
+                    return 5
+                if name == tag + "_raise":
+                    raise ValueError("no")
+                return codecs.CodecInfo(info.encode, info.decode, name="second") if name.startswith("x" + tag) else None
+            calls = [lambda: codecs.register(1), lambda: codecs.register(first), lambda: codecs.register(second),
+                     lambda: codecs.lookup(tag + " A").name, lambda: codecs.lookup("x" + tag).name,
+                     lambda: codecs.lookup(tag + "_bad"), lambda: codecs.lookup(tag + "_raise"),
+                     lambda: codecs.lookup("nothing" + tag), lambda: "abc".encode(tag + "q"),
+                     lambda: b"nop".decode(tag + "q"), lambda: codecs.lookup("utf-8").name,
+                     lambda: codecs.unregister(first), lambda: codecs.lookup(tag + " fresh"),
+                     lambda: codecs.lookup("x" + tag).name, lambda: codecs.unregister(first),
+                     lambda: codecs.unregister(len),
+                     lambda: codecs.unregister(second), lambda: codecs.lookup("x" + tag + "fresh"),
+                     lambda: codecs.register.__doc__ == codecs.register.__doc__, lambda: codecs.lookup("latin1").name]
+            for call in calls:
+                try:
+                    value = call()
+                    out.append(value.name if isinstance(value, codecs.CodecInfo) else repr(value))
+                except Exception as exc:
+                    out.append((type(exc).__name__, str(exc)))
+            return out
+
+        before = battery("t")
+        assert confine.seal_codec_registry() is None
+        after = [entry.replace("t2", "t") if isinstance(entry, str) else (entry[0], entry[1].replace("t2", "t"))
+                 for entry in battery("t2")]
+        assert after == before, (before, after)
+
+        def route(how):
+            state, box, seen = {"first": True}, [], []
+            class Marker:
+                def __eq__(self, other):
+                    seen.append(how)
+                    return False
+                __hash__ = object.__hash__
+            class Item:
+                def __eq__(self, other):
+                    if state["first"]:
+                        state["first"] = False
+                        codecs.unregister(box.pop())
+                        held.append([Marker(), Marker(), Marker()])
+                    return False
+                __hash__ = object.__hash__
+            items = [Item(), Item(), Item()]
+            box.append(items.count)
+            codecs.register(box[0])
+            del items
+            try:
+                codecs.lookup("route_" + how) if how == "lookup" else "x".encode("route_" + how)
+            except (LookupError, TypeError):
+                pass
+            return len(seen)
+
+        held = []
+        print(route("lookup"), route("encode"))
+    """
+    confine = Path(__file__).resolve().parents[1] / "coworkenv" / "sandbox" / "_confine.py"
+    done = subprocess.run([sys.executable, "-c", code, str(confine)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.strip() == "0 0", (done.stdout, done.stderr)
+
+
 def test_sealed_memoryview_compares_and_hashes_copies_and_bytearray_join_reads_its_argument_first() -> None:
     """After `seal_memoryview` a comparison of two memoryviews of different formats hands a `Struct` of the code's own
     (set in the struct module) no view (C lent it a view of a block it freed after the comparison), and a read-only

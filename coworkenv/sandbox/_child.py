@@ -704,6 +704,12 @@ def isolate(
             # defaultdict's factory and a staticmethod's function are held while they run (set anew from inside their
             # own call, a C callable was freed under its C code).
             ("seal_held_callables", "a defaultdict factory or staticmethod runs on after its own code freed it"),
+            # property's getter, setter and deleter are held while they run (`property.__init__` run again from
+            # inside one set them anew: a C accessor was freed under its C code).
+            ("seal_property", "a property's getter, setter or deleter runs on after its own code freed it"),
+            # The codec registry calls the code's search functions from a list whose copy a frame holds (one that
+            # unregistered itself from inside its own call was freed under its C code).
+            ("seal_codec_registry", "a codec search function runs on after its own code unregistered it"),
             # The C OrderedDict's comparisons, repr, copy and pops keep no node across the code's own Python code,
             # and none is made: collections.OrderedDict is the pure-Python class (a dict-level store made C index
             # past its table of nodes).

@@ -1935,6 +1935,159 @@ def seal_held_callables() -> str | None:
     return None
 
 
+
+# `property`'s `__get__`, `__set__` and `__delete__` (CPython 3.11) call the getter, setter or deleter straight from the
+# property's fields, by a borrowed reference, and `property.__init__` run again on a live property sets all three anew:
+# a C accessor (`lst.count`, a bound method that alone held its list) whose list's item re-initialised the property
+# from its `__eq__` freed the bound method and the list while `list.count` walked it, and went on comparing the items
+# of the list the code made next, which took the freed list's object (sixty-ninth round; the sixty-eighth round's
+# class). Sealed here like `defaultdict.__missing__`: the three are gates whose frames hold the accessor while it runs
+# (read through the type's own members, as C reads its fields), with C's answers and errors; a missing accessor's
+# AttributeError names the property by the key its owner's classes keep it under (C names it by `__set_name__`'s
+# name, which 3.11 keeps unreadable; they differ only for a property stored under another name than it was given).
+def _property_get(self: Any, obj: Any, owner: Any = None, /, *, _sealed_tools: Any = ()) -> Any:
+    property_t, isinstance_, type_, field, missing, attribute_error, type_error = _sealed_tools
+    if not isinstance_(self, property_t):
+        raise type_error(f"descriptor '__get__' requires a 'property' object but received a "
+                         f"'{type_(self).__name__}'")
+    if obj is None:
+        if owner is None:
+            raise type_error("__get__(None, None) is invalid")
+        return self
+    getter = field(self)  # held by this frame while it runs
+    if getter is None:
+        raise attribute_error(missing(self, obj, "getter"))
+    return getter(obj)
+
+
+def _property_set(self: Any, obj: Any, value: Any, /, *, _sealed_tools: Any = ()) -> None:
+    property_t, isinstance_, type_, field, missing, attribute_error, type_error = _sealed_tools
+    if not isinstance_(self, property_t):
+        raise type_error(f"descriptor '__set__' requires a 'property' object but received a "
+                         f"'{type_(self).__name__}'")
+    setter = field(self)  # held by this frame while it runs
+    if setter is None:
+        raise attribute_error(missing(self, obj, "setter"))
+    setter(obj, value)
+
+
+def _property_delete(self: Any, obj: Any, /, *, _sealed_tools: Any = ()) -> None:
+    property_t, isinstance_, type_, field, missing, attribute_error, type_error = _sealed_tools
+    if not isinstance_(self, property_t):
+        raise type_error(f"descriptor '__delete__' requires a 'property' object but received a "
+                         f"'{type_(self).__name__}'")
+    deleter = field(self)  # held by this frame while it runs
+    if deleter is None:
+        raise attribute_error(missing(self, obj, "deleter"))
+    deleter(obj)
+
+
+def _property_missing(prop: Any, obj: Any, what: str, /, *, _sealed_tools: Any = ()) -> str:
+    type_, mro_of, dict_of, qualname_of = _sealed_tools
+    cls = type_(obj)
+    owner = qualname_of(cls)
+    for klass in mro_of(cls):
+        for key, value in dict_of(klass).items():
+            if value is prop:
+                return f"property {key!r} of {owner!r} object has no {what}"
+    return f"property of {owner!r} object has no {what}"
+
+
+def seal_property() -> str | None:
+    """Make `property`'s `__get__`, `__set__` and `__delete__` hold the accessor they call (above). Returns why it
+    could not, or None."""
+    import builtins
+
+    cls: Any = property
+    flags = ctypes.c_ulong.from_address(id(cls) + _TP_FLAGS)
+    if (flags.value != cls.__flags__ or not cls.__flags__ & _TPFLAGS_IMMUTABLETYPE
+            or any(type(cls.__dict__.get(name)).__name__ != "wrapper_descriptor"
+                   for name in ("__get__", "__set__", "__delete__"))
+            or any(type(cls.__dict__.get(name)).__name__ != "member_descriptor" for name in ("fget", "fset", "fdel"))):
+        return "property is not the C type this bootstrap knows"
+    function_t: Any = type(_property_get)
+    missing = function_t(_property_missing.__code__, {}, "_property_missing", None, None)
+    missing.__kwdefaults__ = {"_sealed_tools": (type, type.__dict__["__mro__"].__get__,
+                                                type.__dict__["__dict__"].__get__,
+                                                type.__dict__["__qualname__"].__get__)}
+    gates = {}
+    for name, code, member in (("__get__", _property_get.__code__, "fget"),
+                               ("__set__", _property_set.__code__, "fset"),
+                               ("__delete__", _property_delete.__code__, "fdel")):
+        gate = function_t(code, {}, name, (None,) if name == "__get__" else None, None)
+        gate.__kwdefaults__ = {"_sealed_tools": (cls, builtins.isinstance, type, cls.__dict__[member].__get__,
+                                                 missing, AttributeError, TypeError)}
+        gates[name] = gate
+    _install_gates(cls, flags, gates)  # a subclass's lookups and the descriptor slots follow
+    return None
+
+
+
+# The codec registry (CPython 3.11): a lookup (`codecs.lookup`, and every `encode`, `decode` and `open` of a name not
+# cached yet) calls each registered search function straight from the interpreter's list of them, by a borrowed
+# reference, and `codecs.unregister` drops the list's reference: a C search function (`lst.count`, a bound method
+# that alone held its list) whose list's item unregistered it from its `__eq__` freed the bound method and the list
+# while `list.count` walked it, and went on comparing the items of the list the code made next (sixty-ninth round;
+# the sixty-eighth round's class). Sealed here: one search function of the bootstrap's (`_codec_search`, registered
+# once, after the interpreter's own) calls the code's, from a list the `register` and `unregister` gates keep, walking
+# a copy its frame holds, in their order; C's `register` and `unregister` are dropped from `_codecs` and `codecs`
+# (the module is served once), so C's list holds Python functions only; the gates hold neither (their defaults are
+# the code's to read). Changed for honest code: C's unregister cleared the registry's cache, which no Python code can
+# without C's `register` at hand, so a name an unregistered function found before stays found (the cached codec);
+# a search function another one unregisters during the same lookup is still asked in it (C skipped it).
+def _codec_search(name: Any, /, *, _sealed_tools: Any = ()) -> Any:
+    kept, list_ = _sealed_tools
+    for search in list_(kept):  # a copy held by this frame: each function held while it runs
+        found = search(name)
+        if found is not None:
+            return found
+    return None
+
+
+def _codec_register(search_function: Any, /, *, _sealed_tools: Any = ()) -> None:
+    kept, callable_, type_error = _sealed_tools
+    if not callable_(search_function):
+        raise type_error("argument must be callable")
+    kept.append(search_function)
+
+
+def _codec_unregister(search_function: Any, /, *, _sealed_tools: Any = ()) -> None:
+    kept, len_, range_ = _sealed_tools
+    for index in range_(len_(kept)):
+        if kept[index] is search_function:
+            del kept[index]
+            return
+
+
+def seal_codec_registry() -> str | None:
+    """Make the codec registry call the code's search functions from a list whose copy a frame holds (above). Returns
+    why it could not, or None."""
+    import _codecs
+    import builtins
+
+    module = sys.modules.get("codecs")
+    names = ("register", "unregister")
+    if (type(_codecs) is not type(sys) or any(type(vars(_codecs).get(name)).__name__ != "builtin_function_or_method"
+                                             for name in names)
+            or (module is not None and any(vars(module).get(name) is not vars(_codecs)[name] for name in names))):
+        return "_codecs is not the built-in module this bootstrap knows"
+    function_t: Any = type(_codec_search)
+    kept: list[Any] = []
+    search = function_t(_codec_search.__code__, {}, "_codec_search", None, None)
+    search.__kwdefaults__ = {"_sealed_tools": (kept, list)}
+    register, unregister = function_t(_codec_register.__code__, {}, "register", None, None), function_t(
+        _codec_unregister.__code__, {}, "unregister", None, None)
+    register.__kwdefaults__ = {"_sealed_tools": (kept, builtins.callable, TypeError)}
+    unregister.__kwdefaults__ = {"_sealed_tools": (kept, len, range)}
+    register.__doc__, unregister.__doc__ = _codecs.register.__doc__, _codecs.unregister.__doc__
+    _codecs.register(search)  # after the interpreter's own, where C appends the code's
+    gates = {"register": register, "unregister": unregister}
+    vars(_codecs).update(gates)
+    if module is not None:
+        vars(module).update(gates)
+    return None
+
+
 # `itertools.groupby` (CPython 3.11; gh-143543 and gh-146613, fixed in later releases only) compares its target key
 # with the current one by borrowed references, in `groupby.__next__` and in its groups' `__next__`: a key's `__eq__`
 # (Python code of the code's own) that advanced the same groupby (or set its state, `__setstate__`) replaced both keys,
@@ -3553,7 +3706,7 @@ def _arg_parser(segments: list[tuple[int, int, bytes]], fname: bytes, keywords: 
 
 def sealed_codes() -> tuple[Any, ...]:
     """The code objects of the gates `seal_buffered_io`, `seal_array`, `seal_mmap`, `seal_list`, `seal_bytearray`,
-    `seal_groupby`, `seal_accumulate`, `seal_iter`, `seal_count`, `seal_atexit`, `seal_context`, `seal_cell`, `seal_weak_proxy`, `seal_mapping_proxy`, `seal_held_callables`, `seal_list_order`, `seal_memoryview`, `seal_ordered_dict`, `seal_deque`, `seal_count_elements`, `seal_reentered_iterators`,
+    `seal_groupby`, `seal_accumulate`, `seal_iter`, `seal_count`, `seal_atexit`, `seal_context`, `seal_cell`, `seal_weak_proxy`, `seal_mapping_proxy`, `seal_held_callables`, `seal_property`, `seal_codec_registry`, `seal_list_order`, `seal_memoryview`, `seal_ordered_dict`, `seal_deque`, `seal_count_elements`, `seal_reentered_iterators`,
     `seal_partial`, `seal_object_dicts` and `seal_newline_decoder` install, which the hook keeps from being changed."""
     return (_own_method_get.__code__, _own_method_set.__code__, _buffered_new.__code__, _array_setitem.__code__,
             _array_append.__code__, _array_insert.__code__, _array_extend.__code__, _array_fromlist.__code__,
@@ -3566,6 +3719,8 @@ def sealed_codes() -> tuple[Any, ...]:
             _atexit_unregister.__code__, _atexit_clear.__code__, _context_compare.__code__, _cell_compare.__code__, _proxy_compare.__code__,
             _mapping_proxy_compare.__code__, _mapping_proxy_or.__code__, _list_order.__code__,
             _defaultdict_missing.__code__, _staticmethod_call.__code__,
+            _property_get.__code__, _property_set.__code__, _property_delete.__code__,
+            _property_missing.__code__, _codec_search.__code__, _codec_register.__code__, _codec_unregister.__code__,
             _view_compare.__code__, _view_hash.__code__, _odict_compare.__code__, _odict_repr.__code__,
             _odict_copy.__code__, _odict_pop.__code__, _odict_popitem.__code__, _deque_index.__code__, _count_elements.__code__, _islice_number.__code__, _islice_new.__code__,
             _islice_steps.__code__, _zip_longest_new.__code__, _zip_longest_steps.__code__,

@@ -1,6 +1,6 @@
 # expect: ok
 # expect-kernel: ok
-# value: 55
+# value: 57
 # Honest twin of the fifty-fifth round's seals (a memoryview's comparisons and hash, `bytearray.join`,
 # `itertools.groupby`, `atexit.unregister`): what a check does with them answers the same in every set, with the
 # hook's gates and with C's own code: views of one format and of two (struct's way), shapes, strides, NaNs and signed
@@ -18,7 +18,9 @@
 # `bytearray(...)` and `__init__` again (sixty-fifth round's seal): from counts, texts, buffers, lists and generators,
 # their errors; mapping proxies (sixty-sixth round's seal): compared and joined with dicts and each other, a
 # signature's ordered parameters, classes' own, orders refused; `defaultdict` and a staticmethod called (sixty-eighth
-# round's seal): factories of lists and counts, none, one that raises, a subclass's item store, a function called.
+# round's seal): factories of lists and counts, none, one that raises, a subclass's item store, a function called;
+# properties got, set, deleted and missing a setter or deleter, a codec search function registered, looked up by
+# another spelling, used and unregistered (sixty-ninth round's seals).
 import array
 import atexit
 import itertools
@@ -190,6 +192,54 @@ def inits_and_proxies():
                    == ({1: ["a", "a", "a"], 2: ["bb", "bb"], 3: ["ccc"]}, {"a": 3, "bb": 2, "ccc": 1}, 4, {"x": 40},
                        [("KeyError", ("k",)), ("ZeroDivisionError", ("integer division or modulo by zero",))]))
     results.append((staticmethod(len)("abc"), staticmethod(max)(1, 5, key=lambda n: -n)) == (3, 1))
+
+    class Box:  # properties (sixty-ninth round's seal): got, set, deleted, missing accessors, from the class
+        def __init__(self):
+            self._v = 1
+
+        @property
+        def v(self):
+            return self._v
+
+        @v.setter
+        def v(self, value):
+            self._v = value * 2
+
+        @v.deleter
+        def v(self):
+            self._v = "gone"
+
+        size = property(len)
+
+    box, errors = Box(), []
+    box.v = 5
+    seen = [box.v]
+    del box.v
+    seen.append(box.v)
+    for op in (lambda: setattr(box, "size", 1), lambda: delattr(box, "size")):
+        try:
+            op()
+        except AttributeError as exc:
+            errors.append(str(exc))
+    results.append((seen, errors, type(Box.v).__name__, Box.v.__get__(box), Box.size.fget is len)
+                   == ([10, "gone"], [f"property 'size' of {Box.__qualname__!r} object has no {what}"
+                                      for what in ("setter", "deleter")], "property", "gone", True))
+    import codecs  # the codec registry (the same round's seal): a search function of the check's own
+
+    rot = codecs.lookup("rot13")
+
+    def search(name):
+        return codecs.CodecInfo(rot.encode, rot.decode, name="twin69") if name == "twin_69" else None
+
+    codecs.register(search)
+    found = [codecs.lookup("Twin 69").name, codecs.encode("abc", "twin-69")]
+    codecs.unregister(search)
+    codecs.unregister(search)
+    try:
+        codecs.lookup("twin_69_fresh")
+    except LookupError as exc:
+        found.append(str(exc))
+    results.append(found == ["twin69", "nop", "unknown encoding: twin_69_fresh"])
     return results
 
 
