@@ -16,9 +16,9 @@ from tests.defects._core import CorpusError, Defect, Spec, check, reference
 CLASS = "acts_late"
 # How a program can detect the class (what the gates should do), in one line.
 DETECTION = (
-    "where a later turn's changes set a field of a record an earlier turn's write names back to the initial world's "
-    "value (the world undoes the turn), replay the reference with that turn's writes made once at the start of the "
-    "later turn; if it still passes, the earlier turn's result is unchecked"
+    "where a later turn's changes set a field of a record an earlier turn's write names to another value than that "
+    "turn left it (the world undoes the turn), replay the reference with that turn's writes made once at the start "
+    "of the later turn; if it still passes, the earlier turn's result is unchecked"
 )
 
 
