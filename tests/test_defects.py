@@ -173,6 +173,11 @@ NARROW_CLASSES = {
                                  "examples, the hunt's 12 capabilities 6-8 and the 11 others 1-3: incident_rollback's "
                                  "other config versions are refused by the tool, feature_flag_rollout's and "
                                  "incident_investigate_fix's flags are caught by the undo)"),
+    "acts_late": ({"adapt_silent_change", "incident_investigation_and_fix"}, "only these tasks' worlds undo "
+                  "between the turns what the first turn fixed (a field of the fixed record set again to another "
+                  "value: the bad release, flag or config rolled out again, the service degraded again), so the "
+                  "second fix hides the first on the final state (seeds 1-5 of every multi-turn generator and the "
+                  "examples)"),
 }
 
 DEFECTS = all_defects()

@@ -12,6 +12,7 @@ from coworkenv.spec import AfterCall, AppendLog, AtTime, EnvSpec, FrameRule, Pyt
 from coworkenv.validate._check_reads import nested_rules, parts_read, python_rules, rule_kind
 from coworkenv.validate._episodes import EpisodeOutcome
 from coworkenv.validate._falsifiable import unfalsifiable_reason
+from coworkenv.validate._later_records import later_record_literals
 from coworkenv.validate._later_state import later_literals, later_state_reads, turn_end_reads
 from coworkenv.validate._leaks import readable_text
 from coworkenv.validate._mutation_core import turn_of
@@ -523,6 +524,14 @@ def reads_state_gate(ctx: GateContext) -> GateResult:
                                 f"check {spec.checks[i].id!r} wants {term!r} in the reply of turn {turn}, the final "
                                 f"value of {path} ({last!r}), but when turn {turn} ended it was {then!r}: the answer "
                                 "true when given fails; want the value of its own turn"))
+    for i, turn, term, path, then, last in later_record_literals(spec):
+        if f"checks[{i}]" in flagged:
+            continue
+        flagged.add(f"checks[{i}]")
+        errors.append(GateError("reads_state", "reads_later_state", f"checks[{i}]",
+                                f"check {spec.checks[i].id!r} wants {term!r} in a record the reference wrote by the end "
+                                f"of turn {turn}, the final value of {path} ({last!r}), but when turn {turn} ended it "
+                                f"was {then!r}: what the agent writes true then fails; want the value of its own turn"))
     return gate_result("reads_state", errors, grounded_checks=grounded, vacuous_checks=vacuous,
                         unexercised=unexercised, episodes_judged=sum(r is not None for r in judged) + 1)
 

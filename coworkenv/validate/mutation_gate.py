@@ -47,6 +47,7 @@ from coworkenv.validate._guard_effects import same_effect_guards
 from coworkenv.validate._guard_evasions import evaded_guards
 from coworkenv.validate._guard_phrases import respelled_phrases
 from coworkenv.validate._guard_routes import bypassed_guards
+from coworkenv.validate._late_turn import late_turns
 from coworkenv.validate._like_writes import like_writes_unchecked
 from coworkenv.validate._list_order import reordered_lists
 from coworkenv.validate._named_writes import named_write
@@ -209,6 +210,7 @@ def mutations_gate(ctx: GateContext) -> GateResult:
     errors += respelled_phrases(seen)
     errors += deleted_guards(ctx.spec, initial, episodes.touched, episodes.created)  # a check a deletion meets
     errors += _early_acts(ctx)
+    errors += _late_acts(ctx)
     errors += _undone(ctx, initial, dropped_passes, view)
     errors += credited_attempts(ctx.spec, episodes, results)  # a refused call credited (`_refused_calls`)
     errors += credited_elsewhere(ctx.spec, episodes)  # a read of another record credited as the source's
@@ -282,6 +284,22 @@ def _early_acts(ctx: GateContext) -> list[GateError]:
                                     "answer is rewarded; add a check that the write waited for the answer (a later "
                                     "turn, or a state the answer's turn makes), and end a window on the write's stamp "
                                     "when the answer comes, not when the reference's earlier turn ended"))
+    return errors
+
+
+def _late_acts(ctx: GateContext) -> list[GateError]:
+    """`acts_late` for each turn whose writes the world puts back before the next turn, where the reference with those
+    writes made once, at the start of the next turn (`late_turns`), still passes: the turn's result is unchecked."""
+    episodes = ctx.episodes()
+    assert episodes is not None
+    errors: list[GateError] = []
+    for found in late_turns(ctx.spec):
+        outcome = episodes.mutant(found.reference, lazy=True)
+        if outcome.result is not None and outcome.result.passed:
+            errors.append(GateError("mutations", "acts_late", found.path,
+                                    f"{found.description} still passes: the turn's result is checked only once a "
+                                    "later turn has redone it; add a check of the earlier turn's own writes (a called "
+                                    "check wanting the fix once per turn, or a trace the world leaves only then)"))
     return errors
 
 

@@ -14,6 +14,7 @@ Edits find what they change by structure (check kind, field, tool), not by seed-
 from __future__ import annotations
 
 from tests.defects import (
+    acts_late,
     address_elsewhere_credited,
     address_read,
     amount_grouping_pinned,
@@ -151,6 +152,7 @@ from tests.defects import (
     later_state_own_write,
     later_state_read,
     later_state_unbound,
+    later_state_written,
     lenient_scoring,
     like_write_unchecked,
     list_order_pinned,
@@ -510,6 +512,8 @@ MODULES = (
     write_claimed_in_message,
     made_text_read_as_set,
     guard_holds_deleted,
+    acts_late,
+    later_state_written,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
