@@ -13,5 +13,7 @@ CODE_VERSIONS = {
     # 2: rl_checkpoint's reward slope and rl_comparison's slope table say how many GRPO groups had no reward variance.
     # 3: the partial and shaped rewards take the config's call credit (trainers.rewards.reference_call_share);
     #    rl_checkpoint logs tool calls per episode and the share of the reference's calls made.
-    "rl_checkpoint": "3", "rl_comparison": "3",
+    # 4: rl-tiny's episodes are tool calls under the grammar (rollout.tool_choice: required), and a guard the
+    #    untouched world already fails no longer cancels the call credit (round rl13).
+    "rl_checkpoint": "4", "rl_comparison": "4",
 }

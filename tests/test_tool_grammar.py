@@ -19,7 +19,14 @@ from coworkenv.synth.taxonomy import load_taxonomy
 from tests.support.tiny_checkpoint import tiny_checkpoint
 from trainers.batching import generate_batch
 from trainers.local_backend import ChatRenderer, LocalSampler, LocalTransformersBackend
-from trainers.tool_grammar import GrammarLogitsProcessor, ToolCallGrammars, check_decoding, tool_call_lark
+from trainers.tool_grammar import (
+    GrammarLogitsProcessor,
+    ToolCallGrammars,
+    check_decoding,
+    check_tool_choice,
+    requires_call,
+    tool_call_lark,
+)
 
 pytest.importorskip("llguidance")
 
@@ -49,9 +56,9 @@ def _schema(tools: list[dict[str, Any]], name: str) -> dict[str, Any]:
 
 
 def _accepts(grammars: ToolCallGrammars, tokenizer: PreTrainedTokenizerBase, tools: list[dict[str, Any]],
-             text: str) -> bool:
+             text: str, require_call: bool = False) -> bool:
     """Whether the whole message `text`, then EOS, is a sentence of the grammar of `tools`."""
-    matcher = grammars.message(tools).matcher
+    matcher = grammars.message(tools, require_call).matcher
     tokens = [*tokenizer.encode(text, add_special_tokens=False), int(tokenizer.eos_token_id)]
     return matcher.try_consume_tokens(tokens) == len(tokens) and matcher.is_stopped()
 
@@ -93,6 +100,25 @@ def test_the_grammar_refuses_malformed_calls(grammars: ToolCallGrammars,
                                              tiny: tuple[PreTrainedModel, PreTrainedTokenizerBase],
                                              tools: list[dict[str, Any]], text: str) -> None:
     assert not _accepts(grammars, tiny[1], tools, text)
+
+
+def test_a_required_call_leaves_no_reply(grammars: ToolCallGrammars,
+                                         tiny: tuple[PreTrainedModel, PreTrainedTokenizerBase],
+                                         tools: list[dict[str, Any]]) -> None:
+    """`tool_choice` first/required (round rl13): where a call is required the message is calls, never a reply;
+    `first` requires one only of a turn's first message, and no tool list requires none."""
+    call = "<think>\n\n</think>\n\n" + _call("chat_list_channels", "{}")
+    for text, as_reply in [(call, False), ("Done.", True), ("<think>\n\n</think>\n\nDone.", True)]:
+        assert _accepts(grammars, tiny[1], tools, text)
+        assert _accepts(grammars, tiny[1], tools, text, require_call=True) is not as_reply, text
+    user, tool = [{"role": "user", "content": "hi"}], [{"role": "tool", "content": "[]"}]
+    assert [requires_call(c, user, tools) for c in ("auto", "first", "required")] == [False, True, True]
+    assert [requires_call(c, user + tool, tools) for c in ("auto", "first", "required")] == [False, False, True]
+    assert not requires_call("required", user, [])
+    with pytest.raises(ValueError, match="needs decoding='grammar'"):
+        check_tool_choice("first", "free")
+    with pytest.raises(ValueError, match="unknown tool_choice"):
+        check_tool_choice("always", "grammar")
 
 
 def test_enum_and_required_parameters_become_rules() -> None:
@@ -196,11 +222,12 @@ def test_rl_rollouts_sample_every_message_under_its_grammar(
     grammars = ToolCallGrammars(tokenizer)
     limits = RolloutLimits(max_new_tokens=24, max_agent_steps=3, max_completion_tokens=400, temperature=1.0)
 
-    def messages(constrained: bool) -> list[list[int]]:
+    def messages(constrained: bool, tool_choice: str = "auto") -> list[list[int]]:
         batcher = GroupBatcher(model, renderer.eos_token_id, tokenizer.pad_token_id, 4)
         episodes = run_sync(lambda: arollout_group([spec] * 4, renderer, lambda s, e, p: batcher.slot(), limits,
                                                    positions=range(4), seeds=[11, 12, 13, 14],
-                                                   grammars=grammars if constrained else None))
+                                                   grammars=grammars if constrained else None,
+                                                   tool_choice=tool_choice))
         out = []
         for _, tokens in episodes:
             run: list[int] = []
@@ -214,12 +241,17 @@ def test_rl_rollouts_sample_every_message_under_its_grammar(
                 out.append(run)
         return out
 
-    def accepted(message: list[int]) -> bool:
-        matcher = grammars.message(tools).matcher
+    def accepted(message: list[int], require_call: bool = False) -> bool:
+        matcher = grammars.message(tools, require_call).matcher
         return matcher.try_consume_tokens(message) == len(message)
 
     constrained = messages(True)
     assert constrained and all(accepted(m) for m in constrained)
     assert not all(accepted(m) for m in messages(False))
+    # tool_choice "required": every message of every episode is (the start of) tool calls, none a reply
+    required = messages(True, "required")
+    assert required and all(accepted(m, require_call=True) for m in required)
     with pytest.raises(ValidationError):
         RolloutSection(decoding="beam")  # type: ignore[arg-type]
+    with pytest.raises(ValidationError, match=r"needs rollout\.decoding: grammar"):
+        RolloutSection(tool_choice="required")

@@ -137,6 +137,34 @@ def test_reference_call_share_counts_the_reference_calls_made(spec: EnvSpec) -> 
     assert progress.calls[-1] == 1.0 and episode_reward(progress, "partial", 0.1) == 1.0
 
 
+class FirstCallOnly:
+    """The oracle's first message (a read-only look-up in the capabilities tested), then a reply ending the turn."""
+
+    name = "first-call-only"
+
+    def __init__(self, spec: EnvSpec) -> None:
+        self.oracle, self.acted = OraclePolicy(spec), False
+
+    def act(self, env: Env) -> Action:
+        if self.acted:
+            return Action.say("Done.")
+        self.acted = True
+        return self.oracle.act(env)
+
+
+def test_call_credit_is_not_cancelled_by_a_guard_the_untouched_world_fails() -> None:
+    # correct_bad_data's "the new config of svc-payments keeps every other key" fails before any config is written:
+    # it says nothing of a look-up, which earns call credit; a do-nothing episode still earns none (round rl13).
+    spec = generate_specs(load_taxonomy(Path("taxonomy"))["correct_bad_data"], 1, 3)[0]
+    untouched = Env(spec)
+    untouched.reset(tools=False)
+    assert untouched.score().guards_failed  # the class this test is about
+    looked = turn_progress(run_agent(Env(spec), FirstCallOnly(spec)), spec)
+    assert looked.scores[-1] == 0.0 and looked.calls[-1] > 0.0
+    assert episode_reward(looked, "partial", 0.1) > 0.0
+    assert turn_progress(run_agent(Env(spec), NoopPolicy()), spec).calls[-1] == 0.0
+
+
 def _tiny_checkpoint(tmp_path_factory: pytest.TempPathFactory, spec: EnvSpec, copy_head: bool) -> Path:
     from trainers.chat_templates import trl_chat_template
     from trainers.tiny_model import TinyModelSpec, build_tiny_model, render_corpus_text

@@ -38,7 +38,14 @@ from trainers.checkpoint_files import (
     unchanged_since_checked,
 )
 from trainers.rendering import SPACED_MODES, read_rendering, render_messages, render_tools, unspaced_arguments
-from trainers.tool_grammar import GrammarLogitsProcessor, MessageGrammar, ToolCallGrammars, check_decoding
+from trainers.tool_grammar import (
+    GrammarLogitsProcessor,
+    MessageGrammar,
+    ToolCallGrammars,
+    check_decoding,
+    check_tool_choice,
+    requires_call,
+)
 
 __all__ = [
     "ChatRenderer",
@@ -276,11 +283,12 @@ class LocalTransformersBackend:
     Requests are answered one at a time (generation is compute-bound); each re-renders the conversation.
     `decoding="grammar"` generates every message under a grammar of the request's tools (`trainers.tool_grammar`):
     only well-formed calls of exposed tools, with their required arguments; `free` (the default) does not.
+    `tool_choice="first"` (grammar only) makes the first message of every user turn tool calls.
     """
 
     def __init__(self, model: str | Path | PreTrainedModel, tokenizer: PreTrainedTokenizerBase | None = None, *,
                  name: str | None = None, dtype: str = "float32", device: str | None = None,
-                 rendering: str | None = None, decoding: str = "free") -> None:
+                 rendering: str | None = None, decoding: str = "free", tool_choice: str = "auto") -> None:
         if isinstance(model, str | Path):
             self.model, loaded = load_checkpoint(model, dtype=dtype, device=device)
             self.tokenizer = tokenizer or loaded
@@ -293,6 +301,7 @@ class LocalTransformersBackend:
             self.name = name or "local:in-memory"
         self.renderer = ChatRenderer(self.tokenizer, rendering or "full")
         self.decoding = check_decoding(decoding)
+        self.tool_choice = check_tool_choice(tool_choice, self.decoding)
         if self.decoding == "grammar" and self.renderer.rendering in SPACED_MODES:
             raise ValueError(f"{self.name}: decoding='grammar' writes compact JSON values, which a model trained on "
                              "the `spaced` rendering does not; use decoding='free' for this checkpoint")
@@ -322,7 +331,7 @@ class LocalTransformersBackend:
             return None
         if self._grammars is None:
             self._grammars = ToolCallGrammars(self.tokenizer)
-        return self._grammars.message(request.tools)
+        return self._grammars.message(request.tools, requires_call(self.tool_choice, request.messages, request.tools))
 
     async def _generate(self, ids: list[int], max_new_tokens: int, request: LLMRequest) -> list[int]:
         """The new tokens after `ids` (one request at a time; `trainers.batching` batches concurrent ones)."""

@@ -12,7 +12,11 @@ reach keeps the last value):
 Call credit (`call_credit` w, 0 by default; `partial` and `shaped` only): m = s + w * (1 - s) * c, with s the verifier
 score and c the share of the reference solution's tool calls the episode made by the end of that turn
 (`reference_call_share`: a call to the same tool the env carried out earns half of a reference call, equal arguments
-the other half, each reference call matched at most once), 0 once a guard fails. A verifier score of 1 stays 1, and
+the other half, each reference call matched at most once), 0 once a guard fails that the untouched world passes (the
+agent broke something). A guard the untouched world already fails ("the new config keeps every other key" before
+there is a new config) says nothing of the calls made, so it does not cancel their credit: before round rl13 it did,
+and every episode of such an env earned exactly 0 (10 of the 148 envs of a `make run`, in 3 of 23 capabilities). A
+verifier score of 1 stays 1, and
 with w below a completion check's weight no amount of call credit outweighs one more check passed; where every
 episode of a group scores 0 (a student that never completes the task), the calls still differ, so GRPO has an
 advantage to learn from. `binary` never takes it.
@@ -89,7 +93,7 @@ def turn_progress(record: TrajectoryRecord, spec: EnvSpec) -> TurnProgress:
     score there (a later turn's work earns nothing before its turn). The last turn, and an episode that stopped
     inside a turn, are judged as the episode is: every check, as written.
     """
-    results, stopped = _turn_results(record, spec)
+    results, stopped, untouched = _turn_results(record, spec)
     due = reference_turn_checks(spec) if len(spec.turns) > 1 else ()
     scores: list[float] = []
     passed: list[bool] = []
@@ -100,7 +104,8 @@ def turn_progress(record: TrajectoryRecord, spec: EnvSpec) -> TurnProgress:
         scores.append(result.score)
         passed.append(result.passed)
         made = record.audit if turn == len(results) - 1 else [e for e in record.audit if e.turn <= turn]
-        calls.append(0.0 if result.guards_failed else reference_call_share(spec, made))
+        broken = set(result.guards_failed) - untouched  # guards the agent made fail
+        calls.append(0.0 if broken else reference_call_share(spec, made))
     return TurnProgress(len(spec.turns), tuple(scores), tuple(passed), tuple(calls))
 
 
@@ -146,7 +151,7 @@ def reference_turn_checks(spec: EnvSpec) -> tuple[dict[str, CheckResult], ...]:
     from coworkenv.agents import OraclePolicy  # the oracle teacher: loaded only where a spec has several turns
     from coworkenv.rollout import run_agent
 
-    results, stopped = _turn_results(run_agent(Env(spec), OraclePolicy(spec)), spec)
+    results, stopped, _ = _turn_results(run_agent(Env(spec), OraclePolicy(spec)), spec)
     # A reference that does not pass its own checks (none written, as an import without one) says nothing of what a
     # turn is meant to do: every turn is then judged as written.
     sound = not stopped and bool(results) and results[-1].passed
@@ -174,11 +179,12 @@ def _as_due(check: CheckResult, reference: CheckResult | None) -> CheckResult:
                    reason=check.reason or "a later turn's work: earns no more than the reference's by this turn")
 
 
-def _turn_results(record: TrajectoryRecord, spec: EnvSpec) -> tuple[list[VerifierResult], bool]:
-    """The verifier's results each time the record's agent ended a turn, and whether the last one is where the
-    episode stopped inside a turn (step or token budget)."""
+def _turn_results(record: TrajectoryRecord, spec: EnvSpec) -> tuple[list[VerifierResult], bool, set[str]]:
+    """The verifier's results each time the record's agent ended a turn, whether the last one is where the
+    episode stopped inside a turn (step or token budget), and the guards the untouched world fails."""
     env = Env(spec, max_steps=len(record.steps) + 1)  # the replay takes exactly the recorded steps
-    env.reset()
+    env.reset(tools=False)
+    untouched = set(env.score().guards_failed)
     results: list[VerifierResult] = []
     for step in record.steps:
         message = record.messages[step.message_index]
@@ -197,7 +203,7 @@ def _turn_results(record: TrajectoryRecord, spec: EnvSpec) -> tuple[list[Verifie
     stopped = not env.done or not results
     if stopped:  # stopped inside a turn: score where it stopped
         results.append(env.score())
-    return results, stopped
+    return results, stopped, untouched
 
 
 def turn_rewards(progress: TurnProgress, mode: RewardMode, call_credit: float = 0.0) -> list[float]:

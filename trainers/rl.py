@@ -299,7 +299,7 @@ def build_rl_trainer(
     rollout = EnvRollout(kept, renderer, limits, config.reward, sampler_factory=sampler_factory,
                          rollouts_dir=Path(output_dir) / "rollouts" if r.save_rollouts else None,
                          seed=config.training.seed, reuse_caches=r.reuse_caches, decoding=r.decoding,
-                         call_credit=config.call_credit)
+                         call_credit=config.call_credit, tool_choice=r.tool_choice)
     recorder = _LogRecorder(progress)
     trainer = EnvGRPOTrainer(
         model=model, reward_funcs=[env_reward_function(config.reward)], args=_grpo_args(config, Path(output_dir)),

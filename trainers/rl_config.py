@@ -49,6 +49,17 @@ class RolloutSection(ConfigSection):
     decoding: Annotated[Literal["free", "grammar"], Field(
         description="grammar: every message is sampled under a grammar of the env's tools (trainers.tool_grammar), "
         "as an evaluation with decoding=grammar generates; free: unconstrained")] = "free"
+    tool_choice: Annotated[Literal["auto", "first", "required"], Field(
+        description="under decoding=grammar: auto, the student replies or calls; first, the first message of every "
+        "user turn must be tool calls; required, every message (the episode ends at max_agent_steps); "
+        "trainers.tool_grammar")] = "auto"
+
+    @model_validator(mode="after")
+    def _choice_needs_grammar(self) -> RolloutSection:
+        if self.tool_choice != "auto" and self.decoding != "grammar":
+            raise ValueError(f"rollout.tool_choice {self.tool_choice!r} needs rollout.decoding: grammar (free decoding "
+                             "cannot require a call); set decoding: grammar or tool_choice: auto")
+        return self
 
 
 class RLTrainingSection(ConfigSection):

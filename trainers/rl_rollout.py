@@ -31,7 +31,7 @@ from coworkenv.store.stages import write_trajectories
 from trainers.batching import GroupBatcher
 from trainers.local_backend import ChatRenderer, generated_response
 from trainers.rewards import RewardMode, episode_reward, turn_progress, turn_rewards
-from trainers.tool_grammar import MessageGrammar, ToolCallGrammars, check_decoding
+from trainers.tool_grammar import MessageGrammar, ToolCallGrammars, check_decoding, check_tool_choice, requires_call
 
 __all__ = [
     "EnvRollout",
@@ -91,9 +91,11 @@ class EpisodeBackend:
     """The `LLMBackend` of one episode: answers `run_agent`'s requests from one growing token sequence."""
 
     def __init__(self, renderer: ChatRenderer, sampler: TokenSampler, env: Env, limits: RolloutLimits,
-                 name: str = "student", seed: int | None = None, grammars: ToolCallGrammars | None = None) -> None:
+                 name: str = "student", seed: int | None = None, grammars: ToolCallGrammars | None = None,
+                 tool_choice: str = "auto") -> None:
         self.renderer = renderer
         self.grammars = grammars  # given: every message is sampled under a grammar of the request's tools
+        self.tool_choice = tool_choice  # with grammars: which messages must be tool calls (trainers.tool_grammar)
         self.sampler = sampler
         self.env = env
         self.limits = limits
@@ -130,7 +132,8 @@ class EpisodeBackend:
         budget = min(self.limits.max_new_tokens, room - 1)
         if self.grammars is not None:
             generated = self.sampler.generate(ids, budget, self.limits.temperature, self.limits.top_p, seed,
-                                              constraint=self.grammars.message(request.tools))
+                                              constraint=self.grammars.message(request.tools, requires_call(
+                                                  self.tool_choice, request.messages, request.tools)))
         else:  # samplers written before grammars (scripted ones in tests) need not take a constraint
             generated = self.sampler.generate(ids, budget, self.limits.temperature, self.limits.top_p, seed)
         if inspect.isawaitable(generated):  # a batched sampler answers once the group's other episodes asked too
@@ -160,16 +163,17 @@ def rollout_episode(
 async def arollout_group(
     specs: Sequence[EnvSpec], renderer: ChatRenderer, sampler_factory: SamplerFactory, limits: RolloutLimits, *,
     positions: Sequence[int], seeds: Sequence[int | None], model_name: str = "student",
-    grammars: ToolCallGrammars | None = None,
+    grammars: ToolCallGrammars | None = None, tool_choice: str = "auto",
 ) -> list[tuple[TrajectoryRecord, EpisodeTokens]]:
     """One student episode per spec, all running concurrently on this event loop (so a batching sampler can
     generate their messages together); (record, tokens) per episode, in order. A sampler with `leave()` is told
-    when its episode ends. With `grammars`, every message is sampled under its request's tool grammar."""
+    when its episode ends. With `grammars`, every message is sampled under its request's tool grammar, tool calls
+    only where `tool_choice` requires them."""
 
     async def one(spec: EnvSpec, position: int, seed: int | None) -> tuple[TrajectoryRecord, EpisodeTokens]:
         env = Env(spec, max_steps=limits.max_agent_steps + 1)
         sampler = sampler_factory(spec, env, position)
-        backend = EpisodeBackend(renderer, sampler, env, limits, model_name, seed, grammars)
+        backend = EpisodeBackend(renderer, sampler, env, limits, model_name, seed, grammars, tool_choice)
         sampling: dict[str, Any] = {"temperature": limits.temperature, "top_p": limits.top_p,
                                     "max_tokens": limits.max_new_tokens, "seed": seed}
         try:
@@ -212,7 +216,8 @@ class EnvRollout:
 
     def __init__(self, specs: Sequence[EnvSpec], renderer: ChatRenderer, limits: RolloutLimits, reward: RewardMode,
                  *, sampler_factory: SamplerFactory | None = None, rollouts_dir: Path | None = None,
-                 seed: int = 0, reuse_caches: bool = True, decoding: str = "free", call_credit: float = 0.0) -> None:
+                 seed: int = 0, reuse_caches: bool = True, decoding: str = "free", call_credit: float = 0.0,
+                 tool_choice: str = "auto") -> None:
         self.specs = {spec.id: spec for spec in specs}
         self.call_credit = call_credit
         self.renderer = renderer
@@ -223,6 +228,7 @@ class EnvRollout:
         self.seed = seed
         self.reuse_caches = reuse_caches
         self.grammars = ToolCallGrammars(renderer.tokenizer) if check_decoding(decoding) == "grammar" else None
+        self.tool_choice = check_tool_choice(tool_choice, decoding)
         self.records: list[TrajectoryRecord] = []  # the last batch's episodes, and their token sequences
         self.tokens: list[EpisodeTokens] = []
 
@@ -250,7 +256,7 @@ class EnvRollout:
                 [self.specs[p] for p in prompts], self.renderer, factory, self.limits,
                 positions=range(len(prompts)),
                 seeds=[_episode_seed(self.seed, step, rank, position) for position in range(len(prompts))],
-                grammars=self.grammars))
+                grammars=self.grammars, tool_choice=self.tool_choice))
         # Logged beside TRL's step_time (the whole step, this included): the rest is scoring, loss and optimiser.
         mode = "train" if trainer.model is not None and trainer.model.training else "eval"
         cast(Any, trainer)._metrics[mode]["rollout_time"].append(time.perf_counter() - started)

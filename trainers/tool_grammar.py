@@ -14,8 +14,12 @@ an llguidance grammar (https://github.com/guidance-ai/llguidance) built from the
   impose the schema's order on a model trained on calls written in another), written as compact JSON (the
   `compact` and `minimal` renderings of `trainers.rendering`).
 
-Only the shape is constrained: which tool, which values, and whether to call at all stay the model's choice. The
-grammar is built once per distinct tool list and tokenizer (`ToolCallGrammars`), and one matcher per generated
+Only the shape is constrained: which tool, which values, and whether to call at all stay the model's choice, unless
+`tool_choice` says otherwise, as OpenAI's `tool_choice="required"` does for a request: `required` makes every message
+tool calls, with no reply alternative (the episode ends at its step limit); `first` only the first message of every
+user turn (a request whose last message is the user's), later ones `auto` (reply or call). A student that rarely starts a message with `<tool_call>` (docs/learning.md,
+round rl13) then acts in every episode, and which tools it calls with which values is what its episodes differ in.
+The grammar is built once per distinct tool list and tokenizer (`ToolCallGrammars`), and one matcher per generated
 message follows the sampled tokens (`GrammarLogitsProcessor`, a transformers `LogitsProcessor`), so batched
 generation constrains each row with its own request's tools.
 """
@@ -32,10 +36,11 @@ from typing import Any, Literal, cast, get_args
 import torch
 from transformers import LogitsProcessor, PreTrainedTokenizerBase
 
-__all__ = ["Decoding", "GrammarLogitsProcessor", "MessageGrammar", "ToolCallGrammars", "check_decoding",
-           "tool_call_lark"]
+__all__ = ["Decoding", "GrammarLogitsProcessor", "MessageGrammar", "ToolCallGrammars", "ToolChoice", "check_decoding",
+           "check_tool_choice", "requires_call", "tool_call_lark"]
 
 Decoding = Literal["free", "grammar"]
+ToolChoice = Literal["auto", "first", "required"]
 _MAX_PERMUTED_REQUIRED = 3  # more required parameters than this: any order, presence not enforced (k! alternatives)
 _MARKERS = ("<tool_call>", "</tool_call>", "<think>", "</think>")
 _COMPACT = {"whitespace_flexible": False, "item_separator": ",", "key_separator": ":"}
@@ -45,6 +50,25 @@ def check_decoding(decoding: str) -> Decoding:
     if decoding not in get_args(Decoding):
         raise ValueError(f"unknown decoding {decoding!r}; use one of {', '.join(get_args(Decoding))}")
     return decoding  # type: ignore[return-value]  # checked against the Literal's values just above
+
+
+def check_tool_choice(tool_choice: str, decoding: str) -> ToolChoice:
+    """`tool_choice` checked: one of `ToolChoice`, and `first` only with `decoding="grammar"` (free decoding cannot
+    make a message a call)."""
+    if tool_choice not in get_args(ToolChoice):
+        raise ValueError(f"unknown tool_choice {tool_choice!r}; use one of {', '.join(get_args(ToolChoice))}")
+    if tool_choice != "auto" and decoding != "grammar":
+        raise ValueError(f"tool_choice={tool_choice!r} needs decoding='grammar' (free decoding cannot require a call)")
+    return tool_choice  # type: ignore[return-value]  # checked against the Literal's values just above
+
+
+def requires_call(tool_choice: str, messages: Sequence[Mapping[str, Any]], tools: Sequence[Any] | None) -> bool:
+    """Whether the message answering `messages` must be tool calls under `tool_choice`, where there are tools to
+    call: always under `required`; under `first`, when the conversation's last message is the user's (the first
+    message of a turn)."""
+    if not tools or tool_choice == "auto":
+        return False
+    return tool_choice == "required" or (bool(messages) and messages[-1].get("role") == "user")
 
 
 def _lark_string(text: str) -> str:
@@ -97,9 +121,11 @@ def _marker(text: str, special: Collection[str]) -> str:
     return text if text in special else _lark_string(text)
 
 
-def tool_call_lark(tools: Sequence[Mapping[str, Any]], special: Collection[str] = ()) -> str:
+def tool_call_lark(tools: Sequence[Mapping[str, Any]], special: Collection[str] = (), *,
+                   require_call: bool = False) -> str:
     """The llguidance Lark grammar of one assistant message for a request exposing `tools` (OpenAI function tools);
-    `special`: the markup tags the tokenizer holds as single added tokens (llguidance matches those whole)."""
+    `special`: the markup tags the tokenizer holds as single added tokens (llguidance matches those whole);
+    `require_call`: the message must be tool calls (no reply), where there is a tool to call."""
     open_call, close_call = _marker("<tool_call>", special), _marker("</tool_call>", special)
     rules: list[str] = []
     calls: list[str] = []
@@ -115,7 +141,7 @@ def tool_call_lark(tools: Sequence[Mapping[str, Any]], special: Collection[str] 
         calls.append(f"t{t}_call")
     lines = [
         "start: think? body",
-        "body: REPLY" + (" | calls" if calls else ""),
+        "body: " + ("calls" if calls and require_call else "REPLY" + (" | calls" if calls else "")),
         f'think: {_marker("<think>", special)} "\\n\\n" {_marker("</think>", special)} "\\n\\n"',
         # A reply is any text not starting with `<` (which would begin a tool call or a think block).
         r"REPLY: /[^<](.|\n)*/",
@@ -150,12 +176,13 @@ class ToolCallGrammars:
         self.vocab_size = int(self.tokenizer.vocab_size)
         added = {token.content for token in getattr(tokenizer, "added_tokens_decoder", {}).values()}
         self.special = {tag for tag in _MARKERS if tag in added}
-        self._grammars: dict[str, str] = {}
+        self._grammars: dict[tuple[str, bool], str] = {}
 
-    def grammar(self, tools: Sequence[Mapping[str, Any]] | None) -> str:
-        key = hashlib.sha256(json.dumps(list(tools or ()), sort_keys=True, default=str).encode()).hexdigest()
+    def grammar(self, tools: Sequence[Mapping[str, Any]] | None, require_call: bool = False) -> str:
+        key = (hashlib.sha256(json.dumps(list(tools or ()), sort_keys=True, default=str).encode()).hexdigest(),
+               require_call)
         if key not in self._grammars:
-            lark = tool_call_lark(list(tools or ()), self.special)
+            lark = tool_call_lark(list(tools or ()), self.special, require_call=require_call)
             grammar = self._llguidance.LLMatcher.grammar_from_lark(lark)
             failed, messages = self._llguidance.LLMatcher.validate_grammar_with_warnings(grammar, self.tokenizer)
             if failed:
@@ -163,9 +190,10 @@ class ToolCallGrammars:
             self._grammars[key] = grammar
         return self._grammars[key]
 
-    def message(self, tools: Sequence[Mapping[str, Any]] | None) -> MessageGrammar:
-        """The grammar state for one assistant message generated for a request exposing `tools`."""
-        matcher = self._llguidance.LLMatcher(self.tokenizer, self.grammar(tools))
+    def message(self, tools: Sequence[Mapping[str, Any]] | None, require_call: bool = False) -> MessageGrammar:
+        """The grammar state for one assistant message generated for a request exposing `tools` (`require_call`:
+        tool calls only, no reply)."""
+        matcher = self._llguidance.LLMatcher(self.tokenizer, self.grammar(tools, require_call))
         if matcher.is_error():
             raise ValueError(f"the tool-call grammar does not compile: {matcher.get_error()}")
         return MessageGrammar(matcher, self.vocab_size)
