@@ -13,6 +13,7 @@ is put where, not in training."""
 from __future__ import annotations
 
 import json
+import sys
 import threading
 from pathlib import Path
 from types import SimpleNamespace
@@ -23,18 +24,32 @@ import pytest
 import trainers.rl_compare as rl_compare
 from trainers.rl_config import load_rl_config
 
-WAIT_S = 0.5  # how long the first compare's second variant waits for the second compare to end (it may not: waits)
+WAITING = "another RL comparison is writing"
+
+
+class _Told:
+    """Standard error, setting `event` once a comparison says it waits (what lets the first go on, not a timer)."""
+
+    def __init__(self, stream: Any, event: threading.Event) -> None:
+        self.stream, self.event = stream, event
+
+    def write(self, text: str) -> int:
+        if WAITING in text:
+            self.event.set()
+        return int(self.stream.write(text))
+
+    def flush(self) -> None:
+        self.stream.flush()
 
 
 @pytest.fixture()
 def stubbed(monkeypatch: pytest.MonkeyPatch) -> dict[str, threading.Event]:
-    events = {"second called": threading.Event(), "second done": threading.Event()}
+    events = {"second ended or waits": threading.Event()}
 
     def train_rl(run: Any, specs: Any, out_dir: Path, *, reward: str, credit: str, model_record: Any) -> Any:
         who = threading.current_thread().name
-        if who == "first" and reward == "binary":  # its second variant: after the second compare, where one may run
-            events["second called"].wait(30)
-            events["second done"].wait(WAIT_S)
+        if who == "first" and reward == "binary":  # its second variant: once the second compare ended (or waits)
+            assert events["second ended or waits"].wait(60), "the second comparison neither ended nor waited"
         out_dir.mkdir(parents=True, exist_ok=True)
         (out_dir / "trained_by").write_text(who)
         return SimpleNamespace(out_dir=out_dir, reward=reward, credit=credit, steps=1, wall_s=0.0, parameters=10,
@@ -50,20 +65,20 @@ def stubbed(monkeypatch: pytest.MonkeyPatch) -> dict[str, threading.Event]:
 
 def _compare(out: Path, rewards: list[str], events: dict[str, threading.Event], errors: list[BaseException]) -> None:
     try:
-        config = load_rl_config("rl-tiny")
-        if threading.current_thread().name == "second":
-            events["second called"].set()
-        rl_compare.compare_rl_variants(config, [], out, rewards=rewards,  # type: ignore[arg-type]
+        rl_compare.compare_rl_variants(load_rl_config("rl-tiny"), [], out, rewards=rewards,  # type: ignore[arg-type]
                                        credits=["trajectory"])
     except BaseException as exc:  # handed to the test
         errors.append(exc)
     finally:
         if threading.current_thread().name == "second":
-            events["second done"].set()
+            events["second ended or waits"].set()
 
 
 def test_a_second_comparison_into_one_folder_waits_and_the_table_names_its_own_runs(
-        tmp_path: Path, stubbed: dict[str, threading.Event], capfd: pytest.CaptureFixture[str]) -> None:
+        tmp_path: Path, stubbed: dict[str, threading.Event], capfd: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # here, not in the fixture: capfd puts its own standard error in place as the test's call starts
+    monkeypatch.setattr(sys, "stderr", _Told(sys.stderr, stubbed["second ended or waits"]))
     out = tmp_path / "compare"
     errors: list[BaseException] = []
     first = threading.Thread(target=_compare, name="first", args=(out, ["partial", "binary"], stubbed, errors))
@@ -84,5 +99,5 @@ def test_a_second_comparison_into_one_folder_waits_and_the_table_names_its_own_r
     plotted = json.loads((out / rl_compare.COMPARISON_PLOT).read_text())
     assert plotted == sorted(f"{row['reward']}/{row['credit']}" for row in table["variants"]), \
         "the plot and the table are of two comparisons"
-    assert "another RL comparison is writing" in capfd.readouterr().err, "the second comparison waited without a word"
+    assert WAITING in capfd.readouterr().err, "the second comparison waited without a word"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["compare"], "the lock folder was left beside the output"
