@@ -199,9 +199,9 @@ def checked_checkpoint_file(path: Path) -> bytes:
     return data
 
 
-def unchanged_since_checked(folder: Path, checked: dict[str, tuple[int, int, int]]) -> str | None:
-    """After a load: one line naming a file of `folder` whose (inode, size, modification time) is not the one taken
-    before its hash was checked (`file_versions`), i.e. replaced or edited while it loaded; None otherwise."""
+def unchanged_since_checked(folder: Path, checked: dict[str, tuple[int, ...]]) -> str | None:
+    """After a load: one line naming a file of `folder` whose version (`file_versions`) is not the one taken before
+    its hash was checked, i.e. replaced or edited while it loaded; None otherwise."""
     now = file_versions(folder)
     for name, version in sorted(checked.items()):
         if now.get(name) != version:
@@ -210,15 +210,19 @@ def unchanged_since_checked(folder: Path, checked: dict[str, tuple[int, int, int
     return None
 
 
-def file_versions(folder: Path) -> dict[str, tuple[int, int, int]]:
-    """(inode, size, modification time in ns) of each file of `folder`, subfolders included (a loader reads
-    `additional_chat_templates/*.jinja` too), by its path relative to `folder`; a link is taken as the file it names."""
-    versions = {}
+def file_versions(folder: Path) -> dict[str, tuple[int, ...]]:
+    """(device, inode, size, modification and change time in ns) of each file of `folder`, subfolders included (a
+    loader reads `additional_chat_templates/*.jinja` too), by its path relative to `folder`; a link is taken as the
+    file it names. The change time is what tells a file rewritten in place under its own date (`cp -p` or
+    `rsync -t --inplace` from a copy carrying it, `touch -r`, two writes in one tick of a file system counting whole
+    seconds): every write sets it and no tool sets it back; size and modification time alone were the same."""
+    versions: dict[str, tuple[int, ...]] = {}
     for path in folder.rglob("*"):
         try:
             info = path.stat()
         except OSError:
             continue
         if stat.S_ISREG(info.st_mode):
-            versions[path.relative_to(folder).as_posix()] = (info.st_ino, info.st_size, info.st_mtime_ns)
+            versions[path.relative_to(folder).as_posix()] = (
+                info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
     return versions

@@ -63,13 +63,18 @@ def remove_abandoned(temp_dir: str, prefix: str, remove: Callable[[str], None] |
 
 def settled(folder: str, prefix: str, marked: str | None = None) -> list[str]:
     """The folders in `folder` named `prefix...` that have not changed for `SETTLED_S`, or that hold a file named
-    `marked` or are named `...REMOVING` (their holder had locked them)."""
+    `marked` or are named `...REMOVING` (their holder had locked them).
+
+    A folder dated more than `SETTLED_S` in the future is settled too: it was not made in the instant before its
+    maker locks it (what settling waits for) but under a clock since set back (NTP stepping a clock that ran ahead, a
+    VM restored from a snapshot) or copied with its dates (`cp -p`, a backup); on `now - mtime` alone it stayed until
+    the clock caught up, an hour, a day or a year later, a whole copy of a release's weights each."""
     found = []
     try:
         with os.scandir(folder) as entries:
             for entry in entries:
                 if entry.name.startswith(prefix) and entry.is_dir(follow_symlinks=False) and (
-                        time.time() - entry.stat(follow_symlinks=False).st_mtime >= SETTLED_S
+                        abs(time.time() - entry.stat(follow_symlinks=False).st_mtime) >= SETTLED_S
                         or (marked is not None and (entry.name.endswith(REMOVING)
                                                     or os.path.lexists(os.path.join(entry.path, marked))))):
                     found.append(entry.path)

@@ -38,6 +38,7 @@ __all__ = [
     "checkpoint_files_problem",
     "checkpoint_place",
     "checkpoint_staging",
+    "comparison_held",
     "file_versions",
     "finishing_checkpoint",
     "manifest_problem",
@@ -229,6 +230,24 @@ def checkpoint_staging(out_dir: Path) -> Iterator[Path]:
     finally:
         _remove_if_empty(staging, fd)
         os.close(fd)  # closing releases the lock (the folder may be `out_dir` by now: the finished checkpoint)
+
+
+@contextmanager
+def comparison_held(out_dir: Path) -> Iterator[None]:
+    """Hold the RL comparison into `out_dir` for the block: a second comparison there (run again in another terminal,
+    a second pipeline on one data folder) waits, saying so. The lock is on `.<name>.comparing` beside `out_dir`, removed
+    at the end: a lock on `out_dir` itself would tell each variant's training that another command is writing a folder
+    above its `--out` (`episode_output_problem`), and a folder inside it would be written into a start checkpoint that
+    its training then refuses as `--out`."""
+    out_dir = checkpoint_place(Path(os.path.abspath(out_dir)))  # `--out .` names its folder too
+    held = out_dir.with_name(f".{out_dir.name}.comparing")
+    fd = _locked_folder(held, f"another RL comparison is writing {out_dir}; waiting for it to end (stop with Ctrl-C, "
+                              "or pass another --out to run both at once)")
+    try:
+        yield
+    finally:
+        _remove_if_empty(held, fd)
+        os.close(fd)
 
 
 def _remove_if_empty(staging: Path, fd: int) -> None:

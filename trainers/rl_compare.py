@@ -10,8 +10,9 @@ from typing import Any
 
 import torch
 
-from coworkenv.atomic import atomic_write_bytes
+from coworkenv.atomic import atomic_write_bytes, files_together
 from coworkenv.spec import EnvSpec
+from trainers.checkpoint_files import comparison_held
 from trainers.rewards import CREDIT_MODES, REWARD_MODES, CreditMode, RewardMode
 from trainers.rl import RLResult, train_rl
 from trainers.rl_config import RLRunConfig, load_rl_config
@@ -66,6 +67,16 @@ def compare_rl_variants(
     run = config if isinstance(config, RLRunConfig) else load_rl_config(config)
     run = run.variant(model_path=model_path, max_steps=max_steps)
     out_dir = Path(out_dir)
+    # Held for the whole comparison: a second one into `out_dir` (run again in another terminal) waited only for each
+    # variant's training, replaced the checkpoints this one had reported, and the comparison written last named
+    # folders holding the other's runs.
+    with comparison_held(out_dir):
+        return _compare_into(run, specs, out_dir, rewards, credits, seeds, on_variant, model_record)
+
+
+def _compare_into(run: RLRunConfig, specs: Sequence[EnvSpec], out_dir: Path, rewards: Sequence[RewardMode],
+                  credits: Sequence[CreditMode], seeds: Sequence[int] | None,
+                  on_variant: Callable[[RLResult], None] | None, model_record: str | None) -> RLComparison:
     rows: list[dict[str, Any]] = []
     logs: dict[str, list[list[dict[str, float]]]] = {}
     results: list[RLResult] = []
@@ -86,10 +97,11 @@ def compare_rl_variants(
                 rows.append(row if seed is None else {**row, "seed": seed})
     label = scale_label(run, results[0].parameters)
     markdown, as_json, plot = out_dir / COMPARISON_MD, out_dir / COMPARISON_JSON, out_dir / COMPARISON_PLOT
-    atomic_write_bytes(markdown, comparison_markdown(rows, label).encode("utf-8"))
-    write_json_atomic(as_json, {"label": label, "config": run.to_dict(), "envs": [s.id for s in specs],
-                                "variants": rows, "slopes": seed_slopes(rows) if seeds is not None else []})
-    write_comparison_plot(plot, {name: mean_log(runs) for name, runs in logs.items()}, label)
+    with files_together():  # the three of one comparison, or (a full disk) the earlier three left as they were
+        atomic_write_bytes(markdown, comparison_markdown(rows, label).encode("utf-8"))
+        write_json_atomic(as_json, {"label": label, "config": run.to_dict(), "envs": [s.id for s in specs],
+                                    "variants": rows, "slopes": seed_slopes(rows) if seeds is not None else []})
+        write_comparison_plot(plot, {name: mean_log(runs) for name, runs in logs.items()}, label)
     return RLComparison(label, rows, markdown, as_json, plot)
 
 
