@@ -9,7 +9,8 @@ update then failed or was lost (git renames its lock over the file it replaces),
 take the same lock and write at once. Now only the lock files the stopped command's own processes held (by device
 and inode, read from their open files while they are frozen) are removed; any other is left to its writer.
 
-On `main` both cases lost the other git's write: its lock was deleted while it held it, and its commit failed."""
+On `main` the two publish cases lost the other git's write (its lock deleted while it held it, its commit failed),
+and the last case's lock of another process was deleted."""
 
 from __future__ import annotations
 
