@@ -36,12 +36,15 @@ run to be watched.
 
 from __future__ import annotations
 
+import contextlib
 import locale
+import logging
 import math
 import os
 import re
 import resource
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -52,6 +55,8 @@ from pathlib import Path
 from coworkenv.store._git_hook import OutputReader, seconds_setting, stop_group
 from coworkenv.store._git_locks import git_locks
 from coworkenv.store._publisher import PublishError
+
+logger = logging.getLogger(__name__)
 
 FILTER_TIMEOUT_ENV = "COWORKENV_FILTER_TIMEOUT_S"
 FILTER_MEMORY_ENV = "COWORKENV_FILTER_MAX_MEMORY_MB"
@@ -298,8 +303,8 @@ def run_watched(argv: Sequence[str], cwd: Path, env: dict[str, str], input: str 
     `max_memory` bytes of memory (a filter whose output never ends: git holds it whole), or once they have written more
     than ERROR_OUTPUT_LIMIT to the error output (a filter logging for ever), or once the disk of `git_dir` has less
     than `min_free` bytes free (a filter writing for ever into its own store, `.git/lfs/objects`: a disk filled up
-    fails every writer on it, other users' and this publish's own), and remove the lock files it
-    left in `git_dir`; `Stopped` says which. Interrupted (Ctrl-C), it is stopped the same way. It runs in a session
+    fails every writer on it, other users' and this publish's own), and remove the lock files its processes held
+    in `git_dir` (`_own_locks`: by inode, never a lock another git took meanwhile); `Stopped` says which. Interrupted (Ctrl-C), it is stopped the same way. It runs in a session
     of its own, its output to an unnamed file and its error output to a pipe read here (`OutputReader`), which is not
     read to its end: a filter left running cannot hold the publish."""
     encoding = locale.getencoding()
@@ -331,7 +336,9 @@ def run_watched(argv: Sequence[str], cwd: Path, env: dict[str, str], input: str 
             if free is not None and min_free is not None and free < min_free:
                 # Ended under the limit: a file of it reached `largest` (its writer killed, SIGXFSZ) between looks.
                 stopped = Stopped(free_bytes=free, limit_bytes=min_free)
+            own: set[tuple[int, int]] = set()
             if stopped is not None:
+                own = _stopped_holding_locks(process)
                 stop_group(process)
         except BaseException:
             stop_group(process)
@@ -340,14 +347,72 @@ def run_watched(argv: Sequence[str], cwd: Path, env: dict[str, str], input: str 
             errors.finish()
             errors.close()
         if stopped is not None:
-            for lock in git_locks(git_dir, cwd):
-                if not lock.holders and time.time() - lock.age_s >= started - 1:
-                    lock.path.unlink(missing_ok=True)  # its own, left by the command stopped
+            _remove_own_locks(git_dir, cwd, own, started)
             return stopped
         stdout.seek(0)
         said = [text.decode(encoding).replace("\r\n", "\n").replace("\r", "\n")
                 for text in (stdout.read(), errors.kept)]
     return subprocess.CompletedProcess(list(argv), process.returncode, said[0], said[1])
+
+
+def _stopped_holding_locks(process: subprocess.Popen[bytes]) -> set[tuple[int, int]]:
+    """Freeze the group of `process` (SIGSTOP) and return the (device, inode) of the lock files its processes hold
+    open (`_own_locks`); then SIGTERM it and let it go on (SIGCONT), so that it takes no lock after the look: each
+    process runs its SIGTERM handler first (git's removes its own lock files) and `stop_group` ends what is left."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, signal.SIGSTOP)
+    try:
+        return _own_locks(process.pid)
+    finally:
+        for sent in (signal.SIGTERM, signal.SIGCONT):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(process.pid, sent)
+
+
+def _own_locks(group: int) -> set[tuple[int, int]]:
+    """(device, inode) of every lock file (`*.lock`) that a process of process group `group` holds open.
+
+    A git command holds its lock file open while it works (`index.lock` through `git add` and the filters it runs),
+    so these are the locks a stopped command may leave. A lock is told as its by inode, not by date: a lock dated
+    after the command began that no visible process holds may be another git's, taken meanwhile by a process this
+    machine's /proc does not show (a container or PID namespace of its own, another machine on a network file
+    system), and deleting it lost that git's write and let a second git take the lock at once."""
+    found: set[tuple[int, int]] = set()
+    try:
+        entries = list(os.scandir(_PROC))
+    except OSError:  # no /proc: none is known to be its own, so none is removed
+        return found
+    for entry in entries:
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = Path(entry.path, "stat").read_text().rpartition(")")[2].split()
+            if int(fields[2]) != group:
+                continue
+            for fd in os.scandir(Path(entry.path, "fd")):
+                with contextlib.suppress(OSError):
+                    if os.readlink(fd.path).endswith(".lock"):
+                        held = os.stat(fd.path)
+                        found.add((held.st_dev, held.st_ino))
+        except (OSError, IndexError, ValueError):  # gone, or another user's
+            continue
+    return found
+
+
+def _remove_own_locks(git_dir: Path, work_tree: Path, own: set[tuple[int, int]], started: float) -> None:
+    """Remove the lock files in `git_dir` that are still the ones a stopped git command held (`own`, by inode); any
+    other lock made since it began and held by no visible process is left, and said: it may be another git's."""
+    for lock in git_locks(git_dir, work_tree):
+        try:
+            now = lock.path.stat()
+        except OSError:
+            continue
+        if (now.st_dev, now.st_ino) in own:
+            lock.path.unlink(missing_ok=True)  # its own, left by the command stopped
+        elif not lock.holders and time.time() - lock.age_s >= started - 1:
+            logger.warning("left %s in place after stopping a git command there: the command did not hold it, so "
+                           "another git (in a process this machine cannot see: another container or machine) may "
+                           "be writing under it; if no git command runs in %s, delete it", lock.path, work_tree)
 
 
 # How far under the space it is to leave free a single file written by a watched git command may take the disk: its
