@@ -203,6 +203,44 @@ def test_the_function_that_judges_again_is_left_alone() -> None:
             if fd >= 0:
                 os.close(fd)
 
+
+def test_the_audit_hook_holds_the_interpreters_hooks_it_is_told_of() -> None:
+    """C calls `sys.unraisablehook` and `sys.excepthook` by a borrowed reference after their audit events: the hook
+    holds any such callable but a Python function (its frame holds it) and the interpreter's own, so that one set anew
+    from inside its own call is not freed under its C code (seventieth round). Nothing is refused or reported."""
+    import sys
+
+    from coworkenv.sandbox._hook import make_audit_hook
+
+    policy: dict[str, Any] = {
+        "blocked_modules": (), "blocked_module_prefixes": (), "blocked_events": (), "blocked_prefixes": (),
+        "write_events": {}, "read_events": {}, "blocked_commands": {}, "native_env_prefixes": (), "bytecode_loader": None}
+    r, w = os.pipe()
+    try:
+        hook = make_audit_hook("/nowhere", (), lambda level, name: 1, w, 86, policy)
+
+        def function(*args: Any) -> None:
+            pass
+
+        held, left = [[].count, {}.get, type("Hook", (), {"__call__": function})()], [function, sys.__unraisablehook__,
+                                                                                     sys.__excepthook__, object()]
+        every = held + left
+        for event in ("sys.unraisablehook", "sys.excepthook"):
+            before = [sys.getrefcount(h) for h in every]
+            for h in every:
+                hook(event, (h, None) if event == "sys.unraisablehook" else (h, None, None, None))
+            del h  # the loop's own reference to the last
+            after = [sys.getrefcount(h) for h in every]
+            assert [a - b for a, b in zip(after, before, strict=True)] == [1] * 3 + [0] * 4
+        os.close(w)
+        w = -1
+        assert os.read(r, 4096) == b""
+    finally:
+        for fd in (r, w):
+            if fd >= 0:
+                os.close(fd)
+
+
 def test_sealed_ctypes_leaves_no_function_pointer_callable_or_made() -> None:
     """Function pointers made before the seal (a library's functions, `ctypes.memmove`, a callback) are no longer
     callable, by any spelling of the call, and no new one is made from an address, a name or a callable. Sealing

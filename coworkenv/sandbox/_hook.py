@@ -46,6 +46,7 @@ REASON_CHARS = 500
 # Marks of the extension files loaded while the hook runs: error handler names no codec asks for. A code that
 # registers one itself only refuses itself that file.
 LOADED_PREFIX = "coworkenv sandbox: extension file loaded: "
+HELD_PREFIX = "coworkenv sandbox: a hook held while it runs: "
 # The longest name or path a reason shows (a quoted one cut there has no closing quote).
 NAME_CHARS = 120
 # The report of a call whose judgement signal handlers cut short twice (kept in step with _host._HOOK_REASONS).
@@ -149,7 +150,9 @@ def _bind(
         resources: frozenset[int] = resources, again: Any = None, frame_depth: int = 2,
         base_exception: Any = BaseException, cut_twice: bytes = CUT_TWICE, own_code: Any = None,
         function_t: type = FUNCTION_TYPE, sealed_codes: tuple[Any, ...] = sealed_codes,
-        threads_running: Any = _thread._count,
+        threads_running: Any = _thread._count, held_prefix: str = HELD_PREFIX, urandom: Any = posix.urandom,
+        hex_: Any = bytes.hex, callable_: Any = callable, own_hooks: tuple[Any, ...] = (
+            sys.__unraisablehook__, sys.__excepthook__),
     ) -> None:
         settled = False
         silent: Any = None
@@ -209,6 +212,17 @@ def _bind(
                     for sealed in sealed_codes:
                         if held_code is sealed:
                             reason = event
+            elif event == "sys.unraisablehook" or event == "sys.excepthook":
+                # C reads the hook from the `sys` module's dict without holding it, raises this event, then calls it:
+                # a C callable that alone held what it walks (`lst.count`) and set the hook anew from inside its own
+                # call ran on over its freed object (a use after free; seventieth round). A Python function's frame
+                # holds it; any other hook is held here for good, as an error handler of a name no one can know (one
+                # expression: the name is in no local a signal handler's frame could read), in a registry that has
+                # no listing and no removal. The interpreter's own hooks are the `sys` module's for good.
+                # A hook that is not callable is left: C's call raises TypeError and runs nothing of the code's.
+                if len_(args) and type_(args[0]) is not function_t and args[0] is not own_hooks[0] \
+                        and args[0] is not own_hooks[1] and callable_(args[0]):
+                    mark_loaded(held_prefix + hex_(urandom(16)), args[0])
             elif event == "os.kill":
                 if len_(args) < 1 or type_(args[0]) is not int_t or args[0] != own_pid:
                     reason = "sending a signal to another process"

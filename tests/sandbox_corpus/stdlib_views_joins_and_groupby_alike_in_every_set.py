@@ -1,6 +1,6 @@
 # expect: ok
 # expect-kernel: ok
-# value: 57
+# value: 58
 # Honest twin of the fifty-fifth round's seals (a memoryview's comparisons and hash, `bytearray.join`,
 # `itertools.groupby`, `atexit.unregister`): what a check does with them answers the same in every set, with the
 # hook's gates and with C's own code: views of one format and of two (struct's way), shapes, strides, NaNs and signed
@@ -20,7 +20,9 @@
 # signature's ordered parameters, classes' own, orders refused; `defaultdict` and a staticmethod called (sixty-eighth
 # round's seal): factories of lists and counts, none, one that raises, a subclass's item store, a function called;
 # properties got, set, deleted and missing a setter or deleter, a codec search function registered, looked up by
-# another spelling, used and unregistered (sixty-ninth round's seals).
+# another spelling, used and unregistered (sixty-ninth round's seals); `sys.unraisablehook` (seventieth round's hold):
+# a C bound method, a Python function that sets the hook back from inside itself, a callable instance, each given the
+# exceptions of a `__del__` and a weak reference callback.
 import array
 import atexit
 import itertools
@@ -240,7 +242,40 @@ def inits_and_proxies():
     except LookupError as exc:
         found.append(str(exc))
     results.append(found == ["twin69", "nop", "unknown encoding: twin_69_fresh"])
+    results.append(unraisable_hooks())
     return results
+
+
+def unraisable_hooks():
+    import sys
+
+    class Dies:
+        def __del__(self):
+            raise ValueError("from a __del__")
+
+    class Target:
+        pass
+
+    class Hook:
+        def __call__(self, unraisable):
+            seen.append(("instance", unraisable.exc_type.__name__))
+
+    def once(unraisable):
+        sys.unraisablehook = sys.__unraisablehook__
+        seen.append(("function", str(unraisable.exc_value)))
+
+    seen = []
+    for hook in (seen.append, once, Hook()):
+        sys.unraisablehook = hook
+        Dies()
+        sys.unraisablehook = hook
+        target = Target()
+        keep = weakref.ref(target, lambda ref: 1 / 0)
+        del target, keep
+    sys.unraisablehook = sys.__unraisablehook__
+    return ([s if type(s) is tuple else type(s).__name__ for s in seen]
+            == ["UnraisableHookArgs", "UnraisableHookArgs", ("function", "from a __del__"),
+                ("function", "division by zero"), ("instance", "ValueError"), ("instance", "ZeroDivisionError")])
 
 
 def slices_and_longest_zips():
