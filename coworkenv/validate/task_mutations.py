@@ -51,6 +51,7 @@ from coworkenv.validate._erased_harms import erased_harms
 from coworkenv.validate._guard_negations import negations_met
 from coworkenv.validate._guard_values import world_spelled
 from coworkenv.validate._lenient_answers import numbers_without_records
+from coworkenv.validate._scope_entries import entering, reaching
 from coworkenv.validate._unasked_order import order_probes, rule_order_probes
 from coworkenv.validate._whole_records import other_entry_writes, other_field_writes, other_key_writes
 from coworkenv.validate._written_keys import admitted_as_written, writing_into_first
@@ -278,16 +279,23 @@ def _harm_to_keyed(spec: EnvSpec, world: World, created: set[Key], unrelated: _U
             if target[:2] != (app, table) or call.name in done:
                 continue
             sets = {k: v for k, v in call.arguments.items() if v != target[2]}
+            like = world.table(app, table).get(target[2])
             rec = unrelated.record(app, table, admitted_as_written(_if_changes(sets), (app, table), where, created,
-                                                                   sets),
-                                   world.table(app, table).get(target[2]))
+                                                                   sets), like)
+            moved: dict[str, Any] = {}
+            if rec is None and (moved := entering(call.name, sets, where)):  # the call also moving a record in
+                carried = {**sets, **moved}
+                rec = unrelated.record(app, table, admitted_as_written(
+                    reaching(_if_changes(carried), app, table, moved), (app, table), where, created, carried), like)
             if rec is None:
                 continue
             done.add(call.name)
             args = {k: (rec.id if v == target[2] else _read_off(k, v, rec)) for k, v in call.arguments.items()}
+            args.update(moved)
             reference, at = _last_turn_insert(spec.reference, ToolCallSpec(name=call.name, arguments=args))
-            yield Mutation("harmful_action", at, f"the reference's {call.name} also on {rec.id}, which a frame "
-                           "admits by a key it shares", reference, code="harm_unguarded")
+            how = f"moved into its scope by {moved}" if moved else "admits by a key it shares"
+            yield Mutation("harmful_action", at, f"the reference's {call.name} also on {rec.id}, which a frame {how}",
+                           reference, code="harm_unguarded")
         for harm in HARMS:
             if harm.app != app or harm.table != table or harm.target is None or harm.tool not in exposed:
                 continue

@@ -99,6 +99,7 @@ from tests.defects import (
     frame_everything,
     frame_key_shared,
     frame_keyed_written_value,
+    frame_scope_entered,
     frame_selector_split,
     frame_whole_other_tool,
     frame_whole_unwritten,
@@ -514,6 +515,7 @@ MODULES = (
     guard_holds_deleted,
     acts_late,
     later_state_written,
+    frame_scope_entered,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
