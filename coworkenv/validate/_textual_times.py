@@ -22,6 +22,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
 from typing import Any
 
 from coworkenv.checks import field_value
@@ -62,6 +63,23 @@ def _argument_forms(spec: EnvSpec, tool: str, field: str) -> set[str]:
     return out
 
 
+_LOOSE = re.compile(r"^(\d{4})-(\d{1,2})-(\d{1,2})(?:[T ](\d{1,2}):(\d{1,2})(?::(\d{1,2}))?)?(Z|[+-]\d\d:?\d\d)?$")
+
+
+def _in_world_form(value: str) -> str | None:
+    """The bound as the world writes it (UTC, every part two digits), where it reads as a date-time."""
+    m = _LOOSE.match(value)
+    if m is None:
+        return None
+    y, mo, d, h, mi, sec, zone = m.groups()
+    try:
+        tz = UTC if zone in (None, "Z") else datetime.strptime(zone.replace(":", ""), "%z").tzinfo
+        moment = datetime(int(y), int(mo), int(d), int(h or 0), int(mi or 0), int(sec or 0), tzinfo=tz)
+    except ValueError:
+        return None
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
 def _misformed(op: str, value: Any, held: set[str]) -> str | None:
     """Why the bound compares wrongly as text, or None."""
     if op not in _ORDER or not isinstance(value, str) or not _DATEISH.match(value):
@@ -70,10 +88,12 @@ def _misformed(op: str, value: Any, held: set[str]) -> str | None:
     allowed = held | {_WORLD_FORM} | ({_DAY_FORM} if op in ("gte", "lt") else set())
     if form in allowed:
         return None
-    seen = ", ".join(sorted(held)) or _WORLD_FORM
-    return (f"{op} {value!r} is compared as text with date-times written {seen}: a bound written in another form "
-            "(a part not two digits, another offset than the values', a bare day under lte or gt) sorts in the wrong "
-            f"place; write it in the form of the values, e.g. {_WORLD_FORM.replace('9', 'D')} in UTC")
+    seen = ", ".join(sorted(f.replace("9", "D") for f in held)) or _WORLD_FORM.replace("9", "D")
+    fixed = _in_world_form(value)
+    todo = f"write {fixed!r}" if fixed else "write it in the form of the values, in UTC, every part two digits"
+    return (f"{op} {value!r} is compared as text with date-times written like {seen} (D a digit): a bound in another "
+            "form (a part not two digits, another offset than the values', a bare day under lte or gt) sorts in the "
+            f"wrong place, and the window holds other times than it says; {todo}")
 
 
 def _conds(where: str, conds: list[FieldCond], held: Callable[[str], set[str]]) -> Iterator[tuple[str, str]]:
