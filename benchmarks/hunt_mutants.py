@@ -128,6 +128,15 @@ Families of mutation kinds, kept apart in the registry (`KINDS`, name -> family,
   guard moved onto an untouched record of the table, at its value). Its witness search (for every family) adds a path
   moved to another folder, a release a patch up or down, and a date-time misread in the user's zone (its wall clock
   there read as UTC, its own wall clock read as the zone).
+- `d132` (defects132, 5 kinds, bare names; its block sits after d129's): `to_by_name` (a recipient read by the
+  person's name, the address's local part, `to matches (?i)ravi\\.menon`, in a records check or a call matcher),
+  `bound_off_by_one` (`gt` as `gte`, `lt` as `lte`, `gte N` as `gte N-1`, `lte N` as `lte N+1`), `dt_as_text` (a
+  date-time bound written as the same instant in the user's offset, or unpadded, `2026-8-17T8:30:00Z`: the checks
+  order strings as text), `count_at_least` (an exact count of records, or a call's `min_times`, as "at least"),
+  `none_other_value` (a value check as "no record R holds another value", `count 0` of `id R and field != v`: met
+  by deleting R). Its witness search (for every family) adds an address's person at another domain, a write made
+  twice, a write replaced by (or followed by) a delete of its record where its app has a delete tool, and a float
+  argument half a unit off.
 
 Kinds whose name starts with `py_` or `python.` are sandboxed (slow) and run only with `--python`; as in
 defects69, `py_*` mutants (of `d69`, `d73`, `d77` and `d83`) are made on the examples and seed 1 only, one per base, kind and rule kind.
@@ -158,6 +167,7 @@ for files already written.
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples hunt:1-5 --family d119 --out d119.jsonl --summary
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples hunt:6-8 access_request_approval,adapt_announced_change,adapt_silent_change,clarify_ambiguous_request,delegate_and_follow_up,inbox_triage_reply,incident_investigate_fix,mail_ticket_chat_coordination,oncall_handoff,reschedule_conflict,todo_track_mail_requests:1-3 --family d123 --out d123.jsonl --summary
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples hunt:9-10 access_request_approval,adapt_announced_change,adapt_silent_change,clarify_ambiguous_request,delegate_and_follow_up,inbox_triage_reply,incident_investigate_fix,mail_ticket_chat_coordination,oncall_handoff,reschedule_conflict,todo_track_mail_requests:4-6 --family d129 --out d129.jsonl --summary
+    PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples hunt:11-12 access_request_approval,adapt_announced_change,adapt_silent_change,clarify_ambiguous_request,delegate_and_follow_up,inbox_triage_reply,incident_investigate_fix,mail_ticket_chat_coordination,oncall_handoff,reschedule_conflict,todo_track_mail_requests:7-8 --family d132 --out d132.jsonl --summary
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples --kinds state_to_log 'records.*drop_cond' --out o.jsonl
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --tally d65.jsonl d69.jsonl
 """
@@ -200,7 +210,7 @@ Rule = dict[str, Any]
 
 
 class Kind(NamedTuple):
-    family: str  # "d65", "d69", "d73", "d77", "d83", "d92", "d94", "d99", "d111", "d117", "d119", "d123" or "d129"
+    family: str  # "d65", "d69", "d73", "d77", "d83", "d92", "d94", "d99", "d111", "d117", "d119", "d123", "d129" or "d132"
     rule: str  # the rule kind it mutates ("check"/"scoring" for the check's or spec's own settings)
     python: bool  # the mutant runs a Python check in the sandbox
 
@@ -289,6 +299,7 @@ KINDS: dict[str, Kind] = {
              "order_then_bare guard_one_tool dt_next_slot recipients_any_everywhere"),
     **_kinds("d129", "any", "path_basename dt_either_zone dt_window_zone version_line table_grew cond_present "
              "guard_other_record"),
+    **_kinds("d132", "any", "to_by_name bound_off_by_one dt_as_text count_at_least none_other_value"),
 }
 
 
@@ -3162,6 +3173,161 @@ def episodes129(spec: Spec) -> Iterator[tuple[str, Episode]]:
 FAMILIES["d129"] = mutants129
 
 
+# -- defects132: the family d132 ----------------------------------------------------------------------------------
+# Hand-written verifier mistakes of yet another kind: a recipient read by the person's name (the address's local
+# part) in place of the address, an ordering bound off by one (`gt` as `gte`, `gte N` as `gte N-1`), an exact count
+# as "at least", a value check as "no record R holds another value" (met by deleting R: the fix or its absence), a
+# date-time bound written in the user's offset or unpadded (compared as text, not as an instant).
+_ADDR132 = re.compile(r"^([\w.+-]+)@([\w-]+(?:\.[\w-]+)+)$")
+
+
+def _addresses132(v: Any) -> list[str]:
+    vals = v if isinstance(v, list) else [v]
+    return [x for x in vals if isinstance(x, str) and _ADDR132.match(x)]
+
+
+def _by_name132(w: dict[str, Any]) -> list[dict[str, Any]] | None:
+    """`to equals/contains a@d` as `to matches (?i)a` per address: the person's name, not the address."""
+    addrs = _addresses132(w.get("value"))
+    if w.get("op", "equals") not in ("equals", "contains", "in") or not addrs or w.get("op") == "in":
+        return None
+    return [{"field": w["field"], "op": "matches", "value": "(?i)" + re.escape(a.split("@")[0])} for a in addrs]
+
+
+def _off_by_one132(w: dict[str, Any]) -> dict[str, Any] | None:
+    op, v = w.get("op", "equals"), w.get("value")
+    if op in ("gt", "lt"):
+        return {**w, "op": op + "e"}
+    if op in ("gte", "lte") and isinstance(v, int) and not isinstance(v, bool):
+        return {**w, "value": v - 1 if op == "gte" else v + 1}
+    return None
+
+
+def _dt_text132(spec: Spec, w: dict[str, Any]) -> list[dict[str, Any]]:
+    """An ordering bound on a date-time written as the same instant in the user's offset, and unpadded."""
+    op, v = w.get("op", "equals"), w.get("value")
+    if op not in ("gt", "gte", "lt", "lte") or (d := _dt129(v)) is None:
+        return []
+    out = []
+    zone = _user_zone129(spec)
+    if zone is not None:
+        other = d.astimezone(zone).isoformat()
+        if other != v:
+            out.append({**w, "value": other})
+    unpadded = re.sub(r"(?<=[-T])0(\d)", r"\1", str(v))
+    if unpadded != v:
+        out.append({**w, "value": unpadded})
+    return out
+
+
+def _cond_kinds132(conds: list[dict[str, Any]], spec: Spec) -> Iterator[tuple[str, list[dict[str, Any]]]]:
+    for i, w in enumerate(conds):
+        if (b := _by_name132(w)) is not None:
+            yield "to_by_name", _at129(conds, i, b)
+        if (o := _off_by_one132(w)) is not None:
+            yield "bound_off_by_one", _at129(conds, i, [o])
+        for x in _dt_text132(spec, w):
+            yield "dt_as_text", _at129(conds, i, [x])
+
+
+def rule_kinds132(rule: Rule, spec: Spec, fstate: dict[str, Any], role: str) -> Iterator[tuple[str, Rule]]:
+    """(kind, new rule): defects132's mutations of one rule."""
+    k = rule["kind"]
+    if k == "field":
+        t = rule["target"]
+        cond = {"field": t["field"], "op": rule.get("op", "equals"), "value": rule.get("value")}
+        for name, new in _cond_kinds132([cond], spec):
+            if len(new) == 1:
+                yield name, {**rule, "op": new[0]["op"], "value": new[0]["value"]}
+            else:
+                yield name, {"kind": "records", "app": t["app"], "table": t["table"], "count_op": "equals",
+                             "count": 1, "where": [{"field": "id", "value": t["id"]}, *new]}
+        if role == "completion" and cond["op"] == "equals":
+            yield "none_other_value", {"kind": "records", "app": t["app"], "table": t["table"], "count_op": "equals",
+                                       "count": 0, "where": [{"field": "id", "value": t["id"]},
+                                                             {**cond, "op": "not_equals"}]}
+    elif k == "records":
+        where = rule.get("where") or []
+        for name, new in _cond_kinds132(where, spec):
+            yield name, {**rule, "where": new}
+        if role == "completion" and rule.get("count_op", "gte") == "equals" and rule.get("count", 1) >= 1:
+            yield "count_at_least", {**rule, "count_op": "gte"}
+        by_id = [w for w in where if w.get("field") == "id" and w.get("op", "equals") == "equals"]
+        vals = [w for w in where if w not in by_id and w.get("op", "equals") == "equals"]
+        if role == "completion" and len(by_id) == 1 and len(vals) == 1 and rule.get("count", 1) == 1 \
+                and rule.get("count_op", "gte") in ("gte", "equals"):
+            yield "none_other_value", {**rule, "count_op": "equals", "count": 0,
+                                       "where": [by_id[0], {**vals[0], "op": "not_equals"}]}
+    elif k in ("called", "order", "forbidden"):
+        for key in (["call"] if k != "order" else ["first", "then"]):
+            m = rule[key]
+            args = m.get("args") or {}
+            for a, x in args.items():
+                b = _by_name132({"field": a, "op": "equals", "value": x})
+                if b is not None:
+                    rest = {c: y for c, y in args.items() if c != a}
+                    yield "to_by_name", {**rule, key: {**m, "args": rest, "where": [*(m.get("where") or []), *b]}}
+            for name, new in _cond_kinds132(m.get("where") or [], spec):
+                yield name, {**rule, key: {**m, "where": new}}
+        if k == "called" and rule.get("min_times", 1) > 1:
+            yield "count_at_least", {**rule, "min_times": rule["min_times"] - 1}
+
+
+def mutants132(spec: Spec) -> Iterator[Mutant]:
+    fstate = final_state(spec)
+    for ci, c in enumerate(spec["checks"]):
+        role = c.get("role") or ("guard" if c["rule"]["kind"] in ("frame", "forbidden") else "completion")
+        for name, r in rule_kinds132(c["rule"], spec, fstate, role):
+            s2 = copy.deepcopy(spec)
+            s2["checks"][ci] = {**c, "rule": r}
+            yield Mutant(name, ci, s2, "")
+
+
+def episodes132(spec: Spec) -> Iterator[tuple[str, Episode]]:
+    """defects132's episodes: an address's person kept at another domain, a write made twice, a write replaced by a
+    delete of the record it names (a delete tool of its app taking the same id), a number one off."""
+    ref = spec["reference"]
+    steps = [(t, s) for t, turn in enumerate(ref) for s, st in enumerate(turn["steps"]) if st.get("call")]
+    deletes = {td.app: name for name, td in TOOLS.items() if "_delete_" in name}
+    for t, s in steps:
+        c = ref[t]["steps"][s]["call"]
+        td = TOOLS.get(c["name"])
+        for a, v in c["arguments"].items():
+            addrs = _addresses132(v)
+            if addrs:
+                moved = [x.split("@")[0] + "@mail-relay.example" if x in addrs else x
+                         for x in (v if isinstance(v, list) else [v])]
+                r = copy.deepcopy(ref)
+                r[t]["steps"][s]["call"]["arguments"][a] = moved if isinstance(v, list) else moved[0]
+                yield f"{c['name']}.{a} other domain", r
+            if isinstance(v, float):
+                for x in (v + 0.5, v - 0.5):
+                    r = copy.deepcopy(ref)
+                    r[t]["steps"][s]["call"]["arguments"][a] = x
+                    yield f"{c['name']}.{a}={x}", r
+        if td is None or td.kind != "write":
+            continue
+        r = copy.deepcopy(ref)
+        r[t]["steps"].insert(s + 1, copy.deepcopy(ref[t]["steps"][s]))
+        yield f"twice {c['name']}", r
+        dname = deletes.get(td.app)
+        if dname and dname != c["name"]:
+            params = set(TOOLS[dname].params.model_fields)
+            given = {a: v for a, v in c["arguments"].items() if a in params}
+            if given and all(p in given for p, f in TOOLS[dname].params.model_fields.items() if f.is_required()):
+                for how in ("instead", "after"):
+                    r = copy.deepcopy(ref)
+                    step = {"call": {"name": dname, "arguments": given}, "say": None}
+                    if how == "instead":
+                        r[t]["steps"][s] = step
+                    else:
+                        r[t]["steps"].insert(s + 1, step)
+                    yield f"{dname} {how} {c['name']}", r
+
+
+FAMILIES["d132"] = mutants132
+
+
 
 class Witnesses:
     """Per base, the near-reference episodes the shipped spec fails; the first one a mutant passes is its witness."""
@@ -3174,7 +3340,7 @@ class Witnesses:
             self._failing[base] = []
             for lab, ep in itertools.chain(episodes(spec), episodes94(spec), episodes99(spec), episodes111(spec),
                                             episodes117(spec), episodes119(spec), episodes123(spec),
-                                            episodes129(spec)):
+                                            episodes129(spec), episodes132(spec)):
                 try:
                     if not play(spec, ep).passed:
                         self._failing[base].append((lab, ep))

@@ -45,6 +45,7 @@ from coworkenv.validate._held_values import (
 from coworkenv.validate._leaks import find_leaks
 from coworkenv.validate._text_membership import text_membership
 from coworkenv.validate._text_negations import text_negations
+from coworkenv.validate._textual_times import textual_times
 from coworkenv.validate.hints import hint_for
 from coworkenv.validate.mutations import Mutation, near_miss_mutations
 from coworkenv.validate.policy import Policy, ValidationConfig
@@ -214,6 +215,7 @@ def references_gate(ctx: GateContext) -> GateResult:
     errors += [GateError("references", "key_respelled", path, message) for path, message in respelled_keys(spec)]
     errors += [GateError("references", "in_text_value", path, message) for path, message in text_membership(spec)]
     errors += [GateError("references", "not_equals_text", path, message) for path, message in text_negations(spec)]
+    errors += [GateError("references", "time_compared_as_text", path, message) for path, message in textual_times(spec)]
     errors += [GateError("references", "guard_value_unreal", path, message)
                for path, message in unreal_guard_values(spec)]
     errors += [GateError("references", "failure_unscored", path, message) for path, message in unscored_failures(spec)]

@@ -14,6 +14,8 @@ HINTS: dict[str, str] = {
     "value_never_held": "compare with a value of the field's own type and spelling (false, not \"false\"; p1, not P1)",
     "in_text_value": "give `in` a list of the values (in [\"p1\", \"p2\"]); one value is `equals`, a piece of text "
                      "`contains`",
+    "time_compared_as_text": "write a date-time bound (gte/gt/lte/lt) in the form of the values it meets: "
+                             "YYYY-MM-DDTHH:MM:SSZ in UTC, every part two digits",
     "key_respelled": "spell a map's key as the records spell it (flags.smart_retry, not flags.smart-retry)",
     "failure_unscored": "make every required check and guard cost score when it fails (a weight, a guard penalty)",
     "harm_underpriced": "make a failed guard keep the score below passing (guard_failure zero, a larger penalty; "

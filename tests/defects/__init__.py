@@ -226,6 +226,7 @@ from tests.defects import (
     spelling_pinned,
     stamp_pinned,
     stand_in_write_unchecked,
+    time_bound_as_text,
     time_bound_one_sided,
     time_window,
     told_answer_unchecked,
@@ -516,6 +517,7 @@ MODULES = (
     acts_late,
     later_state_written,
     frame_scope_entered,
+    time_bound_as_text,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
