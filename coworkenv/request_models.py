@@ -124,12 +124,18 @@ class DaySpan(BaseModel):
                                                  "added to; null: the call's time")] = None
 
 
+# Absolute paths every machine Claw-Eval's services run on holds (Linux's and macOS's root folders, the files of
+# every user database and resolver), whatever else it holds: a handler that resolves a path finds them there
+MACHINE_PATHS = frozenset({"/", "//", "/bin", "/dev", "/dev/null", "/etc", "/etc/hosts", "/etc/passwd", "/tmp", "/usr",
+                           "/usr/bin", "/usr/lib", "/var"})
+
+
 class Refusal(BaseModel):
     """A handler's own `HTTPException(status, detail)` for a call it cannot serve (Claw-Eval's documents service: a
     file its folder lacks is a 404 `File not found: PATH`, one outside its folder or no PDF a 400), FastAPI's body
     `{"detail": detail}`. `paths` empty: every call; else only a call whose `argument`, read as a path under `folder`
     (both from the checkout's root, normalised as the handler's `resolve()` does), names one of them (or, with
-    `above`, a folder above the checkout's root, which any machine has)."""
+    `above`, a folder above the checkout's root, or an absolute path of `MACHINE_PATHS`, which any machine has)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -148,8 +154,8 @@ class Refusal(BaseModel):
         value = arguments.get(self.argument)
         if not isinstance(value, str):
             return False
-        if value.startswith("/"):  # an absolute path: only the machine's root is known to be there
-            return self.above and posixpath.normpath(value) in ("/", "//")
+        if value.startswith("/"):  # an absolute path: only those every Linux (and macOS) machine has are known
+            return self.above and posixpath.normpath(value) in MACHINE_PATHS
         named = posixpath.normpath(posixpath.join(self.folder, value))
         return named in self.paths or (self.above and all(part == ".." for part in named.split("/")))
 

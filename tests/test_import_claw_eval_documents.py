@@ -6,6 +6,7 @@ The public checkout lacks both tasks' PDFs, so there every extraction fails, and
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 from typing import Any
@@ -180,3 +181,59 @@ def test_a_pdf_the_task_folder_holds_leaves_the_task_out_saying_why(tmp_path: Pa
     assert report.status == "skipped"
     why = next(x["why"] for x in report.left_out if x["what"] == "services.documents")
     assert "fixtures/docs/report.pdf" in why and "PDF" in why
+
+
+# Claw-Eval's own handler (`mock_services/documents/server.py`, its `_resolve_path` and the start of
+# `extract_text`), run in process by `tests.support.claw_eval_own` beside the import
+_REAL_SERVER = _SERVER.replace('''@app.post("/documents/extract_text")
+def extract_text(req: ExtractTextRequest) -> dict:
+    raise HTTPException(status_code=404, detail=f"File not found: {req.path}")''', '''import os
+from pathlib import Path
+
+BASE_DIR = Path(os.environ.get("DOCUMENTS_BASE_DIR", str(Path.cwd()))).resolve()
+
+
+def _resolve_path(raw_path: str) -> Path:
+    candidate = Path(raw_path)
+    resolved = candidate.resolve() if candidate.is_absolute() else (BASE_DIR / candidate).resolve()
+    if not resolved.exists():
+        raise HTTPException(status_code=404, detail=f"File not found: {raw_path}")
+    try:
+        resolved.relative_to(BASE_DIR)
+    except ValueError as exc:
+        raise HTTPException(status_code=400, detail=f"Path escapes base directory: {raw_path}") from exc
+    return resolved
+
+
+@app.post("/documents/extract_text")
+def extract_text(req: ExtractTextRequest) -> dict:
+    resolved = _resolve_path(req.path)
+    if resolved.suffix.lower() != ".pdf":
+        raise HTTPException(status_code=400, detail="Only PDF files are supported")
+    raise RuntimeError("no PDF in this checkout")''')
+
+
+def test_every_path_is_answered_as_claw_evals_handler_answers_it_outside_the_folder_too(tmp_path: Path) -> None:
+    from tests.support.claw_eval_own import MockService
+    root = _checkout(tmp_path / "ce")
+    (root / "mock_services" / "documents" / "server.py").write_text(_REAL_SERVER)
+    (root / "tasks" / "CD02_other" / "fixtures" / "docs").mkdir(parents=True)  # a sibling task's folder
+    (root / "tasks" / "CD02_other" / "fixtures" / "docs" / "notes.txt").write_text("x")
+    (report,) = import_checkout(root, tmp_path / "out")  # (CD02_other holds no task.yaml: no task)
+    assert report.status == "full", (report.left_out, report.notes)
+    env = Env(load_spec(tmp_path / "out" / f"{TASK}.json"))
+    service = MockService(root, "python mock_services/documents/server.py", {"DOCUMENTS_BASE_DIR": f"tasks/{TASK}"},
+                          "documents")
+    # files and folders of the checkout outside the folder (a sibling task's, the services' source, the framework),
+    # absolute paths every machine has, paths no machine has, and the folder's own
+    paths = ["../CD02_other/fixtures/docs/notes.txt", "../CD02_other", "../../mock_services/documents/server.py",
+             "../../src", "../../tasks/CD02_other/../../src", "/etc", "/etc/passwd", "/tmp", "/", "../../absent.pdf",
+             "../CD02_other/report.pdf", "/nowhere/report.pdf", "task.yaml", "fixtures/docs/report.pdf", "../" + TASK]
+    differ = {}
+    for path in paths:
+        env.reset()
+        ours = env.step(Action.call("documents_extract_text", {"path": path})).messages[-1]["content"]
+        status, theirs = service.call("/documents/extract_text", {"path": path})
+        if ours != json.dumps(theirs) or status < 400:
+            differ[path] = (ours, status, theirs)
+    assert not differ, differ

@@ -8,12 +8,15 @@ that is no `.pdf` is its 400 `Only PDF files are supported`. The public checkout
 (T097/T098: `sandbox_files`, not in the repository), so there every call of the prompt's path is that 404, which
 their graders read (`tool_used`: a dispatch under 400). The import answers each call so (`Framework.refusals`, in
 that order: what the folder holds, read at import) and offers no text: a folder that holds a PDF leaves the task
-out, as coworkenv reads no PDF. A path outside the folder is known to be there only when it is a folder above it
-(the checkout's root, or above it); any other is answered as not there.
+out, as coworkenv reads no PDF. A path outside the folder is there when the checkout holds it (any file or folder of
+it, a sibling task's, the services' source: its 400, since import53), when it is a folder above the checkout's root,
+or when it is one of the few absolute paths every Linux machine has (`Refusal.matches`); any other is answered as not
+there.
 """
 
 from __future__ import annotations
 
+import os
 import posixpath
 from collections.abc import Mapping
 from pathlib import Path
@@ -24,6 +27,7 @@ from coworkenv.importers.claw_eval_adapter import ServiceAdapter, ToolMap
 from coworkenv.request_models import Refusal
 
 MAX_ENTRIES = 2000  # files and folders under the service's folder the spec names at most
+MAX_OUTSIDE = 20000  # files and folders of the checkout outside it the spec names at most (the public one: ~1,950)
 
 
 def _no_records(data: Any) -> dict[str, list[dict[str, Any]]]:
@@ -74,10 +78,34 @@ def refusals(task_dir: Path, env: Mapping[str, str]) -> list[Refusal] | str:
         there.append(relative)
     parts = relative.split("/") if relative != "." else []
     above = [posixpath.join(*parts[:i]) if i else "." for i in range(len(parts))]  # its folders in the checkout
+    outside = _outside(task_dir.parent.parent, relative)
+    if isinstance(outside, str):
+        return outside
     return [Refusal(status=400, detail="Path escapes base directory: {path}", argument="path", folder=relative,
-                    paths=above, above=True),
+                    paths=above + outside, above=True),
             Refusal(status=400, detail="Only PDF files are supported", argument="path", folder=relative, paths=there),
             Refusal(status=404, detail="File not found: {path}")]
+
+
+def _outside(root: Path, relative: str) -> list[str] | str:
+    """Every file and folder of the checkout outside the service's folder (from the checkout's root; what a `.git`
+    folder holds left out, and not walked), which the handler finds there and refuses as escaping it; or why the task
+    cannot be imported: more than `MAX_OUTSIDE` of them."""
+    if relative == ".":
+        return []  # the whole checkout is the folder
+    above = {posixpath.join(*relative.split("/")[:i]) for i in range(1, relative.count("/") + 1)}
+    found = []
+    for folder, folders, files in os.walk(root):
+        at = Path(folder).relative_to(root).as_posix()
+        for name in sorted([*folders, *files]):
+            named = posixpath.join(at, name) if at != "." else name
+            if named != relative and named not in above:  # the folder and its folders: answered before
+                found.append(named)
+        folders[:] = [f for f in folders if f != ".git" and (posixpath.join(at, f) if at != "." else f) != relative]
+        if len(found) > MAX_OUTSIDE:
+            return (f"the checkout holds over {MAX_OUTSIDE} files and folders outside the documents service's folder "
+                    f"{relative}, each a path the service refuses as escaping it")
+    return sorted(found)
 
 
 # Run by the command's service folder (`mock_services/documents/server.py`), under whatever name the task gives it.
