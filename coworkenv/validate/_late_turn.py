@@ -28,6 +28,7 @@ from coworkenv.env import Env
 from coworkenv.rollout import run_episode
 from coworkenv.spec import EnvSpec, FieldRef, PutRecord, ReferenceStep, ReferenceTurn, UpdateRecord
 from coworkenv.validate._mutation_core import turn_of
+from coworkenv.validate.entities import leaves
 from coworkenv.validate.mutations import is_write
 
 _MISSING = object()
@@ -70,7 +71,7 @@ def _put_back(spec: EnvSpec, u: int, writes: list[ReferenceStep]) -> str | None:
     end of turn u-1, where turn u-1 changed it from the initial world's value on a record one of `writes` names (the
     world undoing the turn's result); None where turn u overwrites nothing of theirs. One replay, up to turn u-1's
     end, only where turn u changes a record those writes name."""
-    named = {str(v) for step in writes if step.call is not None for v in _values(step.call.arguments)}
+    named = {str(v) for step in writes if step.call is not None for v in leaves(step.call.arguments)}
     sets: list[tuple[str, str, str, dict[str, Any]]] = []
     for change in spec.turns[u].changes:
         if isinstance(change, UpdateRecord):
@@ -104,17 +105,6 @@ def _turn_end(spec: EnvSpec, t: int) -> Any:
     except Exception:
         return None
     return env.state
-
-
-def _values(value: Any) -> Iterator[Any]:
-    if isinstance(value, dict):
-        for v in value.values():
-            yield from _values(v)
-    elif isinstance(value, list):
-        for v in value:
-            yield from _values(v)
-    else:
-        yield value
 
 
 def _initial_record(spec: EnvSpec, app: str, table: str, record_id: str) -> Any:
