@@ -60,12 +60,14 @@ def _named(spec: Spec, app: str, table: str, record_id: str) -> dict[str, Any]:
 
 
 def _new_ones_allowed(app: str, table: str, nth: int):  # type: ignore[no-untyped-def]
-    """The twin: the frame also lets the agent add a record of the task's record's name (none there before)."""
+    """The twin: the frame also lets the agent add a record of the task's record's name (none there before). Every
+    record there at the start is left out by id, not only those of that name: a `where` is read on the record after
+    the change, so another record renamed to it would be admitted too (`frame_scope_entered`)."""
 
     def edit(spec: Spec) -> None:
         record_id = _checked_id(spec, app, table, nth)
         named = _named(spec, app, table, record_id)
-        there = [r["id"] for r in world(spec, app, table) if r.get(named["field"]) == named["value"]]
+        there = [r["id"] for r in world(spec, app, table)]
         frame(spec)["rule"]["allow"].append({
             "app": app, "table": table, "id": None, "fields": None,
             "where": [named, *({"field": "id", "op": "not_equals", "value": i} for i in there)]})
