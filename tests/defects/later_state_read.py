@@ -41,6 +41,23 @@ def _ticket_priority(spec: Spec) -> Target:
     return "tickets", "tickets", tid, "priority", f"What priority is {tid} at?", later
 
 
+def changed_later(spec: Spec, app: str, table: str, rid: str, field: str, later: Any) -> Any:
+    """The value turn 1's changes give `field`: `later` added as such a change (and allowed by the frame) where it is
+    not None, else the value the spec's own change sets."""
+    if later is None:
+        return next(c["set"][field] for c in spec["turns"][1]["changes"] if c.get("id") == rid)
+    spec["turns"][1]["changes"].append({"kind": "update_record", "app": app, "table": table, "id": rid,
+                                        "set": {field: later}})
+    allow = frame(spec)["rule"]["allow"]
+    mine = [a for a in allow if (a["app"], a.get("table"), a.get("id")) == (app, table, rid)]
+    for a in mine:  # a selector must allow every field that changes (selectors are not pooled)
+        if a.get("fields") is not None:
+            a["fields"] = [*a["fields"], field]
+    if not mine:
+        allow.append({"app": app, "table": table, "id": rid, "fields": [field], "where": []})
+    return later
+
+
 def _asked(target: Any, defect: bool):  # type: ignore[no-untyped-def]
     """Turn 0 asks for the value; the reply of turn 0 states it (the final value in the defect, its own turn's in
     the twin); a later change sets it (added where the spec has none, and allowed by the frame)."""
@@ -48,18 +65,7 @@ def _asked(target: Any, defect: bool):  # type: ignore[no-untyped-def]
     def edit(spec: Spec) -> None:
         app, table, rid, field, question, later = target(spec)
         now = record(spec, app, table, rid)[field]
-        if later is not None:
-            spec["turns"][1]["changes"].append({"kind": "update_record", "app": app, "table": table, "id": rid,
-                                                "set": {field: later}})
-            allow = frame(spec)["rule"]["allow"]
-            mine = [a for a in allow if (a["app"], a.get("table"), a.get("id")) == (app, table, rid)]
-            for a in mine:  # a selector must allow every field that changes (selectors are not pooled)
-                if a.get("fields") is not None:
-                    a["fields"] = [*a["fields"], field]
-            if not mine:
-                allow.append({"app": app, "table": table, "id": rid, "fields": [field], "where": []})
-        else:
-            later = next(c["set"][field] for c in spec["turns"][1]["changes"] if c.get("id") == rid)
+        later = changed_later(spec, app, table, rid, field, later)
         asked_at_turn_0(spec, (app, table, rid, field), question, now, later, defect)
     return edit
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.defects._core import CorpusError, Defect, Spec, frame, record, reference, world
-from tests.defects.later_state_read import _ticket_priority
+from tests.defects._core import CorpusError, Defect, Spec, record, reference, world
+from tests.defects.later_state_read import _ticket_priority, changed_later
 
 CLASS = "later_state_written"
 # How a program can detect the class (what the gates should do), in one line.
@@ -30,18 +30,7 @@ def _written(target: Any, defect: bool):  # type: ignore[no-untyped-def]
     def edit(spec: Spec) -> None:
         app, table, rid, field, _question, later = target(spec)
         now = record(spec, app, table, rid)[field]
-        if later is not None:
-            spec["turns"][1]["changes"].append({"kind": "update_record", "app": app, "table": table, "id": rid,
-                                                "set": {field: later}})
-            allow = frame(spec)["rule"]["allow"]
-            mine = [a for a in allow if (a["app"], a.get("table"), a.get("id")) == (app, table, rid)]
-            for a in mine:
-                if a.get("fields") is not None:
-                    a["fields"] = [*a["fields"], field]
-            if not mine:
-                allow.append({"app": app, "table": table, "id": rid, "fields": [field], "where": []})
-        else:
-            later = next(c["set"][field] for c in spec["turns"][1]["changes"] if c.get("id") == rid)
+        later = changed_later(spec, app, table, rid, field, later)
         post = next((s["call"] for s in spec["reference"][0]["steps"]
                      if s.get("call") and s["call"]["name"] in _WRITES), None)
         if post is None:
