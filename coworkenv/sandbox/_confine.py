@@ -2088,6 +2088,94 @@ def seal_codec_registry() -> str | None:
     return None
 
 
+# Signal handlers (CPython 3.11.7's `_PyErr_CheckSignalsTstate`) are read from C's table of them without a reference
+# and called, and `signal.signal` run from inside one replaces the table's entry, dropping its reference: a C callable
+# handler (`d.get`, a bound method that alone held its dict) whose key's `__eq__` set the signal's handler anew was
+# freed with its dict while the lookup went on over it, and the lookup compared the keys of the dict the code made
+# next (a use after free; the seventieth round's lead). A Python function survives that (its frame holds it). Sealed
+# here: C's table holds Python functions only. `_signal.signal` is a gate that hands C any other callable wrapped in
+# a Python function of its own (`handler`, nested below: its frame holds the callable while it runs) and unwraps what
+# C answers; `getsignal` unwraps alike. C's setter is out of the code's reach: no module, gate or frame's local holds
+# it. Its one reference is a key of the `__kwdefaults__` of a function whose code takes no such parameter (the box,
+# never run with it), which only the audited `__kwdefaults__` getter reads, and the hook lets that read the box only
+# from the gate's own frame with the gate's own tools (`sealed_boxes`). There C's setter is on the frame's value
+# stack alone, which no Python code can read, while it runs (it runs pending signal handlers first: they get this
+# frame, whose locals hold the box and the handlers, never the setter). Changed for honest code: a handler that is no
+# Python function runs one Python frame deeper (a traceback through it shows `handler`).
+def _signal_box() -> None:
+    """Holds C's `signal.signal` as a default that no parameter of this code takes."""
+
+
+def _signal_set(signalnum: Any, handler: Any, /, *, _sealed_tools: Any = ()) -> Any:
+    box, function_t, type_, callable_, int_t, issubclass_, int_index, unwrap = _sealed_tools
+    if type_(handler) is not function_t:  # exact types only: nothing of the code's runs to answer them
+        if callable_(handler):
+            def handler(signum: Any, frame: Any, /, *, _sealed_handler: Any = handler) -> Any:
+                return _sealed_handler(signum, frame)
+        elif issubclass_(type_(handler), int_t):
+            handler = int_index(handler)  # an exact int, which C compares with SIG_DFL and SIG_IGN running nothing
+        else:
+            handler = None  # C's own TypeError, whatever the object's type becomes meanwhile
+    return unwrap(box.__kwdefaults__["signal"](signalnum, handler))  # C's setter on this frame's value stack only
+
+
+def _signal_unwrap(handler: Any, /, *, _sealed_tools: Any = ()) -> Any:
+    function_t, type_, wrapped, dict_t = _sealed_tools
+    if type_(handler) is function_t and handler.__code__ is wrapped:
+        held = handler.__kwdefaults__
+        if type_(held) is dict_t and "_sealed_handler" in held:
+            return held["_sealed_handler"]
+    return handler
+
+
+def _signal_get(signalnum: Any, /, *, _sealed_tools: Any = ()) -> Any:
+    getsignal, unwrap = _sealed_tools
+    return unwrap(getsignal(signalnum))
+
+
+_SEALED_BOXES: list[Any] = []  # (box, the gate's code, the gate's tools) for the hook's `sealed_boxes`
+
+
+def sealed_boxes() -> tuple[Any, ...]:
+    """The boxes `seal_signal_handlers` made, each as (box, the code of the only frame that may read it, that frame's
+    `_sealed_tools`), for the hook."""
+    return tuple(_SEALED_BOXES)
+
+
+def seal_signal_handlers() -> str | None:
+    """Make C's table of signal handlers hold Python functions only, C's setter out of the code's reach (above).
+    Returns why it could not, or None."""
+    import _signal
+    import builtins
+
+    setter, getter = vars(_signal).get("signal"), vars(_signal).get("getsignal")
+    if (type(_signal) is not type(sys) or type(setter).__name__ != "builtin_function_or_method"
+            or type(getter).__name__ != "builtin_function_or_method"):
+        return "_signal is not the built-in module this bootstrap knows"
+    function_t: Any = type(_signal_set)
+    wrapped = next((const for const in _signal_set.__code__.co_consts if type(const) is type(_signal_set.__code__)),
+                   None)
+    if wrapped is None:
+        return "the gate's wrapper has no code"
+    box = function_t(_signal_box.__code__, {}, "signal", None, None)
+    box.__kwdefaults__ = {"signal": setter}
+    unwrap = function_t(_signal_unwrap.__code__, {}, "getsignal", None, None)
+    unwrap.__kwdefaults__ = {"_sealed_tools": (function_t, type, wrapped, dict)}
+    gate = function_t(_signal_set.__code__, {}, "signal", None, None)
+    tools = (box, function_t, type, builtins.callable, int, builtins.issubclass, int.__index__, unwrap)
+    gate.__kwdefaults__ = {"_sealed_tools": tools}
+    get_gate = function_t(_signal_get.__code__, {}, "getsignal", None, None)
+    get_gate.__kwdefaults__ = {"_sealed_tools": (getter, unwrap)}
+    gate.__doc__, get_gate.__doc__ = setter.__doc__, getter.__doc__
+    vars(_signal).update({"signal": gate, "getsignal": get_gate})  # signal.py's own functions call these by name
+    held = [holder for holder in gc.get_referrers(setter) if holder is not box.__kwdefaults__]
+    del setter
+    if held:
+        return f"C's signal.signal is still held elsewhere ({len(held)} holders)"
+    _SEALED_BOXES[:] = [(box, _signal_set.__code__, tools)]
+    return None
+
+
 # `itertools.groupby` (CPython 3.11; gh-143543 and gh-146613, fixed in later releases only) compares its target key
 # with the current one by borrowed references, in `groupby.__next__` and in its groups' `__next__`: a key's `__eq__`
 # (Python code of the code's own) that advanced the same groupby (or set its state, `__setstate__`) replaced both keys,
@@ -3706,7 +3794,7 @@ def _arg_parser(segments: list[tuple[int, int, bytes]], fname: bytes, keywords: 
 
 def sealed_codes() -> tuple[Any, ...]:
     """The code objects of the gates `seal_buffered_io`, `seal_array`, `seal_mmap`, `seal_list`, `seal_bytearray`,
-    `seal_groupby`, `seal_accumulate`, `seal_iter`, `seal_count`, `seal_atexit`, `seal_context`, `seal_cell`, `seal_weak_proxy`, `seal_mapping_proxy`, `seal_held_callables`, `seal_property`, `seal_codec_registry`, `seal_list_order`, `seal_memoryview`, `seal_ordered_dict`, `seal_deque`, `seal_count_elements`, `seal_reentered_iterators`,
+    `seal_groupby`, `seal_accumulate`, `seal_iter`, `seal_count`, `seal_atexit`, `seal_context`, `seal_cell`, `seal_weak_proxy`, `seal_mapping_proxy`, `seal_held_callables`, `seal_property`, `seal_codec_registry`, `seal_signal_handlers`, `seal_list_order`, `seal_memoryview`, `seal_ordered_dict`, `seal_deque`, `seal_count_elements`, `seal_reentered_iterators`,
     `seal_partial`, `seal_object_dicts` and `seal_newline_decoder` install, which the hook keeps from being changed."""
     return (_own_method_get.__code__, _own_method_set.__code__, _buffered_new.__code__, _array_setitem.__code__,
             _array_append.__code__, _array_insert.__code__, _array_extend.__code__, _array_fromlist.__code__,
@@ -3721,6 +3809,7 @@ def sealed_codes() -> tuple[Any, ...]:
             _defaultdict_missing.__code__, _staticmethod_call.__code__,
             _property_get.__code__, _property_set.__code__, _property_delete.__code__,
             _property_missing.__code__, _codec_search.__code__, _codec_register.__code__, _codec_unregister.__code__,
+            _signal_box.__code__, _signal_set.__code__, _signal_unwrap.__code__, _signal_get.__code__,
             _view_compare.__code__, _view_hash.__code__, _odict_compare.__code__, _odict_repr.__code__,
             _odict_copy.__code__, _odict_pop.__code__, _odict_popitem.__code__, _deque_index.__code__, _count_elements.__code__, _islice_number.__code__, _islice_new.__code__,
             _islice_steps.__code__, _zip_longest_new.__code__, _zip_longest_steps.__code__,

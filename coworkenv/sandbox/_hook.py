@@ -96,6 +96,7 @@ def make_audit_hook(
         tuple((code, tuple((str(name), tuple(allowed)) for name, allowed in conditions))
               for code, conditions in policy.get("tracing_gates", ())),
         tuple(policy.get("code_gates", ())), tuple(policy.get("sealed_codes", ())),
+        tuple((box, code, tools) for box, code, tools in policy.get("sealed_boxes", ())),
     )
 
 
@@ -107,7 +108,7 @@ def _bind(
     env_prefixes: tuple[str, ...], bytecode_loader: Any, module_prefixes: tuple[str, ...],
     hidden_roots: tuple[str, ...] = (), absent_modules: frozenset[str] = frozenset(),
     tracing_gates: tuple[tuple[Any, tuple[tuple[str, tuple[Any, ...]], ...]], ...] = (),
-    code_gates: tuple[Any, ...] = (), sealed_codes: tuple[Any, ...] = (),
+    code_gates: tuple[Any, ...] = (), sealed_codes: tuple[Any, ...] = (), sealed_boxes: tuple[Any, ...] = (),
 ) -> Callable[[str, tuple[Any, ...]], None]:
     hidden_prefixes = tuple(root + "/" for root in hidden_roots)
     write_names = frozenset(name for name, _, _ in write_events)
@@ -150,6 +151,7 @@ def _bind(
         resources: frozenset[int] = resources, again: Any = None, frame_depth: int = 2,
         base_exception: Any = BaseException, cut_twice: bytes = CUT_TWICE, own_code: Any = None,
         function_t: type = FUNCTION_TYPE, sealed_codes: tuple[Any, ...] = sealed_codes,
+        sealed_boxes: tuple[Any, ...] = sealed_boxes, box_readers: tuple[str, ...] = ("__kwdefaults__", "__defaults__"),
         threads_running: Any = _thread._count, held_prefix: str = HELD_PREFIX, urandom: Any = posix.urandom,
         hex_: Any = bytes.hex, callable_: Any = callable, own_hooks: tuple[Any, ...] = (
             sys.__unraisablehook__, sys.__excepthook__),
@@ -296,6 +298,18 @@ def _bind(
                 # a thread of the code's own runs (fifty-seventh round): C keeps a connection's raw handle across the
                 # GIL's release (`backup` between its steps), and another thread's `__init__` freed it under the first.
                 reason = "sqlite3.connect while a thread of the code's own runs (sqlite and threads do not mix here)"
+            elif event == "object.__getattr__":
+                # A box of the bootstrap's (`sealed_boxes`: a function holding a C function the code must never call
+                # itself, C's `signal.signal`, in defaults no parameter of its code takes) is read only by the one
+                # gate's frame that calls what it holds, with that gate's own tools (any other function of the same
+                # code and tools is the same gate); its other attributes and every other function's stay readable.
+                if len_(args) == 2 and type_(args[0]) is function_t and args[1] in box_readers:
+                    for box, gate_code, gate_tools in sealed_boxes:
+                        if args[0] is box:
+                            caller = getframe(frame_depth)
+                            if caller.f_code is not gate_code or \
+                                    caller.f_locals.get("_sealed_tools", caller) is not gate_tools:
+                                reason = "reading a C function the bootstrap keeps for its own gate"
             elif event in blocked_events or startswith(event, blocked_prefixes):
                 reason, named = "", event  # an event the code raises itself may carry any text after a refused prefix
             elif event == "os.link" or event == "os.symlink":

@@ -1,6 +1,6 @@
 # expect: ok
 # expect-kernel: ok
-# value: 58
+# value: 59
 # Honest twin of the fifty-fifth round's seals (a memoryview's comparisons and hash, `bytearray.join`,
 # `itertools.groupby`, `atexit.unregister`): what a check does with them answers the same in every set, with the
 # hook's gates and with C's own code: views of one format and of two (struct's way), shapes, strides, NaNs and signed
@@ -128,6 +128,7 @@ def check(**p):
     results.extend(counters())
     results.extend(slices_and_longest_zips())
     results.extend(inits_and_proxies())
+    results.append(signal_handlers())
     return sum(1 for r in results if r is True)
 
 
@@ -244,6 +245,45 @@ def inits_and_proxies():
     results.append(found == ["twin69", "nop", "unknown encoding: twin_69_fresh"])
     results.append(unraisable_hooks())
     return results
+
+
+def signal_handlers():
+    """Signal handlers of every kind (the seventy-first round's seal): a Python function, a C bound method, a callable
+    instance, one that sets its signal's handler anew from inside itself; what `getsignal` and `signal` answer, the
+    defaults, a handler's error and a bad handler's."""
+    import signal
+
+    class Handler:
+        def __call__(self, signum, frame):
+            seen.append(("instance", signum))
+
+    def once(signum, frame):
+        signal.signal(signum, signal.SIG_IGN)
+        seen.append(("function", signum, type(frame).__name__))
+
+    seen, counted = [], {}
+    number = signal.SIGUSR1
+    answers = [signal.signal(number, once) == signal.SIG_DFL, signal.getsignal(number) is once]
+    signal.raise_signal(number)
+    signal.raise_signal(number)  # ignored now
+    answers.append(signal.getsignal(number) is signal.SIG_IGN)
+    for handler in (counted.setdefault, Handler()):
+        old = signal.signal(number, handler)
+        answers.append(signal.getsignal(number) == handler)
+        signal.raise_signal(number)
+        answers.append(old is not None)
+    signal.signal(number, seen.append)
+    try:
+        signal.raise_signal(number)
+    except TypeError as exc:
+        answers.append(str(exc) == "list.append() takes exactly one argument (2 given)")
+    try:
+        signal.signal(number, "handler")
+    except TypeError as exc:
+        answers.append(str(exc) == "signal handler must be signal.SIG_IGN, signal.SIG_DFL, or a callable object")
+    answers.append(signal.signal(number, signal.SIG_DFL) == seen.append)
+    return all(answers) and len(answers) == 10 and seen == [("function", number, "frame"), ("instance", number)] \
+        and list(counted) == [int(number)]
 
 
 def unraisable_hooks():
