@@ -2898,6 +2898,102 @@ def test_sealed_signal_handlers_hold_the_callable_they_call_and_hide_cs_setter()
     assert done.returncode == 0 and done.stdout.strip() == "0 0 [1, 2] [True, True]", (done.stdout, done.stderr)
 
 
+def test_sealed_expat_handlers_hold_the_callable_they_call() -> None:
+    """After `seal_expat_handlers` a parser's table of handlers holds Python functions only: a C handler (`d.get`, a
+    bound method that alone holds its dict) whose key clears the handler goes on looking up its own dict (C freed it
+    under the lookup and compared the keys of the dict the code made next). Handlers of every kind, their getters,
+    a handler that is not callable, deleting one, the class's attributes, a parser made for an external entity and
+    SAX and minidom answer as C's. In an interpreter of its own."""
+    code = """if True:
+        import importlib.util, io, sys, xml.dom.minidom, xml.sax
+        import xml.parsers.expat as expat
+        spec = importlib.util.spec_from_file_location("_confine", sys.argv[1])
+        confine = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(confine)
+        DOC = b"<?xml version='1.0'?><!DOCTYPE r [<!ENTITY e SYSTEM 'x'>]><r a='1'><!--c--><b>t&amp;u</b>&e;<?p d?></r>"
+
+        def battery():
+            out, seen, d = [], [], {}
+            class Call:
+                def __call__(self, *args):
+                    seen.append(("call",) + args)
+            def start(name, attrs):
+                seen.append(("start", name, attrs))
+            def external(context, base, system, public):
+                sub = parser.ExternalEntityParserCreate(context)
+                out.append(repr(sub.StartElementHandler is start))
+                return 1
+            parser = expat.ParserCreate()
+            calls = [lambda: parser.StartElementHandler, lambda: setattr(parser, "StartElementHandler", start),
+                     lambda: parser.StartElementHandler is start,
+                     lambda: setattr(parser, "EndElementHandler", d.setdefault),
+                     lambda: parser.EndElementHandler == d.setdefault,
+                     lambda: setattr(parser, "CharacterDataHandler", Call()),
+                     lambda: setattr(parser, "CommentHandler", seen.append),
+                     lambda: setattr(parser, "ProcessingInstructionHandler", lambda t, d: seen.append((t, d))),
+                     lambda: setattr(parser, "ExternalEntityRefHandler", external),
+                     lambda: setattr(parser, "DefaultHandlerExpand", None),
+                     lambda: parser.Parse(DOC, True), lambda: sorted(d), lambda: list(seen),
+                     lambda: delattr(parser, "StartElementHandler"),
+                     lambda: type(expat.XMLParserType.__dict__["StartElementHandler"]).__name__ in (
+                         "getset_descriptor", "handler"),
+                     lambda: expat.XMLParserType.StartElementHandler is expat.XMLParserType.__dict__["StartElementHandler"],
+                     lambda: type(parser).__dict__["EndElementHandler"].__get__(parser) == d.setdefault,
+                     lambda: type(parser).__dict__["EndElementHandler"].__set__(5, None),
+                     lambda: setattr(parser, "StartElementHandler", 5),
+                     lambda: setattr(parser, "EndElementHandler", None), lambda: parser.EndElementHandler]
+            for call in calls:
+                try:
+                    out.append(repr(call()))
+                except Exception as exc:
+                    out.append((type(exc).__name__, str(exc)))
+            bad = expat.ParserCreate()
+            bad.StartElementHandler = 5
+            try:
+                bad.Parse(b"<a/>", True)
+            except TypeError as exc:
+                out.append(str(exc))
+            out.append(xml.dom.minidom.parseString(b"<a b='1'><c>d</c></a>").documentElement.toxml())
+            class Names(xml.sax.ContentHandler):
+                def startElement(self, name, attrs):
+                    out.append((name, dict(attrs)))
+            xml.sax.parse(io.BytesIO(b"<a b='1'><c/></a>"), Names())
+            return out
+
+        before = battery()
+        assert confine.seal_expat_handlers() is None
+        after = battery()
+        assert after == before, [(a, b) for a, b in zip(before, after) if a != b]
+
+        def route(how):
+            parser, state, seen = expat.ParserCreate(), {"compared": 0}, []
+            class Marker:
+                def __eq__(self, other):
+                    seen.append(how)
+                    return False
+                def __hash__(self):
+                    return hash("a")
+            class Key:
+                def __eq__(self, other):
+                    state["compared"] += 1
+                    if state["compared"] == 1:
+                        parser.StartElementHandler = None if how == "cleared" else (lambda *args: None)
+                        held.append({Marker(): 1})
+                    return False
+                def __hash__(self):
+                    return hash("a")
+            parser.StartElementHandler = {Key(): 1}.get
+            parser.Parse(b"<a/>", True)
+            return len(seen)
+
+        held = []
+        print(route("cleared"), route("replaced"), len(confine.sealed_boxes()))
+    """
+    confine = Path(__file__).resolve().parents[1] / "coworkenv" / "sandbox" / "_confine.py"
+    done = subprocess.run([sys.executable, "-c", code, str(confine)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.strip() == "0 0 2", (done.stdout, done.stderr)
+
+
 def test_the_bootstraps_gates_keep_their_code_and_look_no_name_up() -> None:
     """The gates `seal_buffered_io` installs are plain functions held by immutable types: the hook refuses and
     reports changing their code or defaults (a code of the code's own there would hand it the buffer again), and

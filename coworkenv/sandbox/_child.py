@@ -713,6 +713,9 @@ def isolate(
             # C's table of signal handlers holds Python functions only, and C's setter stays out of the code's reach
             # (a C handler that set its signal's handler anew from inside its own call was freed under its C code).
             ("seal_signal_handlers", "a signal handler runs on after its own code replaced it"),
+            # pyexpat's parsers call Python functions only, C's descriptors out of the code's reach (a C handler
+            # that set itself anew from inside its own call was freed under its C code).
+            ("seal_expat_handlers", "an expat handler runs on after its own code replaced it"),
             # The C OrderedDict's comparisons, repr, copy and pops keep no node across the code's own Python code,
             # and none is made: collections.OrderedDict is the pure-Python class (a dict-level store made C index
             # past its table of nodes).

@@ -74,7 +74,8 @@ def make_audit_hook(
     `sys.settrace`/`sys.setprofile`, each passing when every named local of the calling frame is one of its allowed
     objects, `code_gates`: the code objects of the standard library's functions whose frames may raise
     `code.__new__`, each changing nothing but a flag, `sealed_codes`: the code objects of the bootstrap's gates, whose
-    functions' code and defaults stay as made); the hook keeps frozen copies, so changing the tables afterwards changes nothing.
+    functions' code and defaults stay as made, `sealed_boxes`: (box, gate code, gate tools) for each gate that may read
+    a box's defaults, which hold C objects the code must never reach); the hook keeps frozen copies, so changing the tables afterwards changes nothing.
     An `import` that names a file (an extension module: native code) is allowed only from `read_roots`, never
     from scratch, where the code could have written it. Bytecode never comes from the code: `marshal.loads` is
     allowed only when `policy["bytecode_loader"]` (the import system's `_compile_bytecode` code object) is its
@@ -299,17 +300,24 @@ def _bind(
                 # GIL's release (`backup` between its steps), and another thread's `__init__` freed it under the first.
                 reason = "sqlite3.connect while a thread of the code's own runs (sqlite and threads do not mix here)"
             elif event == "object.__getattr__":
-                # A box of the bootstrap's (`sealed_boxes`: a function holding a C function the code must never call
-                # itself, C's `signal.signal`, in defaults no parameter of its code takes) is read only by the one
-                # gate's frame that calls what it holds, with that gate's own tools (any other function of the same
-                # code and tools is the same gate); its other attributes and every other function's stay readable.
+                # A box of the bootstrap's (`sealed_boxes`: a function holding C objects the code must never call
+                # itself, C's `signal.signal` and `pyexpat`'s handler descriptors, in defaults no parameter of its code
+                # takes; seventy-first round) is read only by the frames of the gates that call what it holds, each
+                # with its own tools (any other function of the same code and tools is the same gate); a box's other
+                # attributes and every other function's stay readable. The audited getters are the only way to it.
                 if len_(args) == 2 and type_(args[0]) is function_t and args[1] in box_readers:
-                    for box, gate_code, gate_tools in sealed_boxes:
-                        if args[0] is box:
-                            caller = getframe(frame_depth)
-                            if caller.f_code is not gate_code or \
-                                    caller.f_locals.get("_sealed_tools", caller) is not gate_tools:
-                                reason = "reading a C function the bootstrap keeps for its own gate"
+                    for entry in sealed_boxes:
+                        if args[0] is entry[0]:
+                            reason = "reading a C object the bootstrap keeps for its own gates"
+                            break
+                    if reason is not None:
+                        caller = getframe(frame_depth)
+                        caller_code = caller.f_code
+                        for box, gate_code, gate_tools in sealed_boxes:
+                            if args[0] is box and caller_code is gate_code and \
+                                    caller.f_locals.get("_sealed_tools", caller) is gate_tools:
+                                reason = None
+                                break
             elif event in blocked_events or startswith(event, blocked_prefixes):
                 reason, named = "", event  # an event the code raises itself may carry any text after a refused prefix
             elif event == "os.link" or event == "os.symlink":

@@ -96,7 +96,7 @@ def check(**p):
 
     signal.signal(signal.SIGALRM, seen_frame)
     signal.setitimer(signal.ITIMER_REAL, 0.002, 0.002)
-    deadline = time.monotonic() + 0.1
+    deadline = time.monotonic() + 0.05
     while not FOUND and not REFUSED and time.monotonic() < deadline:
         signal.signal(signal.SIGUSR2, signal.SIG_IGN)
         signal.signal(signal.SIGUSR2, len)

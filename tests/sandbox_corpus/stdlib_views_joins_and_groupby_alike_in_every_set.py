@@ -1,6 +1,6 @@
 # expect: ok
 # expect-kernel: ok
-# value: 59
+# value: 60
 # Honest twin of the fifty-fifth round's seals (a memoryview's comparisons and hash, `bytearray.join`,
 # `itertools.groupby`, `atexit.unregister`): what a check does with them answers the same in every set, with the
 # hook's gates and with C's own code: views of one format and of two (struct's way), shapes, strides, NaNs and signed
@@ -129,6 +129,7 @@ def check(**p):
     results.extend(slices_and_longest_zips())
     results.extend(inits_and_proxies())
     results.append(signal_handlers())
+    results.append(expat_handlers())
     return sum(1 for r in results if r is True)
 
 
@@ -284,6 +285,50 @@ def signal_handlers():
     answers.append(signal.signal(number, signal.SIG_DFL) == seen.append)
     return all(answers) and len(answers) == 10 and seen == [("function", number, "frame"), ("instance", number)] \
         and list(counted) == [int(number)]
+
+
+def expat_handlers():
+    """`pyexpat`'s handlers of every kind (the seventy-first round's seal): a Python function, C bound methods, a
+    callable instance, one that clears itself from inside its own call; what the parser answers for them, a handler
+    that is not callable, deleting one, SAX's handlers (bound methods of the code's own)."""
+    import io
+    import xml.parsers.expat as expat
+    import xml.sax
+
+    seen, counted = [], {}
+
+    class Text:
+        def __call__(self, data):
+            seen.append(("text", data))
+
+    def once(name, attrs):
+        parser.StartElementHandler = None
+        seen.append(("start", name, attrs))
+
+    parser = expat.ParserCreate()
+    parser.StartElementHandler, parser.EndElementHandler = once, counted.setdefault
+    parser.CharacterDataHandler, parser.CommentHandler = Text(), seen.append
+    answers = [parser.StartElementHandler is once, parser.EndElementHandler == counted.setdefault]
+    parser.Parse(b"<a x='1'>t<!--c--><b/></a>", True)
+    answers += [seen == [("start", "a", {"x": "1"}), ("text", "t"), "c"], list(counted) == ["b", "a"],
+                parser.StartElementHandler is None]
+    try:
+        del parser.CommentHandler
+    except RuntimeError as exc:
+        answers.append(str(exc) == "Cannot delete attribute")
+    bad = expat.ParserCreate()
+    bad.StartElementHandler = 5
+    try:
+        bad.Parse(b"<a/>", True)
+    except TypeError as exc:
+        answers.append(str(exc) == "'int' object is not callable")
+
+    class Names(xml.sax.ContentHandler):
+        def startElement(self, name, attrs):
+            seen.append(name)
+
+    xml.sax.parse(io.BytesIO(b"<r><s/></r>"), Names())
+    return all(answers) and len(answers) == 7 and seen[-2:] == ["r", "s"]
 
 
 def unraisable_hooks():
