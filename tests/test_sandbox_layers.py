@@ -2779,6 +2779,221 @@ def test_an_extension_file_loads_once_while_the_hook_runs(tmp_path: Path) -> Non
                 os.close(fd)
 
 
+def test_sealed_signal_handlers_hold_the_callable_they_call_and_hide_cs_setter() -> None:
+    """After `seal_signal_handlers` C's table of signal handlers holds Python functions only: a C handler (`d.get`, a
+    bound method that alone holds its dict) whose key sets the signal's handler anew goes on looking up its own dict
+    (C freed it under the lookup and compared the keys of the dict the code made next). Handlers of every kind, the
+    defaults, `getsignal`, errors and `signal.py`'s enums answer as C's. With the audit hook installed, the gate's own
+    frame opens the box that holds C's setter; the code's frames (a signal handler's among them) are refused it. In
+    an interpreter of its own."""
+    code = """if True:
+        import importlib.util, os, signal, sys, _signal
+        spec = importlib.util.spec_from_file_location("_confine", sys.argv[1])
+        confine = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(confine)
+        hook_spec = importlib.util.spec_from_file_location("_hook", sys.argv[2])
+        hook_module = importlib.util.module_from_spec(hook_spec)
+        hook_spec.loader.exec_module(hook_module)
+
+        def battery():
+            out, seen = [], []
+            def py(signum, frame):
+                seen.append(("py", signum, type(frame).__name__))
+            class Call:
+                def __call__(self, signum, frame):
+                    seen.append(("call", signum))
+            inst, d, lst = Call(), {}, []
+            calls = [lambda: signal.signal(signal.SIGUSR1, py), lambda: signal.getsignal(signal.SIGUSR1) is py,
+                     lambda: signal.raise_signal(signal.SIGUSR1), lambda: signal.signal(signal.SIGUSR1, d.setdefault) is py,
+                     lambda: signal.raise_signal(signal.SIGUSR1), lambda: sorted(d),
+                     lambda: signal.getsignal(signal.SIGUSR1) == d.setdefault,
+                     lambda: signal.signal(signal.SIGUSR1, lst.append) == d.setdefault,
+                     lambda: signal.raise_signal(signal.SIGUSR1),
+                     lambda: signal.signal(signal.SIGUSR2, inst), lambda: signal.raise_signal(signal.SIGUSR2),
+                     lambda: signal.signal(signal.SIGUSR2, signal.SIG_IGN) is inst, lambda: signal.getsignal(signal.SIGUSR2),
+                     lambda: signal.raise_signal(signal.SIGUSR2), lambda: signal.signal(signal.SIGUSR2, signal.SIG_DFL),
+                     lambda: _signal.signal(int(signal.SIGUSR2), 1), lambda: _signal.getsignal(int(signal.SIGUSR2)),
+                     lambda: signal.signal(signal.SIGUSR2, True), lambda: signal.signal(signal.SIGUSR2, 0),
+                     lambda: signal.signal(signal.SIGUSR2, 5), lambda: signal.signal(signal.SIGUSR2, None),
+                     lambda: signal.signal(signal.SIGUSR2, object()), lambda: signal.signal(signal.SIGUSR2, 1.5),
+                     lambda: signal.signal(0, signal.SIG_IGN), lambda: signal.signal(999, signal.SIG_IGN),
+                     lambda: signal.signal("x", signal.SIG_IGN), lambda: signal.getsignal(signal.SIGINT),
+                     lambda: signal.signal(signal.SIGUSR1, signal.SIG_DFL) == lst.append, lambda: list(seen),
+                     lambda: signal.signal(signal.SIGUSR2, signal.SIG_DFL)]
+            for call in calls:
+                try:
+                    out.append(repr(call()))
+                except Exception as exc:
+                    out.append((type(exc).__name__, str(exc)))
+            return out
+
+        before = battery()
+        assert confine.seal_signal_handlers() is None
+        after = battery()
+        assert after == before, (before, after)
+        assert type(_signal.signal).__name__ == "function" and confine.sealed_boxes()
+
+        def route(how):
+            state, seen = {"compared": 0}, []
+            class Marker:
+                def __init__(self, number):
+                    self.number = number
+                def __eq__(self, other):
+                    seen.append(how)
+                    return False
+                def __hash__(self):
+                    return self.number
+            number = int(signal.SIGUSR1)
+            class Key:
+                def __eq__(self, other):
+                    state["compared"] += 1
+                    if state["compared"] == 1:
+                        signal.signal(number, signal.SIG_IGN if how == "ignored" else (lambda s, f: None))
+                        held.append({Marker(number): 1})
+                    return False
+                def __hash__(self):
+                    return number
+            signal.signal(number, {Key(): 1}.get if how == "ignored" else {Key(): 1}.setdefault)
+            signal.raise_signal(number)
+            signal.signal(number, signal.SIG_DFL)
+            return len(seen)
+
+        held = []
+        routes = (route("ignored"), route("replaced"))
+
+        r, w = os.pipe()
+        policy = {"blocked_modules": (), "blocked_module_prefixes": (), "blocked_events": (), "blocked_prefixes": (),
+                  "write_events": {}, "read_events": {}, "blocked_commands": {}, "native_env_prefixes": (),
+                  "bytecode_loader": None, "sealed_boxes": confine.sealed_boxes()}
+        hook = hook_module.make_audit_hook("/nowhere", (), lambda level, name: 1, w, 86, policy)
+        box = confine.sealed_boxes()[0][0]
+        tools = _signal.signal.__kwdefaults__["_sealed_tools"]
+        sys.addaudithook(hook)
+        refused = []
+        for reader in (lambda: box.__kwdefaults__, lambda: box.__defaults__, lambda: tools[0].__kwdefaults__):
+            try:
+                reader()
+            except PermissionError:
+                refused.append(1)
+        def in_handler(signum, frame):  # run where the gate's frame checks for signals: it gets that frame
+            tools = frame.f_locals.get("_sealed_tools")
+            if tools is not None:
+                try:
+                    tools[0].__kwdefaults__
+                except PermissionError:
+                    refused.append(2)
+        signal.signal(signal.SIGALRM, in_handler)
+        opened = [box.__code__ is not None, (lambda: 0).__kwdefaults__ is None]
+        signal.setitimer(signal.ITIMER_REAL, 0.0005, 0.0005)
+        for _ in range(20000):
+            signal.signal(signal.SIGUSR1, len)
+            if 2 in refused:
+                break
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        print(*routes, sorted(set(refused)), opened)
+    """
+    sandbox = Path(__file__).resolve().parents[1] / "coworkenv" / "sandbox"
+    done = subprocess.run([sys.executable, "-c", code, str(sandbox / "_confine.py"), str(sandbox / "_hook.py")],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.strip() == "0 0 [1, 2] [True, True]", (done.stdout, done.stderr)
+
+
+def test_sealed_expat_handlers_hold_the_callable_they_call() -> None:
+    """After `seal_expat_handlers` a parser's table of handlers holds Python functions only: a C handler (`d.get`, a
+    bound method that alone holds its dict) whose key clears the handler goes on looking up its own dict (C freed it
+    under the lookup and compared the keys of the dict the code made next). Handlers of every kind, their getters,
+    a handler that is not callable, deleting one, the class's attributes, a parser made for an external entity and
+    SAX and minidom answer as C's. In an interpreter of its own."""
+    code = """if True:
+        import importlib.util, io, sys, xml.dom.minidom, xml.sax
+        import xml.parsers.expat as expat
+        spec = importlib.util.spec_from_file_location("_confine", sys.argv[1])
+        confine = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(confine)
+        DOC = b"<?xml version='1.0'?><!DOCTYPE r [<!ENTITY e SYSTEM 'x'>]><r a='1'><!--c--><b>t&amp;u</b>&e;<?p d?></r>"
+
+        def battery():
+            out, seen, d = [], [], {}
+            class Call:
+                def __call__(self, *args):
+                    seen.append(("call",) + args)
+            def start(name, attrs):
+                seen.append(("start", name, attrs))
+            def external(context, base, system, public):
+                sub = parser.ExternalEntityParserCreate(context)
+                out.append(repr(sub.StartElementHandler is start))
+                return 1
+            parser = expat.ParserCreate()
+            calls = [lambda: parser.StartElementHandler, lambda: setattr(parser, "StartElementHandler", start),
+                     lambda: parser.StartElementHandler is start,
+                     lambda: setattr(parser, "EndElementHandler", d.setdefault),
+                     lambda: parser.EndElementHandler == d.setdefault,
+                     lambda: setattr(parser, "CharacterDataHandler", Call()),
+                     lambda: setattr(parser, "CommentHandler", seen.append),
+                     lambda: setattr(parser, "ProcessingInstructionHandler", lambda t, d: seen.append((t, d))),
+                     lambda: setattr(parser, "ExternalEntityRefHandler", external),
+                     lambda: setattr(parser, "DefaultHandlerExpand", None),
+                     lambda: parser.Parse(DOC, True), lambda: sorted(d), lambda: list(seen),
+                     lambda: delattr(parser, "StartElementHandler"),
+                     lambda: type(expat.XMLParserType.__dict__["StartElementHandler"]).__name__ in (
+                         "getset_descriptor", "handler"),
+                     lambda: expat.XMLParserType.StartElementHandler is expat.XMLParserType.__dict__["StartElementHandler"],
+                     lambda: type(parser).__dict__["EndElementHandler"].__get__(parser) == d.setdefault,
+                     lambda: type(parser).__dict__["EndElementHandler"].__set__(5, None),
+                     lambda: setattr(parser, "StartElementHandler", 5),
+                     lambda: setattr(parser, "EndElementHandler", None), lambda: parser.EndElementHandler]
+            for call in calls:
+                try:
+                    out.append(repr(call()))
+                except Exception as exc:
+                    out.append((type(exc).__name__, str(exc)))
+            bad = expat.ParserCreate()
+            bad.StartElementHandler = 5
+            try:
+                bad.Parse(b"<a/>", True)
+            except TypeError as exc:
+                out.append(str(exc))
+            out.append(xml.dom.minidom.parseString(b"<a b='1'><c>d</c></a>").documentElement.toxml())
+            class Names(xml.sax.ContentHandler):
+                def startElement(self, name, attrs):
+                    out.append((name, dict(attrs)))
+            xml.sax.parse(io.BytesIO(b"<a b='1'><c/></a>"), Names())
+            return out
+
+        before = battery()
+        assert confine.seal_expat_handlers() is None
+        after = battery()
+        assert after == before, [(a, b) for a, b in zip(before, after) if a != b]
+
+        def route(how):
+            parser, state, seen = expat.ParserCreate(), {"compared": 0}, []
+            class Marker:
+                def __eq__(self, other):
+                    seen.append(how)
+                    return False
+                def __hash__(self):
+                    return hash("a")
+            class Key:
+                def __eq__(self, other):
+                    state["compared"] += 1
+                    if state["compared"] == 1:
+                        parser.StartElementHandler = None if how == "cleared" else (lambda *args: None)
+                        held.append({Marker(): 1})
+                    return False
+                def __hash__(self):
+                    return hash("a")
+            parser.StartElementHandler = {Key(): 1}.get
+            parser.Parse(b"<a/>", True)
+            return len(seen)
+
+        held = []
+        print(route("cleared"), route("replaced"), len(confine.sealed_boxes()))
+    """
+    confine = Path(__file__).resolve().parents[1] / "coworkenv" / "sandbox" / "_confine.py"
+    done = subprocess.run([sys.executable, "-c", code, str(confine)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.strip() == "0 0 2", (done.stdout, done.stderr)
+
+
 def test_the_bootstraps_gates_keep_their_code_and_look_no_name_up() -> None:
     """The gates `seal_buffered_io` installs are plain functions held by immutable types: the hook refuses and
     reports changing their code or defaults (a code of the code's own there would hand it the buffer again), and

@@ -710,6 +710,12 @@ def isolate(
             # The codec registry calls the code's search functions from a list whose copy a frame holds (one that
             # unregistered itself from inside its own call was freed under its C code).
             ("seal_codec_registry", "a codec search function runs on after its own code unregistered it"),
+            # C's table of signal handlers holds Python functions only, and C's setter stays out of the code's reach
+            # (a C handler that set its signal's handler anew from inside its own call was freed under its C code).
+            ("seal_signal_handlers", "a signal handler runs on after its own code replaced it"),
+            # pyexpat's parsers call Python functions only, C's descriptors out of the code's reach (a C handler
+            # that set itself anew from inside its own call was freed under its C code).
+            ("seal_expat_handlers", "an expat handler runs on after its own code replaced it"),
             # The C OrderedDict's comparisons, repr, copy and pops keep no node across the code's own Python code,
             # and none is made: collections.OrderedDict is the pure-Python class (a dict-level store made C index
             # past its table of nodes).
@@ -1396,6 +1402,7 @@ def prepare(run_dir: str) -> tuple[Any, dict[str, Any]]:
              "hidden_roots": hidden_package_folders(lib_dirs),
              "native_env_prefixes": NATIVE_ENV_PREFIXES, "tracing_gates": tracing_gates(_lsprof.Profiler, sys.settrace, tracers),
              "code_gates": code_gates(), "sealed_codes": modules["_confine"]["sealed_codes"](),
+             "sealed_boxes": modules["_confine"]["sealed_boxes"](),
              "bytecode_loader": sys.modules["_frozen_importlib_external"]._compile_bytecode.__code__})
         # A code that removes the mark and imports one meets the hook at its file.
         stand_ins = {} if natives_confined else account_stand_ins()

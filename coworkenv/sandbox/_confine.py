@@ -669,7 +669,7 @@ def _buffered_new(
 # argument), so are the item-assignment slots (pointed at the ones that call `__setitem__`, as a Python class's);
 # `array` is multi-phase, so every load of its file makes new types: the hook refuses any load after this one.
 ARRAY_GATES = ("__setitem__", "append", "insert", "extend", "fromlist", "tofile")
-SEALED_MODULES = frozenset({"array"})  # loaded and sealed by the bootstrap; a later load of the file is refused
+SEALED_MODULES = frozenset({"array", "pyexpat"})  # loaded and sealed by the bootstrap; a later load of the file is refused
 _TP_AS_SEQUENCE, _TP_AS_MAPPING = 13 * _WORD, 14 * _WORD
 _SQ_ASS_ITEM, _MP_ASS_SUBSCRIPT = 5 * _WORD, 2 * _WORD
 # A wrapper descriptor: the object header, its type, name and qualified name, then its slot entry and C function.
@@ -1415,7 +1415,7 @@ def seal_bytearray() -> str | None:
              complex, builtins.isinstance, type, builtins.getattr, _index, builtins.len, range, TypeError, IndexError,
              ValueError, _ABSENT, drop_first, itertools.repeat, builtins.any, map)
     function_t: Any = type(_bytearray_setitem)
-    gates = {}
+    gates: dict[str, Any] = {}
     for name in ("__setitem__", "__delitem__"):
         gate = function_t(_bytearray_setitem.__code__, {}, name, (_ABSENT,), None)
         gate.__kwdefaults__ = {"_sealed_tools": tools}
@@ -1718,7 +1718,7 @@ def seal_memoryview() -> str | None:
         return "memoryview is not the C type this bootstrap knows"
     native = frozenset(_NATIVE_VIEW_FORMATS) | frozenset("@" + char for char in _NATIVE_VIEW_FORMATS)
     function_t: Any = type(_view_compare)
-    gates = {}
+    gates: dict[str, Any] = {}
     for name, equal in zip(names[:2], (True, False), strict=True):
         gate = function_t(_view_compare.__code__, {}, name, None, None)
         gate.__kwdefaults__ = {"_sealed_tools": (
@@ -1801,7 +1801,7 @@ def seal_list_order() -> str | None:
             or any(type(cls.__dict__.get(name)).__name__ != "wrapper_descriptor" for name in names)):
         return "list is not the C type this bootstrap knows"
     function_t: Any = type(_list_order)
-    gates = {}
+    gates: dict[str, Any] = {}
     for name, compare in zip(names, (operator.lt, operator.le, operator.gt, operator.ge), strict=True):
         gate = function_t(_list_order.__code__, {}, name, None, None)
         gate.__kwdefaults__ = {"_sealed_tools": (list, tuple, builtins.isinstance, type, compare, name, TypeError,
@@ -2010,7 +2010,7 @@ def seal_property() -> str | None:
     missing.__kwdefaults__ = {"_sealed_tools": (type, type.__dict__["__mro__"].__get__,
                                                 type.__dict__["__dict__"].__get__,
                                                 type.__dict__["__qualname__"].__get__)}
-    gates = {}
+    gates: dict[str, Any] = {}
     for name, code, member in (("__get__", _property_get.__code__, "fget"),
                                ("__set__", _property_set.__code__, "fset"),
                                ("__delete__", _property_delete.__code__, "fdel")):
@@ -2085,6 +2085,168 @@ def seal_codec_registry() -> str | None:
     vars(_codecs).update(gates)
     if module is not None:
         vars(module).update(gates)
+    return None
+
+
+# Signal handlers (CPython 3.11.7's `_PyErr_CheckSignalsTstate`) are read from C's table of them without a reference
+# and called, and `signal.signal` run from inside one replaces the table's entry, dropping its reference: a C callable
+# handler (`d.get`, a bound method that alone held its dict) whose key's `__eq__` set the signal's handler anew was
+# freed with its dict while the lookup went on over it, and the lookup compared the keys of the dict the code made
+# next (a use after free; the seventieth round's lead). A Python function survives that (its frame holds it). Sealed
+# here: C's table holds Python functions only. `_signal.signal` is a gate that hands C any other callable wrapped in
+# a Python function of its own (`handler`, nested below: its frame holds the callable while it runs) and unwraps what
+# C answers; `getsignal` unwraps alike. C's setter is out of the code's reach: no module, gate or frame's local holds
+# it. Its one reference is a key of the `__kwdefaults__` of a function whose code takes no such parameter (the box,
+# never run with it), which only the audited `__kwdefaults__` getter reads, and the hook lets that read the box only
+# from the gate's own frame with the gate's own tools (`sealed_boxes`). There C's setter is on the frame's value
+# stack alone, which no Python code can read, while it runs (it runs pending signal handlers first: they get this
+# frame, whose locals hold the box and the handlers, never the setter). Changed for honest code: a handler that is no
+# Python function runs one Python frame deeper (a traceback through it shows `handler`).
+def _signal_box() -> None:
+    """Holds C's `signal.signal` as a default that no parameter of this code takes."""
+
+
+def _signal_set(signalnum: Any, handler: Any, /, *, _sealed_tools: Any = ()) -> Any:
+    box, function_t, type_, callable_, int_t, issubclass_, int_index, unwrap = _sealed_tools
+    if type_(handler) is not function_t:  # exact types only: nothing of the code's runs to answer them
+        if callable_(handler):
+            def handler(signum: Any, frame: Any, /, *, _sealed_handler: Any = handler) -> Any:
+                return _sealed_handler(signum, frame)
+        elif issubclass_(type_(handler), int_t):
+            handler = int_index(handler)  # an exact int, which C compares with SIG_DFL and SIG_IGN running nothing
+        else:
+            handler = None  # C's own TypeError, whatever the object's type becomes meanwhile
+    return unwrap(box.__kwdefaults__["signal"](signalnum, handler))  # C's setter on this frame's value stack only
+
+
+def _held_unwrap(handler: Any, /, *, _sealed_tools: Any = ()) -> Any:
+    function_t, type_, wrapped, dict_t = _sealed_tools
+    if type_(handler) is function_t and handler.__code__ is wrapped:
+        held = handler.__kwdefaults__
+        if type_(held) is dict_t and "_sealed_handler" in held:
+            return held["_sealed_handler"]
+    return handler
+
+
+def _signal_get(signalnum: Any, /, *, _sealed_tools: Any = ()) -> Any:
+    getsignal, unwrap = _sealed_tools
+    return unwrap(getsignal(signalnum))
+
+
+_SEALED_BOXES: list[Any] = []  # (box, the gate's code, the gate's tools) for the hook's `sealed_boxes`
+
+
+def sealed_boxes() -> tuple[Any, ...]:
+    """The boxes `seal_signal_handlers` and `seal_expat_handlers` made, each as (box, the code of the only frame that may read it, that frame's
+    `_sealed_tools`), for the hook."""
+    return tuple(_SEALED_BOXES)
+
+
+def seal_signal_handlers() -> str | None:
+    """Make C's table of signal handlers hold Python functions only, C's setter out of the code's reach (above).
+    Returns why it could not, or None."""
+    import _signal
+    import builtins
+
+    setter, getter = vars(_signal).get("signal"), vars(_signal).get("getsignal")
+    if (type(_signal) is not type(sys) or type(setter).__name__ != "builtin_function_or_method"
+            or type(getter).__name__ != "builtin_function_or_method"):
+        return "_signal is not the built-in module this bootstrap knows"
+    function_t: Any = type(_signal_set)
+    wrapped = next((const for const in _signal_set.__code__.co_consts if type(const) is type(_signal_set.__code__)),
+                   None)
+    if wrapped is None:
+        return "the gate's wrapper has no code"
+    box = function_t(_signal_box.__code__, {}, "signal", None, None)
+    box.__kwdefaults__ = {"signal": setter}
+    unwrap = function_t(_held_unwrap.__code__, {}, "getsignal", None, None)
+    unwrap.__kwdefaults__ = {"_sealed_tools": (function_t, type, wrapped, dict)}
+    gate = function_t(_signal_set.__code__, {}, "signal", None, None)
+    tools = (box, function_t, type, builtins.callable, int, builtins.issubclass, int.__index__, unwrap)
+    gate.__kwdefaults__ = {"_sealed_tools": tools}
+    get_gate = function_t(_signal_get.__code__, {}, "getsignal", None, None)
+    get_gate.__kwdefaults__ = {"_sealed_tools": (getter, unwrap)}
+    gate.__doc__, get_gate.__doc__ = setter.__doc__, getter.__doc__
+    vars(_signal).update({"signal": gate, "getsignal": get_gate})  # signal.py's own functions call these by name
+    held = sys.getrefcount(setter) - 3  # the box's defaults, this frame's local and the call's argument
+    del setter
+    if held:
+        return f"C's signal.signal is still held elsewhere ({held} more references)"
+    _SEALED_BOXES.append((box, _signal_set.__code__, tools))
+    return None
+
+
+# `pyexpat`'s parsers call each handler (`StartElementHandler`, `CharacterDataHandler`, ...) by a borrowed reference
+# from the parser's table (CPython 3.11.7's `call_with_frame(..., self->handlers[i], ...)`), and setting the handler
+# anew from inside its own call drops the table's reference: a C callable handler (`d.get`, a bound method that alone
+# held its dict) whose key's `__eq__` set it anew was freed with its dict while the lookup went on, and the lookup
+# compared the keys of the dict the code made next (the seventieth round's lead, seventy-first round). Sealed as the
+# signal handlers are: each handler attribute of `xmlparser` is a descriptor of the bootstrap's whose `__set__` hands
+# C's own descriptor any handler but None and a Python function wrapped in a Python function (`handler`, nested
+# below, whose frame holds it while it runs; a handler that is not callable raises C's TypeError from there) and
+# whose `__get__` unwraps; C's descriptors are kept in a box only these two gates' frames may open (`sealed_boxes`).
+# `pyexpat` is multi-phase: a later load of its file is refused, as for every extension the bootstrap loaded.
+# Changed for honest code: a handler that is no Python function runs one Python frame deeper.
+def _expat_set(self: Any, parser: Any, handler: Any, /, *, _sealed_tools: Any = ()) -> None:
+    box, function_t, type_, str_t, type_error = _sealed_tools
+    name = self.name
+    if type_(name) is not str_t:
+        raise type_error("the handler's name must be a str")
+    if handler is not None and type_(handler) is not function_t:
+        def handler(*args: Any, _sealed_handler: Any = handler) -> Any:
+            return _sealed_handler(*args)
+    box.__kwdefaults__[name].__set__(parser, handler)  # C's descriptor on this frame's value stack only
+
+
+def _expat_get(self: Any, parser: Any, owner: Any = None, /, *, _sealed_tools: Any = ()) -> Any:
+    box, unwrap, type_, str_t, type_error = _sealed_tools
+    if parser is None:
+        return self
+    name = self.name
+    if type_(name) is not str_t:
+        raise type_error("the handler's name must be a str")
+    return unwrap(box.__kwdefaults__[name].__get__(parser, owner))
+
+
+def _expat_delete(self: Any, parser: Any, /, *, _sealed_tools: Any = ()) -> None:
+    runtime_error, = _sealed_tools
+    raise runtime_error("Cannot delete attribute")  # C's own answer
+
+
+def seal_expat_handlers() -> str | None:
+    """Make `pyexpat`'s parsers hold the handlers they call (above). Returns why it could not, or None."""
+    import pyexpat
+
+    cls: Any = pyexpat.XMLParserType
+    flags = ctypes.c_ulong.from_address(id(cls) + _TP_FLAGS)
+    names = sorted(name for name, value in cls.__dict__.items()
+                   if "Handler" in name and type(value).__name__ == "getset_descriptor")
+    if (flags.value != cls.__flags__ or not cls.__flags__ & _TPFLAGS_IMMUTABLETYPE or type.__subclasses__(cls)
+            or len(names) < 20 or cls.__setattr__ is not object.__setattr__):
+        return "pyexpat.xmlparser is not the C type this bootstrap knows"
+    function_t: Any = type(_expat_set)
+    code_t = type(_expat_set.__code__)
+    wrapped = next((const for const in _expat_set.__code__.co_consts if type(const) is code_t), None)
+    if wrapped is None:
+        return "the gate's wrapper has no code"
+    box = function_t(_signal_box.__code__, {}, "xmlparser", None, None)
+    box.__kwdefaults__ = {name: cls.__dict__[name] for name in names}
+    unwrap = function_t(_held_unwrap.__code__, {}, "unwrap", None, None)
+    unwrap.__kwdefaults__ = {"_sealed_tools": (function_t, type, wrapped, dict)}
+    set_tools = (box, function_t, type, str, TypeError)
+    get_tools = (box, unwrap, type, str, TypeError)
+    gates: dict[str, Any] = {}
+    for code, tools, slot in ((_expat_set.__code__, set_tools, "__set__"), (_expat_get.__code__, get_tools, "__get__"),
+                              (_expat_delete.__code__, (RuntimeError,), "__delete__")):
+        gates[slot] = function_t(code, {}, slot, (None,) if slot == "__get__" else None, None)  # `owner`'s default
+        gates[slot].__kwdefaults__ = {"_sealed_tools": tools}
+    descriptor_t = type("handler", (), {"__slots__": ("name",), "__module__": "pyexpat", **gates})
+    handlers: dict[str, Any] = {}
+    for name in names:
+        handlers[name] = object.__new__(descriptor_t)
+        handlers[name].name = name
+    _install_gates(cls, flags, handlers)
+    _SEALED_BOXES.extend([(box, _expat_set.__code__, set_tools), (box, _expat_get.__code__, get_tools)])
     return None
 
 
@@ -2489,7 +2651,7 @@ def seal_atexit(module: Any = None) -> str | None:
         return "atexit is not the built-in module this bootstrap knows"
     function_t: Any = type(_atexit_clear)
     kept: list[Any] = []
-    gates = {}
+    gates: dict[str, Any] = {}
     for name, code, tools in (("register", _atexit_register.__code__, (kept, own["register"])),
                               ("unregister", _atexit_unregister.__code__, (kept, own["_clear"], own["register"], list)),
                               ("_clear", _atexit_clear.__code__, (kept, own["_clear"])),
@@ -2543,7 +2705,7 @@ def seal_context() -> str | None:
             or any(type(cls.__dict__.get(name)).__name__ != "wrapper_descriptor" for name in names)):
         return "contextvars.Context is not the C type this bootstrap knows"
     function_t: Any = type(_context_compare)
-    gates = {}
+    gates: dict[str, Any] = {}
     for name, equal in zip(names, (True, False), strict=True):
         gate = function_t(_context_compare.__code__, {}, name, None, None)
         gate.__kwdefaults__ = {"_sealed_tools": (cls, type, list, dict, len, TypeError, NotImplemented, equal, name)}
@@ -2594,7 +2756,7 @@ def seal_cell() -> str | None:
             or any(type(cls.__dict__.get(name)).__name__ != "wrapper_descriptor" for name in CELL_GATES)):
         return "the cell type is not the C type this bootstrap knows"
     function_t: Any = type(_cell_compare)
-    gates = {}
+    gates: dict[str, Any] = {}
     for name in CELL_GATES:
         gate = function_t(_cell_compare.__code__, {}, name, None, None)
         gate.__kwdefaults__ = {"_sealed_tools": (cls, type, TypeError, ValueError, NotImplemented,
@@ -2658,7 +2820,7 @@ def seal_mapping_proxy() -> str | None:
         return "the mapping proxy type is not the C type this bootstrap knows"
     function_t: Any = type(_mapping_proxy_compare)
     copy = cls.__dict__["copy"]
-    gates = {}
+    gates: dict[str, Any] = {}
     for name in CELL_GATES:
         gate = function_t(_mapping_proxy_compare.__code__, {}, name, None, None)
         gate.__kwdefaults__ = {"_sealed_tools": (cls, type, copy, dict, AttributeError, TypeError,
@@ -3706,7 +3868,7 @@ def _arg_parser(segments: list[tuple[int, int, bytes]], fname: bytes, keywords: 
 
 def sealed_codes() -> tuple[Any, ...]:
     """The code objects of the gates `seal_buffered_io`, `seal_array`, `seal_mmap`, `seal_list`, `seal_bytearray`,
-    `seal_groupby`, `seal_accumulate`, `seal_iter`, `seal_count`, `seal_atexit`, `seal_context`, `seal_cell`, `seal_weak_proxy`, `seal_mapping_proxy`, `seal_held_callables`, `seal_property`, `seal_codec_registry`, `seal_list_order`, `seal_memoryview`, `seal_ordered_dict`, `seal_deque`, `seal_count_elements`, `seal_reentered_iterators`,
+    `seal_groupby`, `seal_accumulate`, `seal_iter`, `seal_count`, `seal_atexit`, `seal_context`, `seal_cell`, `seal_weak_proxy`, `seal_mapping_proxy`, `seal_held_callables`, `seal_property`, `seal_codec_registry`, `seal_signal_handlers`, `seal_expat_handlers`, `seal_list_order`, `seal_memoryview`, `seal_ordered_dict`, `seal_deque`, `seal_count_elements`, `seal_reentered_iterators`,
     `seal_partial`, `seal_object_dicts` and `seal_newline_decoder` install, which the hook keeps from being changed."""
     return (_own_method_get.__code__, _own_method_set.__code__, _buffered_new.__code__, _array_setitem.__code__,
             _array_append.__code__, _array_insert.__code__, _array_extend.__code__, _array_fromlist.__code__,
@@ -3721,6 +3883,8 @@ def sealed_codes() -> tuple[Any, ...]:
             _defaultdict_missing.__code__, _staticmethod_call.__code__,
             _property_get.__code__, _property_set.__code__, _property_delete.__code__,
             _property_missing.__code__, _codec_search.__code__, _codec_register.__code__, _codec_unregister.__code__,
+            _signal_box.__code__, _signal_set.__code__, _held_unwrap.__code__, _signal_get.__code__,
+            _expat_set.__code__, _expat_get.__code__, _expat_delete.__code__,
             _view_compare.__code__, _view_hash.__code__, _odict_compare.__code__, _odict_repr.__code__,
             _odict_copy.__code__, _odict_pop.__code__, _odict_popitem.__code__, _deque_index.__code__, _count_elements.__code__, _islice_number.__code__, _islice_new.__code__,
             _islice_steps.__code__, _zip_longest_new.__code__, _zip_longest_steps.__code__,

@@ -74,7 +74,8 @@ def make_audit_hook(
     `sys.settrace`/`sys.setprofile`, each passing when every named local of the calling frame is one of its allowed
     objects, `code_gates`: the code objects of the standard library's functions whose frames may raise
     `code.__new__`, each changing nothing but a flag, `sealed_codes`: the code objects of the bootstrap's gates, whose
-    functions' code and defaults stay as made); the hook keeps frozen copies, so changing the tables afterwards changes nothing.
+    functions' code and defaults stay as made, `sealed_boxes`: (box, gate code, gate tools) for each gate that may read
+    a box's defaults, which hold C objects the code must never reach); the hook keeps frozen copies, so changing the tables afterwards changes nothing.
     An `import` that names a file (an extension module: native code) is allowed only from `read_roots`, never
     from scratch, where the code could have written it. Bytecode never comes from the code: `marshal.loads` is
     allowed only when `policy["bytecode_loader"]` (the import system's `_compile_bytecode` code object) is its
@@ -96,6 +97,7 @@ def make_audit_hook(
         tuple((code, tuple((str(name), tuple(allowed)) for name, allowed in conditions))
               for code, conditions in policy.get("tracing_gates", ())),
         tuple(policy.get("code_gates", ())), tuple(policy.get("sealed_codes", ())),
+        tuple((box, code, tools) for box, code, tools in policy.get("sealed_boxes", ())),
     )
 
 
@@ -107,7 +109,7 @@ def _bind(
     env_prefixes: tuple[str, ...], bytecode_loader: Any, module_prefixes: tuple[str, ...],
     hidden_roots: tuple[str, ...] = (), absent_modules: frozenset[str] = frozenset(),
     tracing_gates: tuple[tuple[Any, tuple[tuple[str, tuple[Any, ...]], ...]], ...] = (),
-    code_gates: tuple[Any, ...] = (), sealed_codes: tuple[Any, ...] = (),
+    code_gates: tuple[Any, ...] = (), sealed_codes: tuple[Any, ...] = (), sealed_boxes: tuple[Any, ...] = (),
 ) -> Callable[[str, tuple[Any, ...]], None]:
     hidden_prefixes = tuple(root + "/" for root in hidden_roots)
     write_names = frozenset(name for name, _, _ in write_events)
@@ -150,6 +152,7 @@ def _bind(
         resources: frozenset[int] = resources, again: Any = None, frame_depth: int = 2,
         base_exception: Any = BaseException, cut_twice: bytes = CUT_TWICE, own_code: Any = None,
         function_t: type = FUNCTION_TYPE, sealed_codes: tuple[Any, ...] = sealed_codes,
+        sealed_boxes: tuple[Any, ...] = sealed_boxes, box_readers: tuple[str, ...] = ("__kwdefaults__", "__defaults__"),
         threads_running: Any = _thread._count, held_prefix: str = HELD_PREFIX, urandom: Any = posix.urandom,
         hex_: Any = bytes.hex, callable_: Any = callable, own_hooks: tuple[Any, ...] = (
             sys.__unraisablehook__, sys.__excepthook__),
@@ -296,6 +299,25 @@ def _bind(
                 # a thread of the code's own runs (fifty-seventh round): C keeps a connection's raw handle across the
                 # GIL's release (`backup` between its steps), and another thread's `__init__` freed it under the first.
                 reason = "sqlite3.connect while a thread of the code's own runs (sqlite and threads do not mix here)"
+            elif event == "object.__getattr__":
+                # A box of the bootstrap's (`sealed_boxes`: a function holding C objects the code must never call
+                # itself, C's `signal.signal` and `pyexpat`'s handler descriptors, in defaults no parameter of its code
+                # takes; seventy-first round) is read only by the frames of the gates that call what it holds, each
+                # with its own tools (any other function of the same code and tools is the same gate); a box's other
+                # attributes and every other function's stay readable. The audited getters are the only way to it.
+                if len_(args) == 2 and type_(args[0]) is function_t and args[1] in box_readers:
+                    for entry in sealed_boxes:
+                        if args[0] is entry[0]:
+                            reason = "reading a C object the bootstrap keeps for its own gates"
+                            break
+                    if reason is not None:
+                        caller = getframe(frame_depth)
+                        caller_code = caller.f_code
+                        for box, gate_code, gate_tools in sealed_boxes:
+                            if args[0] is box and caller_code is gate_code and \
+                                    caller.f_locals.get("_sealed_tools", caller) is gate_tools:
+                                reason = None
+                                break
             elif event in blocked_events or startswith(event, blocked_prefixes):
                 reason, named = "", event  # an event the code raises itself may carry any text after a refused prefix
             elif event == "os.link" or event == "os.symlink":

@@ -834,6 +834,7 @@ _HOOK_REASONS = tuple(re.compile(pattern, re.DOTALL) for pattern in (
     r"sqlite3\.connect to a URI with an authority or escapes",
     r"sqlite3\.connect to a non-str database",
     r"sqlite3\.connect while a thread of the code's own runs \(sqlite and threads do not mix here\)",
+    r"reading a C object the bootstrap keeps for its own gates",
     r"setting TZ to a value that is not exactly str or bytes",
     r"(?:setting|unsetting) an environment variable whose name is not exactly str or bytes",
     rf"importing {_HOOK_NAMED}(?: from the file of a refused module| from the file of a module loaded already)?",

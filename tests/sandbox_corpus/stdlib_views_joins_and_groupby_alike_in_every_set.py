@@ -1,6 +1,6 @@
 # expect: ok
 # expect-kernel: ok
-# value: 58
+# value: 60
 # Honest twin of the fifty-fifth round's seals (a memoryview's comparisons and hash, `bytearray.join`,
 # `itertools.groupby`, `atexit.unregister`): what a check does with them answers the same in every set, with the
 # hook's gates and with C's own code: views of one format and of two (struct's way), shapes, strides, NaNs and signed
@@ -128,6 +128,8 @@ def check(**p):
     results.extend(counters())
     results.extend(slices_and_longest_zips())
     results.extend(inits_and_proxies())
+    results.append(signal_handlers())
+    results.append(expat_handlers())
     return sum(1 for r in results if r is True)
 
 
@@ -244,6 +246,89 @@ def inits_and_proxies():
     results.append(found == ["twin69", "nop", "unknown encoding: twin_69_fresh"])
     results.append(unraisable_hooks())
     return results
+
+
+def signal_handlers():
+    """Signal handlers of every kind (the seventy-first round's seal): a Python function, a C bound method, a callable
+    instance, one that sets its signal's handler anew from inside itself; what `getsignal` and `signal` answer, the
+    defaults, a handler's error and a bad handler's."""
+    import signal
+
+    class Handler:
+        def __call__(self, signum, frame):
+            seen.append(("instance", signum))
+
+    def once(signum, frame):
+        signal.signal(signum, signal.SIG_IGN)
+        seen.append(("function", signum, type(frame).__name__))
+
+    seen, counted = [], {}
+    number = signal.SIGUSR1
+    answers = [signal.signal(number, once) == signal.SIG_DFL, signal.getsignal(number) is once]
+    signal.raise_signal(number)
+    signal.raise_signal(number)  # ignored now
+    answers.append(signal.getsignal(number) is signal.SIG_IGN)
+    for handler in (counted.setdefault, Handler()):
+        old = signal.signal(number, handler)
+        answers.append(signal.getsignal(number) == handler)
+        signal.raise_signal(number)
+        answers.append(old is not None)
+    signal.signal(number, seen.append)
+    try:
+        signal.raise_signal(number)
+    except TypeError as exc:
+        answers.append(str(exc) == "list.append() takes exactly one argument (2 given)")
+    try:
+        signal.signal(number, "handler")
+    except TypeError as exc:
+        answers.append(str(exc) == "signal handler must be signal.SIG_IGN, signal.SIG_DFL, or a callable object")
+    answers.append(signal.signal(number, signal.SIG_DFL) == seen.append)
+    return all(answers) and len(answers) == 10 and seen == [("function", number, "frame"), ("instance", number)] \
+        and list(counted) == [int(number)]
+
+
+def expat_handlers():
+    """`pyexpat`'s handlers of every kind (the seventy-first round's seal): a Python function, C bound methods, a
+    callable instance, one that clears itself from inside its own call; what the parser answers for them, a handler
+    that is not callable, deleting one, SAX's handlers (bound methods of the code's own)."""
+    import io
+    import xml.parsers.expat as expat
+    import xml.sax
+
+    seen, counted = [], {}
+
+    class Text:
+        def __call__(self, data):
+            seen.append(("text", data))
+
+    def once(name, attrs):
+        parser.StartElementHandler = None
+        seen.append(("start", name, attrs))
+
+    parser = expat.ParserCreate()
+    parser.StartElementHandler, parser.EndElementHandler = once, counted.setdefault
+    parser.CharacterDataHandler, parser.CommentHandler = Text(), seen.append
+    answers = [parser.StartElementHandler is once, parser.EndElementHandler == counted.setdefault]
+    parser.Parse(b"<a x='1'>t<!--c--><b/></a>", True)
+    answers += [seen == [("start", "a", {"x": "1"}), ("text", "t"), "c"], list(counted) == ["b", "a"],
+                parser.StartElementHandler is None]
+    try:
+        del parser.CommentHandler
+    except RuntimeError as exc:
+        answers.append(str(exc) == "Cannot delete attribute")
+    bad = expat.ParserCreate()
+    bad.StartElementHandler = 5
+    try:
+        bad.Parse(b"<a/>", True)
+    except TypeError as exc:
+        answers.append(str(exc) == "'int' object is not callable")
+
+    class Names(xml.sax.ContentHandler):
+        def startElement(self, name, attrs):
+            seen.append(name)
+
+    xml.sax.parse(io.BytesIO(b"<r><s/></r>"), Names())
+    return all(answers) and len(answers) == 7 and seen[-2:] == ["r", "s"]
 
 
 def unraisable_hooks():
