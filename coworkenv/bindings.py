@@ -38,6 +38,7 @@ from coworkenv.request_models import (
     Framework,
     check_spans,
     connection_refused,
+    extracted,
     handler_failed,
     read_request,
     refused,
@@ -444,6 +445,11 @@ class DeclaredTool(ToolDef):
 
     def run(self, kits: Mapping[str, Toolkit], kwargs: dict[str, Any]) -> Any:
         if self.decl.bind.unserved is not None:
+            framework = self.decl.bind.framework
+            if framework is not None and framework.documents:  # a file its handler serves (no refusal names it)
+                served = extracted(framework.documents, kwargs)
+                if served is not None:
+                    return served
             raise _unserved(self.decl.bind, self.name, kwargs)
         missing = [name for name in self.decl.bind.requires if name not in kwargs]
         if missing:  # the service refuses the request (a 422 there), whatever the declared schema requires

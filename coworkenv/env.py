@@ -191,6 +191,26 @@ class Env:
         reward = self.score().score if self.done else 0.0
         return StepResult(new, reward, self.done and not self.truncated, self.truncated, {"turn": self.turn})
 
+    def add_call(self, request: ToolCallRequest) -> StepResult:
+        """Run one more tool call of the last assistant message, when it made calls and nothing came after them: the
+        call joins that message (its tool calls, its note's audit indices), and no step is counted. For a driver that
+        is given one model message's calls one at a time (an MCP client that says which message each call is of):
+        the step limit counts model messages, as Claw-Eval's loop counts model calls, and every call of the message
+        that reached it runs, as that loop dispatches every call of its last model call."""
+        last = self.messages[-1 - len(self.notes[-1].calls)] if self.notes and self.notes[-1].calls else None
+        if last is None or last.get("role") != "assistant" or not last.get("tool_calls") or \
+                len(last["tool_calls"]) != len(self.notes[-1].calls) or (self.done and not self.truncated):
+            raise RuntimeError("the last message made no tool calls, or the episode is over: no call can join it")
+        call_id = request.id or f"call_{next(self._call_ids)}"
+        last["tool_calls"].append({"id": call_id, "type": "function",
+                                   "function": {"name": request.name, "arguments": _as_json(request.arguments)}})
+        new = [self._run_tool(request, call_id)]
+        note = self.notes[-1]
+        self.notes[-1] = Note(note.turn, note.text, (*note.calls, len(self.audit) - 1))
+        self.messages.extend(new)
+        reward = self.score().score if self.done else 0.0
+        return StepResult(new, reward, False, self.truncated, {"turn": self.turn})
+
     @property
     def state(self) -> World:
         return self._world

@@ -171,6 +171,43 @@ def refused(refusals: list[Refusal], arguments: dict[str, Any]) -> Answered | No
     return found.answer(arguments) if found is not None else None
 
 
+class Document(BaseModel):
+    """A PDF the service's folder holds, as Claw-Eval's documents handler serves it (`extract_text`): the text pypdf
+    extracts from each page, read at import; a call whose `argument`, read as a path under `folder` (from the
+    checkout's root, normalised as `Refusal.matches` reads it), names one of `names` is answered `{"path", "page_count",
+    "pages_returned", "text"}`: the first `max_pages` pages (all when it is none or 0; Python's slice of them when it
+    is negative, as the handler slices), joined by a blank line and stripped."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    names: Annotated[list[str], Field(description="The paths, from the checkout's root, that resolve to the file "
+                                                   "(its own and those of links to it)")]
+    shown: Annotated[str, Field(description="Its path from the service's folder, as the handler answers it")]
+    pages: Annotated[list[str], Field(description="Each page's extracted text (empty where pypdf finds none)")]
+    argument: Annotated[str, Field(description="The declared argument holding the path")] = "path"
+    limit: Annotated[str, Field(description="The declared argument holding the page limit")] = "max_pages"
+    folder: Annotated[str, Field(description="The service's folder, from the checkout's root (`.`: the root)")] = "."
+
+    def matches(self, arguments: dict[str, Any]) -> bool:
+        value = arguments.get(self.argument)
+        if not isinstance(value, str) or value.startswith("/"):  # an absolute path: the machine's checkout is unknown
+            return False
+        return posixpath.normpath(posixpath.join(self.folder, value)) in self.names
+
+    def answer(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        limit = arguments.get(self.limit)
+        count = len(self.pages)
+        returned = min(limit or count, count) if isinstance(limit, int) else count
+        text = "\n\n".join(self.pages[:returned]).strip()
+        return {"path": self.shown, "page_count": count, "pages_returned": returned, "text": text}
+
+
+def extracted(documents: list[Document], arguments: dict[str, Any]) -> dict[str, Any] | None:
+    """The answer of the document the call names (None: none)."""
+    found = next((d for d in documents if d.matches(arguments)), None)
+    return found.answer(arguments) if found is not None else None
+
+
 class Framework(BaseModel):
     """How the service behind a declared tool answers before and around its handler (`Binding.framework`); a tool
     with `unserved` set is answered as a route the service lacks."""
@@ -200,11 +237,14 @@ class Framework(BaseModel):
         description="With the binding's `unserved`: the service serves the route, and its handler answers every call "
                     "(read by its request model first) with its own HTTP error, the first of these the call meets "
                     "(`Refusal`): a file the service's folder lacks")] = []
+    documents: Annotated[list[Document], Field(
+        description="With `refusals`: the files its handler serves (a PDF the service's folder holds), answered before "
+                    "the refusals that name no path")] = []
 
     @pydantic.model_serializer(mode="wrap")
     def _as_before(self, handler: pydantic.SerializerFunctionWrapHandler) -> dict[str, Any]:
         data: dict[str, Any] = handler(self)
-        for name in ("method_not_allowed", "no_endpoint", "unreachable", "refusals"):  # (false: dumped as before
+        for name in ("method_not_allowed", "no_endpoint", "unreachable", "refusals", "documents"):  # (false: dumped as before
             if not getattr(self, name):  # they existed: spec ids stay)
                 data.pop(name, None)
         return data

@@ -134,8 +134,33 @@ def _checkout(root: Path, pdf: bool = False) -> Path:
     (root / "mock_services" / "documents" / "server.py").write_text(_SERVER)
     if pdf:
         (task / "fixtures" / "docs").mkdir(parents=True)
-        (task / "fixtures" / "docs" / "report.pdf").write_bytes(b"%PDF-1.4\n%%EOF\n")
+        (task / "fixtures" / "docs" / "report.pdf").write_bytes(_pdf(PAGES))
     return root
+
+
+PAGES = ["GPT-4 is a large model.\nIt reads text and images.", "", "It still makes mistakes."]
+
+
+def _pdf(pages: list[str]) -> bytes:
+    """A PDF of these pages, each line of a page drawn as text (Helvetica), as small as the format allows."""
+    objects = ["<< /Type /Catalog /Pages 2 0 R >>", "", "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"]
+    kids = []
+    for page in pages:
+        drawn = "".join(f"BT /F1 12 Tf 72 {720 - 16 * i} Td ({line}) Tj ET\n" for i, line in enumerate(page.split("\n"))
+                        if line)
+        objects.append(f"<< /Length {len(drawn)} >>\nstream\n{drawn}endstream")
+        objects.append("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> "
+                       f"/Contents {len(objects)} 0 R >>")
+        kids.append(f"{len(objects)} 0 R")
+    objects[1] = f"<< /Type /Pages /Kids [{' '.join(kids)}] /Count {len(kids)} >>"
+    out, offsets = b"%PDF-1.4\n", []
+    for number, body in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += f"{number} 0 obj\n{body}\nendobj\n".encode()
+    table = len(out)
+    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
+    out += b"".join(f"{offset:010d} 00000 n \n".encode() for offset in offsets)
+    return out + f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{table}\n%%EOF\n".encode()
 
 
 def _score(spec: Any, steps: list[dict[str, Any]]) -> float:
@@ -174,13 +199,6 @@ def test_a_pdf_the_task_folder_lacks_is_the_documents_services_404_which_its_gra
     # a 400 is raised before the handler logs the call, as the 404 is: the log stays empty
     held = {"call": {"name": "documents_extract_text", "arguments": {"path": "task.yaml"}}}
     assert _score(spec, [held, {"say": "The report could not be read."}]) == pytest.approx(0.8 * 0.5)
-
-
-def test_a_pdf_the_task_folder_holds_leaves_the_task_out_saying_why(tmp_path: Path) -> None:
-    (report,) = import_checkout(_checkout(tmp_path, pdf=True), tmp_path / "out")
-    assert report.status == "skipped"
-    why = next(x["why"] for x in report.left_out if x["what"] == "services.documents")
-    assert "fixtures/docs/report.pdf" in why and "PDF" in why
 
 
 # Claw-Eval's own handler (`mock_services/documents/server.py`, its `_resolve_path` and the start of
@@ -237,3 +255,71 @@ def test_every_path_is_answered_as_claw_evals_handler_answers_it_outside_the_fol
         if ours != json.dumps(theirs) or status < 400:
             differ[path] = (ours, status, theirs)
     assert not differ, differ
+
+
+# The handler's whole `extract_text`: the PDF read with pypdf, its first `max_pages` pages' text joined by a blank line,
+# and the call logged with the text's length alone
+_PDF_SERVER = _REAL_SERVER.replace('    raise RuntimeError("no PDF in this checkout")', '''\
+    from pypdf import PdfReader
+    reader = PdfReader(str(resolved))
+    count = len(reader.pages)
+    limit = min(req.max_pages or count, count)
+    text = "\\n\\n".join(page.extract_text() or "" for page in reader.pages[:limit]).strip()
+    shown = {"path": str(resolved.relative_to(BASE_DIR)), "page_count": count, "pages_returned": limit}
+    LOG.append({"request_body": req.model_dump(), "response_body": {**shown, "text_length": len(text)}})
+    return {**shown, "text": text}
+
+
+LOG: list = []''')
+
+# A grader reading the service's log: 1.0 when it logged one served extraction, as the handler logs it
+_LOG_GRADER = _GRADER.replace(
+    "        scores.completion = round(0.5 * tool_used + 0.5 * (said and not logged and sent), 2)", '''\
+        logged = [(c["request_body"], c["response_body"]) for c in logged]
+        scores.completion = float(tool_used and said and sent and logged == [(
+            {"path": "./fixtures/docs/latest.pdf", "max_pages": 1},
+            {"path": "fixtures/docs/report.pdf", "page_count": 3, "pages_returned": 1, "text_length": 49})])''')
+
+
+def test_a_pdf_the_folder_holds_is_served_as_claw_evals_handler_serves_it_links_followed(tmp_path: Path) -> None:
+    from tests.support.claw_eval_own import MockService
+    root = _checkout(tmp_path / "ce", pdf=True)
+    (root / "mock_services" / "documents" / "server.py").write_text(_PDF_SERVER)
+    task = root / "tasks" / TASK
+    (task / "grader.py").write_text(_LOG_GRADER)
+    (root / "tasks" / "CD02_other").mkdir()
+    (root / "tasks" / "CD02_other" / "notes.txt").write_text("x")
+    (root / "tasks" / "CD02_other" / "dead.pdf").symlink_to("nowhere.pdf")  # outside, to nothing: not there
+    docs = task / "fixtures" / "docs"
+    (docs / "latest.pdf").symlink_to("report.pdf")  # a link to the PDF: served, named by its target
+    (docs / "yaml.pdf").symlink_to("../../task.yaml")  # to another file of the folder: no PDF
+    (docs / "away").symlink_to("../../../CD02_other")  # to a folder outside it: escaping it, and what it holds too
+    (docs / "gone.pdf").symlink_to("missing.pdf")  # to nothing: not there
+    (report,) = import_checkout(root, tmp_path / "out")
+    assert report.status == "full", (report.left_out, report.notes)
+    assert any("serves fixtures/docs/report.pdf (3 pages" in note for note in report.notes), report.notes
+    spec = load_spec(tmp_path / "out" / f"{TASK}.json")
+    env = Env(spec)
+    service = MockService(root, "python mock_services/documents/server.py", {"DOCUMENTS_BASE_DIR": f"tasks/{TASK}"},
+                          "documents")
+    calls: list[dict[str, Any]] = [
+        {"path": "fixtures/docs/report.pdf"}, {"path": "./fixtures/docs/latest.pdf", "max_pages": 1},
+        {"path": "fixtures/docs/latest.pdf", "max_pages": 0}, {"path": "fixtures/docs/report.pdf", "max_pages": -1},
+        {"path": "fixtures/docs/report.pdf", "max_pages": 7},
+        {"path": "fixtures/../fixtures/docs/report.pdf", "max_pages": "2"},
+        {"path": "fixtures/docs/yaml.pdf"}, {"path": "fixtures/docs/away"}, {"path": "fixtures/docs/away/notes.txt"},
+        {"path": "fixtures/docs/gone.pdf"}, {"path": "fixtures/docs/REPORT.pdf"}, {"path": "fixtures/docs"},
+        {"path": "../CD02_other/dead.pdf"}, {"path": "../CD02_other/notes.txt"}]
+    differ = {}
+    for args in calls:
+        env.reset()
+        ours = env.step(Action.call("documents_extract_text", args)).messages[-1]["content"]
+        status, theirs = service.call("/documents/extract_text", args)
+        if ours != json.dumps(theirs, ensure_ascii=False) or env.audit[-1].ok != (status < 400):
+            differ[json.dumps(args)] = (ours, status, theirs)
+    assert not differ, differ
+    assert service.module.LOG[1]["response_body"]["text_length"] == 49  # (the grader's figure, as logged there)
+    # the grader reads the extraction as served (status 200) and the service's log of it: the text by its length
+    read = {"call": {"name": "documents_extract_text",
+                     "arguments": {"path": "./fixtures/docs/latest.pdf", "max_pages": 1}}}
+    assert _score(spec, [read, {"say": "The report says GPT-4 is large."}]) == pytest.approx(1.0)

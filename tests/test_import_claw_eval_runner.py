@@ -243,3 +243,38 @@ def test_the_wall_clock_holds_over_mcp_too(imported: dict[str, tuple[EnvSpec, di
     host.reset()  # the harness starts the episode again: a new clock
     now[0] = 10_000.0
     assert host.call("helpdesk_list_tickets", {})[0] and host.result()["stop_reason"] is None
+
+
+def test_over_mcp_the_turn_limit_counts_model_messages_where_the_client_names_them(
+        imported: dict[str, tuple[EnvSpec, dict]]) -> None:
+    """Claw-Eval's loop counts model calls (`max_turns`), each dispatching all of its tool calls; an MCP server sees
+    calls one at a time. A client that names each call's model message (`_meta` `coworkenv/message`) is counted by
+    message: three messages of two, two and three calls all run on a 3-turn task, one transcript message each, and a
+    fourth message is refused. main: each call was a turn (the fourth call refused, the episode cut after three)."""
+    import anyio
+    from mcp import Client
+
+    from coworkenv.serve import EpisodeHost, build_mcp_server
+
+    spec, _ = imported["three"]
+    host = EpisodeHost(spec)
+    messages = [("m1", 2), ("m2", 2), ("m3", 3), ("m4", 1)]
+
+    async def episode() -> list[bool]:
+        refused = []
+        async with Client(build_mcp_server(host)) as client:
+            for message, calls in messages:
+                for _ in range(calls):
+                    result = await client.call_tool("helpdesk_list_tickets", {}, meta={"coworkenv/message": message})
+                    refused.append(bool(result.is_error))
+        return refused
+
+    assert anyio.run(episode) == [False] * 7 + [True]
+    score = host.result()
+    assert score["steps"] == 3 and score["truncated"] and score["stop_reason"] == "env_step_limit"
+    assert [n.calls for n in host.env.notes] == [(0, 1), (2, 3), (4, 5, 6)]  # the grader's trace: one message each
+    assert [len(m["tool_calls"]) for m in host.env.messages if m["role"] == "assistant"] == [2, 2, 3]
+    # a call naming no message is a message of its own, as before
+    host.reset()
+    assert [host.call("helpdesk_list_tickets", {})[0] for _ in range(4)] == [True, True, True, False]
+    assert host.result()["steps"] == 3

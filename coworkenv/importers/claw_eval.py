@@ -61,7 +61,7 @@ from coworkenv.importers.spec_file_names import (
     spec_file_problem,
 )
 from coworkenv.limits import MAX_STEPS
-from coworkenv.request_models import Framework, Refusal, RequestField
+from coworkenv.request_models import Document, Framework, Refusal, RequestField
 from coworkenv.spec import EnvSpec
 from coworkenv.world import format_time, parse_time
 
@@ -203,7 +203,8 @@ def import_task(task_dir: Path, error_rate: float | None = None, judge: bool = F
             leave(f"services.{service.name}", f"it would share the {adapter.app} app with service {sharing}")
         else:
             adapters[service.name] = adapter
-    refusing: dict[str, list[Refusal]] = {}  # services whose handler refuses every call the task can make
+    # services whose handler refuses every call the task can make but those of the files it serves
+    refusing: dict[str, tuple[list[Refusal], list[Document]]] = {}
     for name, adapter in list(adapters.items()):
         if adapter.refusals is not None:
             found = adapter.refusals(task_dir, next(s for s in task.services if s.name == name).env)
@@ -242,7 +243,7 @@ def import_task(task_dir: Path, error_rate: float | None = None, judge: bool = F
         refuser = _refuser(tool, [adapters[n] for n in refusing], endpoints, bool(task.tool_endpoints)) \
             if owner is None else None
         if refuser is not None:
-            decls.append(_refused_decl(tool, refuser, refusing[refuser.name], requests.get(tool.name), notes))
+            decls.append(_refused_decl(tool, refuser, *refusing[refuser.name], requests.get(tool.name), notes))
             continue
         decl = _tool_decl(tool, adapters.values(), leave, models.get(tool.name), notes, held, rows,
                           requests.get(tool.name), endpoints.get(tool.name), reads.get(tool.name, set()),
@@ -252,7 +253,8 @@ def import_task(task_dir: Path, error_rate: float | None = None, judge: bool = F
             decls.append(decl)
     declared = {d.name for d in decls}
     grader = grader_rule(task_dir, task, raw_fixtures, judge, {
-        d.name: d.bind.framework.refusals for d in decls if d.bind.framework is not None and d.bind.framework.refusals})
+        d.name: d.bind.framework.refusals for d in decls if d.bind.framework is not None and d.bind.framework.refusals},
+        [d.name for d in decls if d.bind.framework is not None and d.bind.framework.documents])
     judged = isinstance(grader, dict) and bool(grader.get("judge"))
     if isinstance(grader, dict):  # Claw-Eval scores with grader.py alone: its declared components are not read
         checks = [{"id": "grader", "weight": 1.0, "rule": grader, "safety": False,
@@ -618,18 +620,22 @@ def _refuser(tool: ClawTool, refusing: Sequence[ServiceAdapter], endpoints: Mapp
     return None if routed else next((a for a in refusing if tool.name in a.tools), None)
 
 
-def _refused_decl(tool: ClawTool, adapter: ServiceAdapter, refusals: list[Refusal],
+def _refused_decl(tool: ClawTool, adapter: ServiceAdapter, refusals: list[Refusal], documents: list[Document],
                   request: list[RequestField] | None, notes: list[str]) -> ToolDecl:
-    """A tool whose service's handler refuses every call the task can make (`ServiceAdapter.refusals`): offered, each
-    call read by the service's request model (its 422) and then answered by the first refusal it meets, as there."""
+    """A tool whose service's handler refuses every call the task can make (`ServiceAdapter.refusals`) but those
+    naming a file it serves (`documents`: a PDF, answered with its text): offered, each call read by the service's
+    request model (its 422) and then served or answered by the first refusal it meets, as there."""
+    served = "".join(f"; serves {d.shown} ({len(d.pages)} pages, {sum(len(p) for p in d.pages)} characters of text, "
+                     "extracted with pypdf)" for d in documents)
     notes.append(f"tools.{tool.name}: offered, and every call is the {adapter.name} service's own error, as there: "
-                 + "; ".join(f"{r.status} {r.detail}" for r in refusals))
+                 + "; ".join(f"{r.status} {r.detail}" for r in refusals) + served)
     props = tool.input_schema.get("properties", {})
     op = next(iter(adapter.tools.values())).op  # names the service's app (its faults); never run
     return ToolDecl(name=tool.name, description=tool.description, parameters=tool.input_schema,
                     bind=Binding(op=op, args={name: ArgBinding(to=None) for name in props},
                                  unserved=f"{refusals[-1].status} {refusals[-1].detail}",
-                                 framework=Framework(request_model=request, refusals=refusals)))
+                                 framework=Framework(request_model=request, refusals=refusals,
+                                                     documents=documents)))
 
 
 def _no_endpoint_decl(tool: ClawTool, adapters: Any, notes: list[str], url: str | None = None) -> ToolDecl | None:

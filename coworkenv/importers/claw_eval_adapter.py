@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from coworkenv.bindings import ArgBinding, DayWindow, ItemFilter, ResultShape, shown
 from coworkenv.importers.claw_eval_records import Derived, RecordMap
-from coworkenv.request_models import DaySpan, Refusal
+from coworkenv.request_models import DaySpan, Document, Refusal
 
 
 @dataclass(frozen=True)
@@ -82,9 +82,10 @@ class ServiceAdapter:
     # records (gmail, calendar: they move every record's time) have one.
     load_fails: Callable[[Any], str | None] | None = None
     # A service whose handler answers every call this task can make with its own HTTP error (the documents service,
-    # its folder holding no PDF): those answers (`Framework.refusals`), read from the task folder and the service's
-    # environment, or why the task cannot be imported; its tools are offered and every call is refused so
-    refusals: Callable[[Path, Mapping[str, str]], list[Refusal] | str] | None = None
+    # for every file but the PDFs its folder holds): those answers (`Framework.refusals`) and the files it serves
+    # (`Framework.documents`), read from the task folder and the service's environment, or why the task cannot be
+    # imported; its tools are offered and every call is refused or served so
+    refusals: Callable[[Path, Mapping[str, str]], tuple[list[Refusal], list[Document]] | str] | None = None
 
     def held(self, data: Any) -> dict[str, Mapping[str, Any]]:
         """The service's records of a fixture by id, as it holds them once loaded (none without a `key`)."""

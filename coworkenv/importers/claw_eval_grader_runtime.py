@@ -476,8 +476,11 @@ def _episode(audit: list[dict[str, Any]], messages: list[dict[str, Any]]) -> tup
         if not service or status >= 400:  # an injected fault, no route, a request its model rejects, a handler's own
             # HTTP error (raised before it logs): no handler logs the call
             continue
+        logged = body  # what the handler logs of its answer: a document's text by its length alone
+        if entry["tool"] in CONTEXT.get("summarised", ()) and isinstance(body, dict) and "text" in body:
+            logged = {**{k: v for k, v in body.items() if k != "text"}, "text_length": len(str(body["text"]))}
         audit_data.setdefault(service, {}).setdefault("calls", []).append(
-            {"endpoint": path, "request_body": _as_logged(service, path, request), "response_body": body,
+            {"endpoint": path, "request_body": _as_logged(service, path, request), "response_body": logged,
              "timestamp": entry.get("time", "")})
         action = CONTEXT["actions"].get(service, {}).get(path)
         if action is not None and status == 200:  # the service keeps what it was asked to, refused here or not

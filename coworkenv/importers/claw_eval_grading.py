@@ -197,13 +197,15 @@ def _code(path: Path) -> str:
 
 
 def grader_rule(task_dir: Path, task: ClawTask, raw_fixtures: dict[str, list[Any]],
-                judge: bool = False, refusals: Mapping[str, list[Refusal]] | None = None) -> dict[str, Any] | str:
+                judge: bool = False, refusals: Mapping[str, list[Refusal]] | None = None,
+                summarised: list[str] | None = None) -> dict[str, Any] | str:
     """The `python` check rule that runs the task's grader.py, or why it cannot be carried over.
 
     `raw_fixtures` are each service's fixture files as Claw-Eval's mock service reads them. With `judge`, a grader
     that uses its LLM judge is carried too, as a check that asks the host's judge (`"judge": true`). `refusals`: the
     tools whose service's handler refuses every call with its own HTTP error (`Framework.refusals`), whose status
-    the grader's dispatch then carries.
+    the grader's dispatch then carries. `summarised`: the tools whose service serves a document's text and logs only
+    its length (the documents service's `_log_call`: `text_length` for `text`).
     """
     path = task_dir / "grader.py"
     if not is_claw_eval_grader(task_dir):
@@ -250,6 +252,7 @@ def grader_rule(task_dir: Path, task: ClawTask, raw_fixtures: dict[str, list[Any
                else {}),
             **({"refusals": {t: [[r.status, r.detail] for r in rs] for t, rs in refusals.items()}}
                if refusals else {}),
+            **({"summarised": summarised} if summarised else {}),
             "task": {"task_id": task.task_id, "task_name": task.task_name, "prompt": task.prompt.text,
                      "language": task.prompt.language, "judge_rubric": task.judge_rubric,
                      # the text documents after the prompt, each its own block of the trace's first message

@@ -34,8 +34,8 @@ UNSUPPORTED = {
     "web_real": "real web search and pages (not reproducible offline)",
     "ocr": "multimodal input (images): no OCR service of Claw-Eval's own", "caption": "multimodal input (images, video)",
     "documents": "PDF text extraction run by a command other than Claw-Eval's documents service "
-                 "(mock_services/documents/server.py, which the import answers as there where no PDF is held): no "
-                 "adapter, coworkenv reads no PDF",
+                 "(mock_services/documents/server.py, which the import answers as there, its PDFs' text read with "
+                 "pypdf): no adapter for that command",
 }
 
 

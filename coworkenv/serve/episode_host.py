@@ -7,6 +7,13 @@ A spec's wall clock (`EnvSpec.time_limit_s`, an imported benchmark's own, such a
 holds here too: it starts at the agent's first request of the episode (its tools, the task, a call) and is checked
 before each call and reply, as Claw-Eval's loop checks it before each model call; past it the episode is over and
 is scored as it stands.
+
+The step limit counts assistant messages. A call that names the model message it is of (`message`: over MCP, the
+request's `_meta` key `MESSAGE_META`), and names the one the previous call was of, joins that message (`Env.add_call`):
+no step is counted, as Claw-Eval's loop counts model calls, not tool calls, and every call of the message that
+reached the limit still runs, as that loop dispatches them all. A call that names none is a message of its own (an
+MCP server cannot see a model message's bounds), so a client that sends several calls a message without saying so
+is cut sooner than Claw-Eval's loop would cut it.
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ from coworkenv.env import Action, Env
 from coworkenv.spec import EnvSpec
 
 REPLY_TOOL = "reply_to_user"
+MESSAGE_META = "coworkenv/message"  # the `_meta` key of an MCP tool call naming the model message it is of
 _REPLY_SCHEMA: dict[str, Any] = {
     "type": "function",
     "function": {
@@ -47,13 +55,14 @@ class EpisodeHost:
         self._clock = clock
         self._started: float | None = None  # when the agent first asked for anything of this episode
         self._timed_out = False
+        self._message: str | None = None  # the model message the last call was of, where its client named one
         self.reset()
 
     def reset(self) -> None:
         """Start the episode again from the initial world (its clock, if the spec has one, starts again too)."""
         with self._lock:
             self.env.reset()
-            self._started, self._timed_out = None, False
+            self._started, self._timed_out, self._message = None, False, None
 
     def start_clock(self) -> None:
         """The agent asked for something of the episode (its tools, the task): the spec's wall clock starts, if it
@@ -89,19 +98,24 @@ class EpisodeHost:
         """The user messages the agent has received so far (follow-ups appear as turns end)."""
         return [str(m["content"]) for m in self.env.messages if m["role"] == "user"]
 
-    def call(self, name: str, arguments: dict[str, Any] | None) -> tuple[bool, str]:
-        """Run a tool call (or the reply tool); returns (ok, observation text)."""
+    def call(self, name: str, arguments: dict[str, Any] | None, message: str | None = None) -> tuple[bool, str]:
+        """Run a tool call (or the reply tool); returns (ok, observation text). `message`: the model message the
+        call is of, where the client says so (see the module): a call of the message the last call was of joins it."""
         with self._lock:
             self._start()
-            if self.env.done:
+            joins = name != REPLY_TOOL and message is not None and message == self._message
+            if self.env.done and not (joins and self.env.truncated):
                 return False, orjson.dumps({"error": "the episode is over; no more actions are accepted"}).decode()
             if self._past_time_limit():
                 return False, orjson.dumps({"error": f"the episode's time limit ({self.env.spec.time_limit_s} s) ran "
                                                      "out: the episode is over and is scored as it stands; no more "
                                                      "actions are accepted"}).decode()
             if name == REPLY_TOOL:
+                self._message = None
                 return self._reply(str((arguments or {}).get("message", "")))
-            result = self.env.step(Action.call(name, arguments or {}))
+            call = Action.call(name, arguments or {})
+            result = self.env.add_call(call.tool_calls[0]) if joins else self.env.step(call)
+            self._message = message
             content = str(result.messages[0]["content"]) if result.messages else "{}"
             return self.env.audit[-1].ok if self.env.audit else False, content
 

@@ -25,7 +25,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from coworkenv.serve.episode_host import EpisodeHost
+from coworkenv.serve.episode_host import MESSAGE_META, EpisodeHost
 
 CONVERSATION_URI = "coworkenv://conversation"
 TASK_PROMPT = "task"
@@ -42,7 +42,8 @@ def build_mcp_server(host: EpisodeHost) -> Server[Any]:
         return types.ListToolsResult(tools=tools)
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
-        ok, text = host.call(params.name, params.arguments)
+        named = (params.meta or {}).get(MESSAGE_META)  # the model message the client says the call is of
+        ok, text = host.call(params.name, params.arguments, None if named is None else str(named))
         return types.CallToolResult(content=[types.TextContent(text=text)], is_error=not ok)
 
     async def list_prompts(ctx: Any, params: Any) -> types.ListPromptsResult:

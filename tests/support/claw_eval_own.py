@@ -70,6 +70,16 @@ class _NoPdfReader:
         raise RuntimeError("no PDF is read in the stand-in")
 
 
+def _pdf_reader() -> Any:
+    """The documents service's `pypdf.PdfReader`: the library itself where it is installed (the import reads the PDFs a
+    task's folder holds with it too), else a stand-in that reads none."""
+    try:
+        from pypdf import PdfReader
+    except ImportError:
+        return _NoPdfReader
+    return PdfReader
+
+
 @contextmanager
 def _without_fastapi(root: Path, env: dict[str, str]) -> Iterator[None]:
     stand_ins = {"fastapi": types.ModuleType("fastapi"), "fastapi.responses": types.ModuleType("fastapi.responses"),
@@ -77,7 +87,7 @@ def _without_fastapi(root: Path, env: dict[str, str]) -> Iterator[None]:
                  "starlette.middleware.base": types.ModuleType("starlette.middleware.base"),
                  "pypdf": types.ModuleType("pypdf")}
     stand_ins["fastapi"].__dict__.update(FastAPI=_Routes, Request=object, HTTPException=HTTPException)
-    stand_ins["pypdf"].__dict__.update(PdfReader=_NoPdfReader)
+    stand_ins["pypdf"].__dict__.update(PdfReader=_pdf_reader())
     stand_ins["fastapi.responses"].__dict__.update(JSONResponse=object)
     stand_ins["starlette.middleware.base"].__dict__.update(BaseHTTPMiddleware=object)
     saved = {name: sys.modules.get(name) for name in [*stand_ins, "mock_services", "mock_services._base"]}
