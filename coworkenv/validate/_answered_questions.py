@@ -35,10 +35,10 @@ catches it, so a spec whose checks read the answer is not touched.
 
 An answer given by another route than a message (defects133: a comment on the ticket the asker opened, a file, a
 note, an invite's description, a to-do's notes) gets the same near miss (`_route_requests`): its requests are those of
-whoever it is for (a comment's ticket reporter and the ticket's own text; the people a reader's parameter names, an
+whoever it is for (a comment's ticket's people, its reporter, assignee and commenters, and its own text; the people a reader's parameter names, an
 invite's attendees), or of anyone where it names nobody (a file, a note, a to-do); a write naming a person otherwise
 (a new ticket's assignee) hands work to them and answers nothing. A DM's or a mail's requests also take the tickets
-its recipients reported (`_ticket_requests`). Over every corpus twin 29 gained a near miss (report and hand-over
+its recipients reported and the events they organized (`_ticket_requests`). Over every corpus twin 29 gained a near miss (report and hand-over
 files), all still accepted; over the strict sweep none was newly rejected.
 
 The final answer to the user (`told_answer_mutations`, defects121) gets the same near miss where a check reads the
@@ -335,9 +335,12 @@ def _questions(spec: EnvSpec, index: EntityIndex, op: str, args: dict[str, Any])
 
 
 def _ticket_requests(index: EntityIndex, people: set[str], addresses: set[str]) -> list[str]:
-    """What `people` (directory ids) or `addresses` asked the user by ticket (defects133: a request given by another
-    route than a message): the tickets they reported, each its title and description, and their comments there."""
-    out: list[str] = []
+    """What `people` (directory ids) or `addresses` asked the user by another route than a message (defects133): the
+    tickets they reported, each its title and description, their comments there, and the descriptions of the events
+    they organized."""
+    out = [str(e.get("description") or "") for e in index.rows("calendar", "events")
+           if e.get("description") and ((organizer := str(e.get("organizer") or "")) in people
+                                        or index.person_id(organizer) in people or organizer.lower() in addresses)]
     for ticket in index.rows("tickets", "tickets"):
         reporter = str(ticket.get("reporter") or "")
         if index.person_id(reporter) in people or reporter.lower() in addresses or reporter in people:
@@ -372,11 +375,14 @@ def _route_requests(spec: EnvSpec, index: EntityIndex, op: str, args: dict[str, 
         ticket = next((r for r in index.rows("tickets", "tickets") if r.get("id") == args.get("ticket_id")), None)
         if ticket is None:
             return []
-        refs.append(str(ticket.get("reporter") or ""))
+        comments = [c for c in ticket.get("comments") or [] if index.person_id(str(c.get("author", ""))) not in mine
+                    and c.get("author") not in mine]
+        # its people: who reported it, who works it, who commented on it
+        refs += [str(ticket.get("reporter") or ""), str(ticket.get("assignee") or "")]
+        refs += [str(c.get("author", "")) for c in comments]
         if index.person_id(refs[0]) not in mine:
             out.append(f"{ticket.get('title', '')}\n{ticket.get('description', '')}")
-        out += [str(c.get("body", "")) for c in ticket.get("comments") or []
-                if index.person_id(str(c.get("author", ""))) not in mine and c.get("author") not in mine]
+        out += [str(c.get("body", "")) for c in comments]
     else:
         for key, value in args.items():
             named = [v for v in leaves(value) if isinstance(v, str) and v and " " not in v

@@ -43,14 +43,20 @@ def _asker(spec: Spec, args: dict[str, Any]) -> tuple[str, str, str]:
     return ref, ref, ref.split("@")[0].replace(".", " ").title()
 
 
+def _other(spec: Spec, person: str) -> str:
+    """A person of the directory who is neither `person` nor the user."""
+    return next(p["id"] for p in spec["world"]["apps"]["directory"]["people"] if p["id"] not in (person, spec["user"]))
+
+
 def _start(spec: Spec) -> datetime:
     return datetime.fromisoformat(spec["world"]["start"].replace("Z", "+00:00"))
 
 
-def _route(how: str, checked: bool) -> Edit:
-    """The reference's answering message written as `how` (comment, file, note, event) instead; the records check on
-    the message becomes one on that record, reading the answer (`checked`) or only what was asked about; the frames
-    allow the record; the first turn asks for that route."""
+def _route(how: str, checked: bool, worked: bool = False) -> Edit:
+    """The reference's answering message written as `how` (comment, file, note, event, todo) instead; the records
+    check on the message becomes one on that record, reading the answer (`checked`) or only what was asked about; the
+    frames allow the record; the first turn asks for that route. `worked`: the asker works the ticket (its assignee),
+    someone else reported it."""
     def edit(spec: Spec) -> None:
         tool, _arg, said, cond = _message(spec)
         found = call(spec, tool)
@@ -67,7 +73,8 @@ def _route(how: str, checked: bool) -> Edit:
         if how == "comment":
             apps["tickets"]["tickets"].append({
                 "id": _TICKET, "title": f"Question from {first}", "description": f"{first} is waiting on an answer.",
-                "status": "open", "priority": "p3", "assignee": spec["user"], "reporter": person, "service": None,
+                "status": "open", "priority": "p3", "assignee": person if worked else spec["user"],
+                "reporter": _other(spec, person) if worked else person, "service": None,
                 "labels": [], "comments": [], "created_at": spec["world"]["start"],
                 "updated_at": spec["world"]["start"]})
             found.update(name="tickets_comment", arguments={"ticket_id": _TICKET, "body": said})
@@ -180,6 +187,11 @@ def _routed(how: str, base: str) -> Defect:
 
 
 DEFECTS = [
+    Defect(CLASS, "comment-assignee-lookup-answer-source-3", "synth:lookup_answer_source@3",
+           "answers a colleague's request for a fact with a wrong answer in a comment on the ticket they work (someone "
+           "else reported it): the check on it reads only what was asked about",
+           breaks=_route("comment", checked=False, worked=True), fix=_route("comment", checked=True, worked=True),
+           witness=_wrong("comment"), gate="mutations", code="content_unchecked"),
     _routed("comment", "synth:lookup_answer_source@1"),
     _routed("comment", "synth:inbox_triage_reply@1"),
     _routed("comment", "synth:draft_only_reply@2"),
@@ -229,4 +241,44 @@ DEFECTS += [
            "tells a colleague who asked in a ticket a wrong answer in their DM: the DM check reads only what was "
            "asked about", breaks=_ticket_question_words, fix=_asked_in_ticket, witness=_wrong_answer,
            gate="mutations", code="content_unchecked") for seed in (1, 13)
+]
+
+
+def _asked_in_invite(spec: Spec) -> None:
+    """The colleague asked in the description of an invite they sent the user, not in their DM (the DM's question
+    moved there); the reference reads the calendar where it read the DM; the answer is still the DM (defects133: a
+    DM's requests were only the recipient's messages)."""
+    chat = spec["world"]["apps"]["chat"]
+    person = call(spec, "chat_send_dm")["arguments"]["person"]
+    asked = [m for m in chat["messages"] if m["channel"].startswith("dm-") and m["sender"] == person]
+    if len(asked) != 1:
+        raise CorpusError(f"{spec['capability']}: {len(asked)} DMs from {person}")
+    chat["messages"].remove(asked[0])
+    people = {p["id"]: p for p in spec["world"]["apps"]["directory"]["people"]}
+    day = (_start(spec) + timedelta(days=1)).date().isoformat()
+    spec["world"]["apps"]["calendar"]["events"].append({
+        "id": "evt-4242", "title": "Pricing sync", "start": f"{day}T09:00:00Z", "end": f"{day}T09:30:00Z",
+        "timezone": "UTC", "organizer": people[person]["email"],
+        "attendees": [people[person]["email"], people[spec["user"]]["email"]], "location": "",
+        "description": asked[0]["text"], "status": "confirmed"})
+    read = call(spec, "chat_read_channel", channel=asked[0]["channel"])
+    read.update(name="calendar_list_events", arguments={"start": f"{day}T00:00:00+00:00", "end": f"{day}T23:59:00+00:00"})
+    if spec.get("tools") is not None and "calendar_list_events" not in spec["tools"]:
+        spec["tools"].append("calendar_list_events")
+    turn = spec["turns"][0]
+    turn["content"], n = re.subn(r"\bon chat\b", "in the invite to tomorrow's Pricing sync", turn["content"], count=1)
+    if not n:
+        raise CorpusError(f"{spec['capability']}: the turn does not say where the question was asked")
+
+
+def _invite_question_words(spec: Spec) -> None:
+    _asked_in_invite(spec)
+    _question_words(spec)
+
+
+DEFECTS += [
+    Defect(CLASS, f"asked-in-invite-dm-{seed}", f"synth:lookup_answer_source@{seed}",
+           "tells a colleague who asked in an invite's description a wrong answer in their DM: the DM check reads "
+           "only what was asked about", breaks=_invite_question_words, fix=_asked_in_invite, witness=_wrong_answer,
+           gate="mutations", code="content_unchecked") for seed in (3,)
 ]
