@@ -33,6 +33,14 @@ numbers no check needs (status posts, hand-overs: defects113 measured 198 of 987
 The near miss leaves every fact the message states out (`EntityIndex.drop_facts`): a check that reads any of them
 catches it, so a spec whose checks read the answer is not touched.
 
+An answer given by another route than a message (defects133: a comment on the ticket the asker opened, a file, a
+note, an invite's description, a to-do's notes) gets the same near miss (`_route_requests`): its requests are those of
+whoever it is for (a comment's ticket's people, its reporter, assignee and commenters, and its own text; the people a reader's parameter names, an
+invite's attendees), or of anyone where it names nobody (a file, a note, a to-do); a write naming a person otherwise
+(a new ticket's assignee) hands work to them and answers nothing. A DM's or a mail's requests also take the tickets
+its recipients reported and the events they organized (`_ticket_requests`). Over every corpus twin 29 gained a near miss (report and hand-over
+files), all still accepted; over the strict sweep none was newly rejected.
+
 The final answer to the user (`told_answer_mutations`, defects121) gets the same near miss where a check reads the
 reply (`content_replies`; until defects122 also only where the request read as a question, so "reply here with the
 answer and the file it came from" escaped), the answer states a fact the world holds that the request does not, and
@@ -53,7 +61,16 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from coworkenv.checks import MISSING, render_value
-from coworkenv.spec import EnvSpec, FieldRef, PythonRule, ReferenceStep, ReplyStatesRule, TextRule, ToolCallSpec
+from coworkenv.spec import (
+    EnvSpec,
+    FieldRef,
+    PutRecord,
+    PythonRule,
+    ReferenceStep,
+    ReplyStatesRule,
+    TextRule,
+    ToolCallSpec,
+)
 from coworkenv.tools import ToolDef
 from coworkenv.validate._check_reads import spec_rules, turns_read
 from coworkenv.validate._declared_calls import op_params
@@ -83,25 +100,35 @@ _MAX_HELD_CHARS = 2_000_000  # the world's text searched for the facts; beyond i
 def answered_question_mutations(spec: EnvSpec, writes: list[tuple[int, int, ToolCallSpec]],
                                 tools: Mapping[str, ToolDef], index: EntityIndex,
                                 content_args: frozenset[str]) -> Iterator[Mutation]:
-    """For each message write without `in_reply_to` that answers a question its recipient asked (see the module
-    docstring): the write with its content arguments' facts left out, reported as `content_unchecked`."""
+    """For each message write without `in_reply_to` that answers a question its recipient asked, and each write that
+    is no message answering a request of whoever it is for (see the module docstring): the write with its content
+    arguments' facts left out, reported as `content_unchecked`."""
     held: str | None = None  # the world's text, joined on first need
     days: tuple[date, date] | None = None  # the first and the last day of an episode's clock
     for t, s, call in writes:
         tool = tools.get(call.name)
-        if tool is None or (tool.op not in (_DM, _POST) and tool.op not in _MAILS):
+        if tool is None:
             continue
         params = op_params(tool)
         args = {params.get(k, k): v for k, v in call.arguments.items()}  # by the op parameter each fills
-        if args.get("in_reply_to"):
-            continue  # a reply: `_text_mutations` leaves its facts out already
-        questions = _questions(spec, index, tool.op, args)
+        if tool.op in (_DM, _POST) or tool.op in _MAILS:
+            if args.get("in_reply_to"):
+                continue  # a reply: `_text_mutations` leaves its facts out already
+            questions, texts = _questions(spec, index, tool.op, args), content_args
+        else:
+            # what a write that is no message says: its content, or a to-do's details where it has none
+            said = {k for k, v in call.arguments.items() if params.get(k, k) in content_args and isinstance(v, str)}
+            said = said or {k for k, v in call.arguments.items() if params.get(k, k) == "notes" and isinstance(v, str)}
+            if not said:
+                continue
+            texts = frozenset(params.get(k, k) for k in said)
+            questions = _route_requests(spec, index, tool.op, args, t)  # a ticket comment, a file, a note, ...
         if not questions:
             continue
         asked = "\n".join(questions)
         about = _words(asked)
         for name, value in call.arguments.items():
-            if params.get(name, name) not in content_args or not isinstance(value, str):
+            if params.get(name, name) not in texts or not isinstance(value, str):
                 continue
             facts = [f for f in stated_facts(value) if not whole(f).search(asked)]
             if not facts or not about & _words(value):
@@ -301,9 +328,81 @@ def _questions(spec: EnvSpec, index: EntityIndex, op: str, args: dict[str, Any])
     addresses = {a for r in refs if (a := index.address(r)) is not None}
     dms = {"dm-" + "-".join(sorted({user or "me", p})): p for p in people}
     out = [str(m["text"]) for m in chat if dms.get(str(m.get("channel"))) == m.get("sender") and before(m)]
+    out += _ticket_requests(index, people, addresses)
     return out + [f"{m.get('subject', '')}\n{m.get('body', '')}" for m in mail
                   if str(m.get("sender", "")).lower() in addresses and m.get("folder") not in ("sent", "drafts")
                   and before(m)]
+
+
+def _ticket_requests(index: EntityIndex, people: set[str], addresses: set[str]) -> list[str]:
+    """What `people` (directory ids) or `addresses` asked the user by another route than a message (defects133): the
+    tickets they reported, each its title and description, their comments there, and the descriptions of the events
+    they organized."""
+    out = [str(e.get("description") or "") for e in index.rows("calendar", "events")
+           if e.get("description") and ((organizer := str(e.get("organizer") or "")) in people
+                                        or index.person_id(organizer) in people or organizer.lower() in addresses)]
+    for ticket in index.rows("tickets", "tickets"):
+        reporter = str(ticket.get("reporter") or "")
+        if index.person_id(reporter) in people or reporter.lower() in addresses or reporter in people:
+            out.append(f"{ticket.get('title', '')}\n{ticket.get('description', '')}")
+        out += [str(c.get("body", "")) for c in ticket.get("comments") or []
+                if (author := str(c.get("author", ""))) in people or index.person_id(author) in people]
+    return out
+
+
+# The parameters naming who reads a write that is no message (an invite's attendees, a note's recipients); a person
+# named otherwise (a new ticket's assignee, an owner) is handed work by it.
+_READERS = frozenset({"attendees", "recipients", "to", "cc", "person", "contact_id"})
+
+
+def _route_requests(spec: EnvSpec, index: EntityIndex, op: str, args: dict[str, Any], turn: int) -> list[str]:
+    """The requests an answer written by another route than a message may answer (defects133): a comment on a ticket,
+    a file, a note, an event's description, a to-do. Whoever the write is addressed to asked for it: for a ticket's
+    comment, its reporter (and the ticket's own text: its description, its comments by others than the user); for a
+    write naming people (an invite's attendees, a note's recipients), those people; their DMs with the user and
+    their mails to the user count. A write addressed to nobody (a file, a note, a to-do) answers whoever sent the
+    user a DM or a mail. A message counts that is in the world from the start or put there by the changes of a turn
+    up to the write's (the run's clock does not say when the write was made, as a message's `ts` does)."""
+    user, first = index.user, _first_ids(spec)
+    mine = (user, "me")
+    put = {str(change.record.get("id")) for k, later in enumerate(spec.turns) if k <= turn
+           for change in later.changes if isinstance(change, PutRecord) and change.app in ("chat", "mail")}
+    chat = [m for m in _messages(index, "chat", first) if m.get("id") in first or str(m.get("id")) in put]
+    mail = [m for m in _messages(index, "mail", first) if m.get("id") in first or str(m.get("id")) in put]
+    out: list[str] = []
+    refs: list[str] = []
+    if op == "tickets_comment":
+        ticket = next((r for r in index.rows("tickets", "tickets") if r.get("id") == args.get("ticket_id")), None)
+        if ticket is None:
+            return []
+        comments = [c for c in ticket.get("comments") or [] if index.person_id(str(c.get("author", ""))) not in mine
+                    and c.get("author") not in mine]
+        # its people: who reported it, who works it, who commented on it
+        refs += [str(ticket.get("reporter") or ""), str(ticket.get("assignee") or "")]
+        refs += [str(c.get("author", "")) for c in comments]
+        if index.person_id(refs[0]) not in mine:
+            out.append(f"{ticket.get('title', '')}\n{ticket.get('description', '')}")
+        out += [str(c.get("body", "")) for c in comments]
+    else:
+        for key, value in args.items():
+            named = [v for v in leaves(value) if isinstance(v, str) and v and " " not in v
+                     and (index.person_id(v) is not None or index.address(v) is not None)]
+            if named and key not in _READERS:
+                return []  # work handed to someone (a new ticket's assignee): a report of it, no answer
+            refs += named
+    people = {p for r in refs if (p := index.person_id(r)) is not None and p not in mine}
+    addresses = {a for r in refs if (a := index.address(r)) is not None} - {index.address(user or "")}
+    addressed = bool(people or addresses)
+
+    def dm_from(m: dict[str, Any]) -> bool:
+        channel, sender = str(m.get("channel", "")), m.get("sender")
+        return (channel.startswith("dm-") and sender not in mine and channel == "dm-" + "-".join(sorted(
+            {user or "me", str(sender)})) and (not addressed or sender in people))
+
+    out += [str(m["text"]) for m in chat if dm_from(m)]
+    return out + [f"{m.get('subject', '')}\n{m.get('body', '')}" for m in mail
+                  if m.get("folder") not in ("sent", "drafts")
+                  and (not addressed or str(m.get("sender", "")).lower() in addresses)]
 
 
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")

@@ -206,6 +206,7 @@ from tests.defects import (
     reply_threaded_other_matter,
     reply_threaded_unrelated,
     report_asked_unread,
+    routed_answer_unchecked,
     run_value_read,
     sandbox_draw_read,
     score_weightless,
@@ -518,6 +519,7 @@ MODULES = (
     later_state_written,
     frame_scope_entered,
     time_bound_as_text,
+    routed_answer_unchecked,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.

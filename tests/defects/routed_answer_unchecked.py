@@ -1,0 +1,284 @@
+"""Routed answers unchecked: a colleague (or a customer) asked the user for a fact in their DM or by mail, and the task
+answers by another route than a message: a comment on the ticket the asker opened, a file, a note, the description of
+an invite to the asker. The check on what was written reads only what the question was about (the customer, the
+service), not the answer: a wrong answer passes.
+
+Until defects133 the "without its facts" near miss of an answer (`_answered_questions`) was made only for a message
+(a DM, a post, a new mail or draft): a comment, a file's content, a note's body or an event's description got only
+"Done." in place of the text, which the check on the question's words already fails, so a spec whose check reads no
+fact of the answer was accepted."""
+
+from __future__ import annotations
+
+import re
+from datetime import date, datetime, timedelta
+from typing import Any
+
+import orjson
+
+from tests.defects._core import CorpusError, Defect, Edit, Spec, call
+from tests.defects.unthreaded_answer_unchecked import _ABOUT, _answer, _message, _question_words, _wrong_answer
+
+CLASS = "routed_answer_unchecked"
+# How a program can detect the class (what the gates should do), in one line.
+DETECTION = (
+    "where a write that is no message (a ticket comment, a file, a note, an event's description) states facts the "
+    "world holds that the requests of the people it is for (or of anyone, where it is for nobody) do not, leave its "
+    "facts out; if every check still passes the write, the answer is unchecked"
+)
+
+_TICKET = "TCK-4242"
+_ISO = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+
+def _asker(spec: Spec, args: dict[str, Any]) -> tuple[str, str, str]:
+    """(reference, address, name) of the person the reference's message goes to: a directory person (their id) or a
+    mail address the directory does not hold (a customer)."""
+    ref = str(args.get("person") or (args.get("to") or [""])[0])
+    for p in spec["world"]["apps"]["directory"]["people"]:
+        if ref in (p["id"], p["email"], p.get("chat_handle"), "@" + str(p.get("chat_handle"))):
+            return p["id"], p["email"], p["name"]
+    if "@" not in ref:
+        raise CorpusError(f"{spec['capability']}: the message goes to nobody the directory or a mail names: {ref!r}")
+    return ref, ref, ref.split("@")[0].replace(".", " ").title()
+
+
+def _other(spec: Spec, person: str) -> str:
+    """A person of the directory who is neither `person` nor the user."""
+    return next(p["id"] for p in spec["world"]["apps"]["directory"]["people"] if p["id"] not in (person, spec["user"]))
+
+
+def _start(spec: Spec) -> datetime:
+    return datetime.fromisoformat(spec["world"]["start"].replace("Z", "+00:00"))
+
+
+def _route(how: str, checked: bool, worked: bool = False) -> Edit:
+    """The reference's answering message written as `how` (comment, file, note, event, todo) instead; the records
+    check on the message becomes one on that record, reading the answer (`checked`) or only what was asked about; the
+    frames allow the record; the first turn asks for that route. `worked`: the asker works the ticket (its assignee),
+    someone else reported it."""
+    def edit(spec: Spec) -> None:
+        tool, _arg, said, cond = _message(spec)
+        found = call(spec, tool)
+        person, email, name = _asker(spec, found["arguments"])
+        about = next((m.group(1) for p in _ABOUT if (m := p.search(said))), None)
+        if about is None or _answer(said, cond) is None:
+            raise CorpusError(f"{spec['capability']}: the reference's message does not say what it answers about")
+        value = str(cond["value"]) if checked else about
+        pattern = re.escape(value) if cond["op"] == "contains" or not checked else str(value)
+        first = name.split()[0]
+        slug = re.sub(r"[^a-z0-9]+", "-", about.lower()).strip("-")
+        apps = spec["world"]["apps"]
+        allowed: dict[str, Any]
+        if how == "comment":
+            apps["tickets"]["tickets"].append({
+                "id": _TICKET, "title": f"Question from {first}", "description": f"{first} is waiting on an answer.",
+                "status": "open", "priority": "p3", "assignee": person if worked else spec["user"],
+                "reporter": _other(spec, person) if worked else person, "service": None,
+                "labels": [], "comments": [], "created_at": spec["world"]["start"],
+                "updated_at": spec["world"]["start"]})
+            found.update(name="tickets_comment", arguments={"ticket_id": _TICKET, "body": said})
+            rule = {"kind": "records", "app": "tickets", "table": "tickets", "count_op": "gte", "count": 1,
+                    "partial": False, "where": [{"field": "id", "op": "equals", "value": _TICKET},
+                                                {"field": "comments", "op": "matches", "value": pattern}]}
+            allowed = {"app": "tickets", "table": "tickets", "id": _TICKET, "fields": ["comments", "updated_at"],
+                       "where": []}
+            asked, tools = f"answer {first} with a comment on their ticket {_TICKET}", ["tickets_comment"]
+        elif how == "file":
+            path = f"answers/{slug}.md"
+            found.update(name="files_write_file", arguments={"path": path, "content": said})
+            rule = {"kind": "records", "app": "files", "table": "files", "count_op": "gte", "count": 1,
+                    "partial": False, "where": [{"field": "id", "op": "equals", "value": path},
+                                                {"field": "content", "op": "matches", "value": pattern}]}
+            allowed = {"app": "files", "table": "files", "id": path, "fields": None, "where": []}
+            asked, tools = f"write the answer for {first} to the file {path}", ["files_write_file"]
+        elif how == "note":
+            title = f"Answer for {first}"
+            found.update(name="notes_create_note", arguments={"title": title, "body": said})
+            rule = {"kind": "records", "app": "notes", "table": "notes", "count_op": "equals", "count": 1,
+                    "partial": False, "where": [{"field": "title", "op": "equals", "value": title},
+                                                {"field": "body", "op": "matches", "value": pattern}]}
+            allowed = {"app": "notes", "table": "notes", "id": None, "fields": None,
+                       "where": [{"field": "title", "op": "equals", "value": title}]}
+            asked, tools = f"put the answer for {first} in a note titled '{title}'", ["notes_create_note"]
+        elif how == "event":
+            title = f"Follow-up with {first}"
+            day = (_start(spec) + timedelta(days=1)).date().isoformat()
+            found.update(name="calendar_create_event", arguments={
+                "title": title, "start": f"{day}T10:00:00+00:00", "end": f"{day}T10:30:00+00:00",
+                "attendees": [email], "description": said})
+            rule = {"kind": "records", "app": "calendar", "table": "events", "count_op": "equals", "count": 1,
+                    "partial": False, "where": [{"field": "title", "op": "equals", "value": title},
+                                                {"field": "start", "op": "matches", "value": rf"^{day}T10:00:00(?:Z|\+00:00)$"},
+                                                {"field": "end", "op": "matches", "value": rf"^{day}T10:30:00(?:Z|\+00:00)$"},
+                                                {"field": "attendees", "op": "contains", "value": email},
+                                                {"field": "description", "op": "matches", "value": pattern}]}
+            allowed = {"app": "calendar", "table": "events", "id": None, "fields": None,
+                       "where": [{"field": "title", "op": "equals", "value": title}]}
+            asked = (f"invite {first} to a 30-minute '{title}' tomorrow at 10:00 UTC with the answer in the invite's "
+                     "description")
+            tools = ["calendar_create_event"]
+        elif how == "todo":
+            title = f"Answer {first}"
+            apps["todo"]["lists"].append({"id": "l-follow-ups", "name": "Follow-ups", "owner": spec["user"]})
+            found.update(name="todo_add_task", arguments={"list_id": "l-follow-ups", "title": title, "notes": said})
+            rule = {"kind": "records", "app": "todo", "table": "tasks", "count_op": "equals", "count": 1,
+                    "partial": False, "where": [{"field": "title", "op": "equals", "value": title},
+                                                {"field": "list_id", "op": "equals", "value": "l-follow-ups"},
+                                                {"field": "notes", "op": "matches", "value": pattern}]}
+            allowed = {"app": "todo", "table": "tasks", "id": None, "fields": None,
+                       "where": [{"field": "title", "op": "equals", "value": title}]}
+            asked = f"add a to-do '{title}' to my Follow-ups list with the answer in its notes"
+            tools = ["todo_add_task"]
+        else:
+            raise CorpusError(f"no route {how!r}")
+        replaced = 0
+        for c in spec["checks"]:
+            if c["rule"]["kind"] == "records" and cond in c["rule"]["where"]:
+                c["rule"] = rule
+                replaced += 1
+            elif c["rule"]["kind"] == "frame":
+                c["rule"]["allow"].append(allowed)
+        if replaced != 1:
+            raise CorpusError(f"{spec['capability']}: {replaced} records checks read the answer")
+        if spec.get("tools") is not None:
+            spec["tools"] += [t for t in tools if t not in spec["tools"]]
+        turn = spec["turns"][0]
+        turn["content"] = re.sub(r"\breply in our DM\b", "answer", turn["content"]) + \
+            f" No mail or chat message this time: {asked}."
+    return edit
+
+
+def _wrong(how: str) -> Any:
+    """The witness: the routed write with its answer wrong (a date a day later, else its last digit one up)."""
+    tools = {"comment": ("tickets_comment", "body"), "file": ("files_write_file", "content"),
+             "note": ("notes_create_note", "body"), "event": ("calendar_create_event", "description"),
+             "todo": ("todo_add_task", "notes")}
+
+    def witness(spec: Spec) -> list[dict[str, Any]]:
+        name, arg = tools[how]
+        found = call(spec, name)
+        said = str(found["arguments"][arg])
+        right = next((m.group(1) for p in (re.compile(r" is (\S+?)[ .,(]"), re.compile(r"=(\S+?)[ .,(]"))
+                      if (m := p.search(said + " "))), "")
+        if _ISO.match(right):
+            wrong = (date.fromisoformat(right) + timedelta(days=1)).isoformat()
+        elif any(ch.isdigit() for ch in right):
+            last = max(i for i, ch in enumerate(right) if ch.isdigit())
+            wrong = right[:last] + str((int(right[last]) + 1) % 10) + right[last + 1:]
+        else:
+            raise CorpusError(f"{spec['capability']}: no answer in {said!r}")
+        out: list[dict[str, Any]] = orjson.loads(orjson.dumps(spec["reference"]))
+        for turn in out:
+            for step in turn["steps"]:
+                if step.get("call") and step["call"]["name"] == name:
+                    step["call"]["arguments"][arg] = said.replace(right, wrong)
+        return out
+    return witness
+
+
+def _routed(how: str, base: str) -> Defect:
+    where = {"comment": "a comment on the asker's ticket", "file": "a file", "note": "a note",
+             "event": "an invite's description", "todo": "a to-do's notes"}[how]
+    return Defect(CLASS, f"{how}-{base.split(':')[1].replace('@', '-').replace('_', '-')}", base,
+                  f"answers a colleague's request for a fact with a wrong answer in {where}: the check on it reads "
+                  "only what was asked about", breaks=_route(how, checked=False), fix=_route(how, checked=True),
+                  witness=_wrong(how), gate="mutations", code="content_unchecked")
+
+
+DEFECTS = [
+    Defect(CLASS, "comment-assignee-lookup-answer-source-3", "synth:lookup_answer_source@3",
+           "answers a colleague's request for a fact with a wrong answer in a comment on the ticket they work (someone "
+           "else reported it): the check on it reads only what was asked about",
+           breaks=_route("comment", checked=False, worked=True), fix=_route("comment", checked=True, worked=True),
+           witness=_wrong("comment"), gate="mutations", code="content_unchecked"),
+    _routed("comment", "synth:lookup_answer_source@1"),
+    _routed("comment", "synth:inbox_triage_reply@1"),
+    _routed("comment", "synth:draft_only_reply@2"),
+    _routed("file", "synth:lookup_answer_source@1"),
+    _routed("file", "synth:inbox_triage_reply@2"),
+    _routed("file", "synth:draft_only_reply@1"),
+    _routed("note", "synth:lookup_answer_source@13"),
+    _routed("note", "synth:inbox_triage_reply@2"),
+    _routed("event", "synth:lookup_answer_source@3"),
+    _routed("event", "synth:inbox_triage_reply@1"),
+    _routed("todo", "synth:inbox_triage_reply@1"),
+    _routed("todo", "synth:draft_only_reply@2"),
+]
+
+
+def _asked_in_ticket(spec: Spec) -> None:
+    """The colleague asked in a ticket they opened, not in their DM: the DM's question becomes the ticket's
+    description, the reference reads the ticket where it read the DM, the turn names the ticket; the answer is still
+    the DM (defects133: a DM's requests were only the recipient's messages)."""
+    chat = spec["world"]["apps"]["chat"]
+    person = call(spec, "chat_send_dm")["arguments"]["person"]
+    asked = [m for m in chat["messages"] if m["channel"].startswith("dm-") and m["sender"] == person]
+    if len(asked) != 1:
+        raise CorpusError(f"{spec['capability']}: {len(asked)} DMs from {person}")
+    chat["messages"].remove(asked[0])
+    spec["world"]["apps"]["tickets"]["tickets"].append({
+        "id": _TICKET, "title": "Question about a production setting", "description": asked[0]["text"],
+        "status": "open", "priority": "p3", "assignee": spec["user"], "reporter": person, "service": None,
+        "labels": [], "comments": [], "created_at": asked[0]["ts"], "updated_at": asked[0]["ts"]})
+    read = call(spec, "chat_read_channel", channel=asked[0]["channel"])
+    read.update(name="tickets_get", arguments={"ticket_id": _TICKET})
+    if spec.get("tools") is not None and "tickets_get" not in spec["tools"]:
+        spec["tools"].append("tickets_get")
+    turn = spec["turns"][0]
+    turn["content"], n = re.subn(r"\bon chat\b", f"in ticket {_TICKET}", turn["content"], count=1)
+    if not n:
+        raise CorpusError(f"{spec['capability']}: the turn does not say where the question was asked")
+
+
+def _ticket_question_words(spec: Spec) -> None:
+    _asked_in_ticket(spec)
+    _question_words(spec)
+
+
+DEFECTS += [
+    Defect(CLASS, f"asked-in-ticket-dm-{seed}", f"synth:lookup_answer_source@{seed}",
+           "tells a colleague who asked in a ticket a wrong answer in their DM: the DM check reads only what was "
+           "asked about", breaks=_ticket_question_words, fix=_asked_in_ticket, witness=_wrong_answer,
+           gate="mutations", code="content_unchecked") for seed in (1, 13)
+]
+
+
+def _asked_in_invite(spec: Spec) -> None:
+    """The colleague asked in the description of an invite they sent the user, not in their DM (the DM's question
+    moved there); the reference reads the calendar where it read the DM; the answer is still the DM (defects133: a
+    DM's requests were only the recipient's messages)."""
+    chat = spec["world"]["apps"]["chat"]
+    person = call(spec, "chat_send_dm")["arguments"]["person"]
+    asked = [m for m in chat["messages"] if m["channel"].startswith("dm-") and m["sender"] == person]
+    if len(asked) != 1:
+        raise CorpusError(f"{spec['capability']}: {len(asked)} DMs from {person}")
+    chat["messages"].remove(asked[0])
+    people = {p["id"]: p for p in spec["world"]["apps"]["directory"]["people"]}
+    day = (_start(spec) + timedelta(days=1)).date().isoformat()
+    spec["world"]["apps"]["calendar"]["events"].append({
+        "id": "evt-4242", "title": "Pricing sync", "start": f"{day}T09:00:00Z", "end": f"{day}T09:30:00Z",
+        "timezone": "UTC", "organizer": people[person]["email"],
+        "attendees": [people[person]["email"], people[spec["user"]]["email"]], "location": "",
+        "description": asked[0]["text"], "status": "confirmed"})
+    read = call(spec, "chat_read_channel", channel=asked[0]["channel"])
+    read.update(name="calendar_list_events", arguments={"start": f"{day}T00:00:00+00:00", "end": f"{day}T23:59:00+00:00"})
+    if spec.get("tools") is not None and "calendar_list_events" not in spec["tools"]:
+        spec["tools"].append("calendar_list_events")
+    turn = spec["turns"][0]
+    turn["content"], n = re.subn(r"\bon chat\b", "in the invite to tomorrow's Pricing sync", turn["content"], count=1)
+    if not n:
+        raise CorpusError(f"{spec['capability']}: the turn does not say where the question was asked")
+
+
+def _invite_question_words(spec: Spec) -> None:
+    _asked_in_invite(spec)
+    _question_words(spec)
+
+
+DEFECTS += [
+    Defect(CLASS, f"asked-in-invite-dm-{seed}", f"synth:lookup_answer_source@{seed}",
+           "tells a colleague who asked in an invite's description a wrong answer in their DM: the DM check reads "
+           "only what was asked about", breaks=_invite_question_words, fix=_asked_in_invite, witness=_wrong_answer,
+           gate="mutations", code="content_unchecked") for seed in (3,)
+]
