@@ -24,6 +24,7 @@ from tests.defects import (
     asked_fact_reported,
     asked_fact_unread,
     asked_label_unchecked,
+    asked_once_duplicated,
     asked_sibling_read,
     attachment_unchecked,
     attempt_credited,
@@ -518,6 +519,7 @@ MODULES = (
     later_state_written,
     frame_scope_entered,
     time_bound_as_text,
+    asked_once_duplicated,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.

@@ -1,0 +1,66 @@
+"""A message the user asks for once: sending it twice is a near miss, where a records count of "at least one" passes.
+
+The duplicate near miss (`mutations.near_miss_mutations`, `duplicate_write`) makes each write that creates a record (a
+ticket, an event, a to-do) twice. A message is not made twice there: a second mail or DM to the same person is not
+judged a mistake by itself (an honest agent may follow up), so nearly every sound spec counts its messages "at least
+one" (`count gte 1`, the schema's default). Where the user's turn asks for one message ("send Ravi a single email",
+"just one DM", "post it only once", "put everything in one mail"), the second copy is what the request rules out: the
+agent that sends the same mail twice passed every check (found as a lead by the outsider hunt, d132's
+`count_at_least`: triage_escalation's mail count loosened to "at least one").
+
+`asked_once(spec, turn, op)` returns the words of turn `turn` that ask for one item of what the write `op` sends (by
+the op the tool runs: a declared `gmail_send_message` is a mail), or None: a numeral or "a single" directly before a
+noun naming that kind of message ("one email", "a single short DM", "just one update"), or an adverb limiting the
+turn's sends to one ("only once", "exactly once", "no more than once", "not twice", "no duplicates"). A "once" that
+starts a clause ("once it is fixed") asks for nothing. Creating writes are not asked here: their duplicate is always
+made.
+"""
+
+from __future__ import annotations
+
+import re
+
+from coworkenv.spec import EnvSpec
+
+# What each sending op makes, as a user names it (a mail is also a "message", a "note", a "reply").
+_MESSAGE = r"messages?|notes?|repl(?:y|ies)|updates?|notices?"
+_NOUNS: dict[str, str] = {
+    "mail_send": rf"e-?mails?|mails?|{_MESSAGE}|summar(?:y|ies)|reports?|notifications?",
+    "mail_send_draft": rf"e-?mails?|mails?|{_MESSAGE}",
+    "chat_send_dm": rf"dms?|direct\s+messages?|{_MESSAGE}|pings?|texts?|chats?",
+    "chat_post_message": rf"posts?|{_MESSAGE}|announcements?|status\s+updates?",
+    "contacts_send_message": rf"texts?|sms|{_MESSAGE}",
+    "news_publish": r"articles?|posts?|announcements?|bulletins?|news\s+items?|stor(?:y|ies)|updates?",
+    "web_notify": rf"notifications?|alerts?|pings?|{_MESSAGE}",
+    "tickets_comment": r"comments?|notes?|updates?|repl(?:y|ies)",
+    "finance_submit_report": r"reports?|submissions?|expense\s+reports?",
+    "contacts_export_report": r"reports?|exports?",
+}
+# "one", "a single", "just one", ... directly before the noun, at most two words between ("one short status update"),
+# none of them "of", "or", "and" ("one of the mails" names a mail, "one or two lines" asks for no count); not after
+# "the", "that", "each", ... ("reply to the one message from Kai" names the mail answered, not how many to send).
+_ONE = (r"(?<!\bthe\s)(?<!\bthat\s)(?<!\bthis\s)(?<!\beach\s)(?<!\bany\s)(?<!\bno\s)(?<!\bevery\s)\b(?:(?:just|only|exactly|no\s+more\s+than|not\s+more\s+than|at\s+most)\s+(?:one|1|a\s+single)|"
+        r"one\s+single|a\s+single|one|a\s+one-off)\s+(?:(?!(?:of|or|and|to|for)\b)[\w'-]+\s+){0,2}?(?:NOUNS)\b")
+# Limits on how often the turn's writes happen, whatever they make.
+_ONCE = re.compile(r"\b(?:(?:only|just|exactly|strictly|no\s+more\s+than|not\s+more\s+than)\s+once|"
+                   r"once\s+and\s+only\s+once|one\s+time\s+only|a\s+single\s+time|"
+                   r"(?:do\s+not|don't|never)\s+(?:send|post|publish|repeat|mail|dm|message|notify)\w*\s+"
+                   r"(?:(?!(?:of|or|and)\b)\w+\s+){0,3}?twice|not\s+twice|no\s+duplicates?|no\s+double[- ]posts?)\b",
+                   re.IGNORECASE)
+_PATTERNS = {op: re.compile(_ONE.replace("NOUNS", nouns), re.IGNORECASE) for op, nouns in _NOUNS.items()}
+
+
+def sends(op: str) -> bool:
+    """Whether the built-in `op` sends a message or a report of its own (a write this module reads the request for)."""
+    return op in _NOUNS
+
+
+def asked_once(spec: EnvSpec, turn: int, op: str) -> str | None:
+    """The words of the user's turn `turn` that ask for one item of what `op` sends (see the module docstring), or
+    None where it asks for no count, or `op` sends nothing."""
+    pattern = _PATTERNS.get(op)
+    if pattern is None or not 0 <= turn < len(spec.turns):
+        return None
+    content = spec.turns[turn].content
+    found = pattern.search(content) or _ONCE.search(content)
+    return found.group(0) if found else None
