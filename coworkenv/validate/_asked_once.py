@@ -8,6 +8,13 @@ one" (`count gte 1`, the schema's default). Where the user's turn asks for one m
 agent that sends the same mail twice passed every check (found as a lead by the outsider hunt, d132's
 `count_at_least`: triage_escalation's mail count loosened to "at least one").
 
+The same request rules out a wrong message sent before the right one: a mail or a post cannot be taken back, so the
+recipient has read the wrong figure, and a count whose conditions hold what the message says (`text contains 900`)
+misses the first message, which says otherwise. `sent_wrong_first` makes, for such a write, the message first sent
+with its content near misses (`text_drop`, `text_alter`, `text_truncate`: its facts left out or stated wrongly, at
+most `_WRONG_FIRST` of them), then the right one; a survivor is `sent_wrong_first` (count the messages the request asks
+one of by whom they reach, not by what they say).
+
 `asked_once(spec, turn, op)` returns the words of turn `turn` that ask for one item of what the write `op` sends (by
 the op the tool runs: a declared `gmail_send_message` is a mail), or None: a numeral or "a single" directly before a
 noun naming that kind of message ("one email", "a single short DM", "just one update"), or an adverb limiting the
@@ -19,8 +26,13 @@ made.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
+from typing import Any
 
-from coworkenv.spec import EnvSpec
+from coworkenv.spec import EnvSpec, ReferenceStep, ReferenceTurn, ToolCallSpec
+from coworkenv.validate._mutation_core import Mutation, turn_of
+
+_WRONG_FIRST = 2  # content near misses sent first, per write asked once
 
 # What each sending op makes, as a user names it (a mail is also a "message", a "note", a "reply").
 _MESSAGE = r"messages?|notes?|repl(?:y|ies)|updates?|notices?"
@@ -64,3 +76,22 @@ def asked_once(spec: EnvSpec, turn: int, op: str) -> str | None:
     content = spec.turns[turn].content
     found = pattern.search(content) or _ONCE.search(content)
     return found.group(0) if found else None
+
+
+def sent_wrong_first(reference: list[ReferenceTurn], t: int, s: int, call: ToolCallSpec, once: str,
+                     arg_mutations: Iterable[tuple[str, str, dict[str, Any], str, bool]]) -> list[Mutation]:
+    """The write at `reference[t].steps[s]`, which its turn asks for once (`once`: the words), first made with one of
+    its content near misses from `arg_mutations` (`_argument_mutations`' (kind, path, arguments, what, core)), then as
+    the reference makes it: at most `_WRONG_FIRST`, one per kind first."""
+    wrong = [(kind, new, what) for kind, _, new, what, core in arg_mutations if core and kind.startswith("text_")]
+    firsts = [w for i, w in enumerate(wrong) if w[0] not in {k for k, _, _ in wrong[:i]}]
+    firsts += [w for w in wrong if w not in firsts]
+    out = []
+    where = f"reference[{t}].steps[{s}]"
+    for kind, new, what in firsts[:_WRONG_FIRST]:
+        steps = list(reference[t].steps)
+        steps.insert(s, ReferenceStep(call=ToolCallSpec(name=call.name, arguments=new)))
+        out.append(Mutation("duplicate_write", where, f"{call.name} at {where} first sent with {what} ({kind}), then "
+                            f"right, where the request asks for one ({once!r}): the wrong one stays sent",
+                            [*reference[:t], turn_of(steps), *reference[t + 1:]], code="sent_wrong_first"))
+    return out

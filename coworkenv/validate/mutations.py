@@ -66,7 +66,7 @@ from coworkenv.validate._admitted_values import admitted_value_mutations
 from coworkenv.validate._answered_questions import answered_question_mutations, told_answer_mutations
 from coworkenv.validate._asked_facts import asked_probes
 from coworkenv.validate._asked_labels import asked_label_mutations
-from coworkenv.validate._asked_once import asked_once
+from coworkenv.validate._asked_once import asked_once, sent_wrong_first
 from coworkenv.validate._check_reads import spec_rules
 from coworkenv.validate._created_instead import created_instead_mutations
 from coworkenv.validate._date_parts import date_part_shifts
@@ -150,6 +150,9 @@ def near_miss_mutations(spec: EnvSpec, world: World | EntityIndex, *, max_altern
             asked = f", where the request asks for one ({once!r})" if once is not None else ""
             out.append(Mutation("duplicate_write", where, f"{call.name} at {where} made twice{asked}",
                                 [*reference[:t], turn_of(steps), *reference[t + 1:]], code="duplicate_unchecked"))
+        if once is not None:  # the one message asked for, first sent saying the wrong thing, then right: both stay sent
+            out += sent_wrong_first(reference, t, s, call, once, _argument_mutations(
+                call, tools[call.name], index, max_alternatives))
     out += _extra_record_mutations(spec, writes, tools, index)
     # the right call, then the same write again with another value, where a call check reads the write
     out += redone_write_mutations(spec, writes, tools, lambda c, tool: _argument_mutations(

@@ -212,6 +212,7 @@ from tests.defects import (
     score_weightless,
     search_elsewhere_credited,
     sent_draft_unchecked,
+    sent_wrong_first,
     set_order_carried,
     set_order_deep,
     set_order_leftover,
@@ -520,6 +521,7 @@ MODULES = (
     frame_scope_entered,
     time_bound_as_text,
     asked_once_duplicated,
+    sent_wrong_first,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
