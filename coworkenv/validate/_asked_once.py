@@ -62,11 +62,6 @@ _ONCE = re.compile(r"\b(?:(?:only|just|exactly|strictly|no\s+more\s+than|not\s+m
 _PATTERNS = {op: re.compile(_ONE.replace("NOUNS", nouns), re.IGNORECASE) for op, nouns in _NOUNS.items()}
 
 
-def sends(op: str) -> bool:
-    """Whether the built-in `op` sends a message or a report of its own (a write this module reads the request for)."""
-    return op in _NOUNS
-
-
 def asked_once(spec: EnvSpec, turn: int, op: str) -> str | None:
     """The words of the user's turn `turn` that ask for one item of what `op` sends (see the module docstring), or
     None where it asks for no count, or `op` sends nothing."""
