@@ -24,6 +24,8 @@ def _with_turn(words: str) -> EnvSpec:
     ("Email them exactly once.", "mail_send", "exactly once"),
     ("Don't post that twice.", "chat_post_message", "Don't post that twice"),
     ("Add no more than one comment to the ticket.", "tickets_comment", "no more than one comment"),
+    ("Mail the customer once.", "mail_send", "once"),
+    ("Please avoid duplicates in the channel.", "chat_post_message", "avoid duplicates"),
 ])
 def test_words_asking_for_one_message_are_found(words: str, op: str, found: str) -> None:
     assert asked_once(_with_turn(words), 0, op) == found
@@ -34,6 +36,8 @@ def test_words_asking_for_one_message_are_found(words: str, op: str, found: str)
     ("Reply to the one message from Kai.", "mail_send"),  # names the mail answered
     ("Answer one of the mails in the inbox.", "mail_send"),
     ("Keep the answer to one or two lines.", "chat_send_dm"),
+    ("Tell Sanna at once.", "chat_send_dm"),  # "at once": now
+    ("Resolve it once the service is healthy, then post an update.", "chat_post_message"),
     ("Send a single email to Ravi.", "chat_send_dm"),  # a mail asked for, not a DM
     ("Book a single meeting and tell Ana.", "calendar_create_event"),  # no sending write: its duplicate is made anyway
 ])

@@ -18,8 +18,9 @@ one of by whom they reach, not by what they say).
 `asked_once(spec, turn, op)` returns the words of turn `turn` that ask for one item of what the write `op` sends (by
 the op the tool runs: a declared `gmail_send_message` is a mail), or None: a numeral or "a single" directly before a
 noun naming that kind of message ("one email", "a single short DM", "just one update"), or an adverb limiting the
-turn's sends to one ("only once", "exactly once", "no more than once", "not twice", "no duplicates"). A "once" that
-starts a clause ("once it is fixed") asks for nothing. Creating writes are not asked here: their duplicate is always
+turn's sends to one ("only once", "exactly once", "no more than once", "email her once.", "not twice", "no
+duplicates", "avoid duplicates"). A "once" that starts a clause ("once it is fixed") or means "now" ("at once") asks
+for nothing. Creating writes are not asked here: their duplicate is always
 made.
 """
 
@@ -55,7 +56,10 @@ _ONE = (r"(?<!\bthe\s)(?<!\bthat\s)(?<!\bthis\s)(?<!\beach\s)(?<!\bany\s)(?<!\bn
         r"one\s+single|a\s+single|one|a\s+one-off)\s+(?:(?!(?:of|or|and|to|for)\b)[\w'-]+\s+){0,2}?(?:NOUNS)\b")
 # Limits on how often the turn's writes happen, whatever they make.
 _ONCE = re.compile(r"\b(?:(?:only|just|exactly|strictly|no\s+more\s+than|not\s+more\s+than)\s+once|"
-                   r"once\s+and\s+only\s+once|one\s+time\s+only|a\s+single\s+time|"
+                   r"once\s+(?:and\s+)?only(?:\s+once)?|one\s+time\s+only|a\s+single\s+time|"
+                   # "email Ravi once." at a clause's end; not "at once" (now) nor "once it is fixed" (a clause)
+                   r"(?<!\bat\s)(?<!\ball\sat\s)once(?=\s*(?:[.!;,)]|$))|"
+                   r"(?:avoid|without)\s+(?:sending\s+|posting\s+)?(?:any\s+)?duplicates?|"
                    r"(?:do\s+not|don't|never)\s+(?:send|post|publish|repeat|mail|dm|message|notify)\w*\s+"
                    r"(?:(?!(?:of|or|and)\b)\w+\s+){0,3}?twice|not\s+twice|no\s+duplicates?|no\s+double[- ]posts?)\b",
                    re.IGNORECASE)
