@@ -25,6 +25,8 @@ def _with_turn(words: str) -> EnvSpec:
     ("Don't post that twice.", "chat_post_message", "Don't post that twice"),
     ("Add no more than one comment to the ticket.", "tickets_comment", "no more than one comment"),
     ("Mail the customer once.", "mail_send", "once"),
+    ("Book a single meeting and tell Ana.", "calendar_create_event", "a single meeting"),
+    ("File one ticket for the outage.", "tickets_create", "one ticket"),
     ("Please avoid duplicates in the channel.", "chat_post_message", "avoid duplicates"),
 ])
 def test_words_asking_for_one_message_are_found(words: str, op: str, found: str) -> None:
@@ -37,9 +39,10 @@ def test_words_asking_for_one_message_are_found(words: str, op: str, found: str)
     ("Answer one of the mails in the inbox.", "mail_send"),
     ("Keep the answer to one or two lines.", "chat_send_dm"),
     ("Tell Sanna at once.", "chat_send_dm"),  # "at once": now
+    ("Don't try to flip the flag in production, not even once.", "tickets_create"),  # a refusal of another act
     ("Resolve it once the service is healthy, then post an update.", "chat_post_message"),
     ("Send a single email to Ravi.", "chat_send_dm"),  # a mail asked for, not a DM
-    ("Book a single meeting and tell Ana.", "calendar_create_event"),  # no sending write: its duplicate is made anyway
+    ("Book a single meeting and tell Ana.", "chat_send_dm"),  # a meeting asked for once, not the DM
 ])
 def test_other_words_ask_for_no_count(words: str, op: str) -> None:
     assert asked_once(_with_turn(words), 0, op) is None

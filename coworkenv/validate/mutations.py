@@ -142,7 +142,7 @@ def near_miss_mutations(spec: EnvSpec, world: World | EntityIndex, *, max_altern
         # `jira_open_issue` makes a ticket, a declared `gmail_create_draft` only saves a draft); a message sent twice
         # where the user's turn asks for one ("a single email", "post it only once": `_asked_once`)
         op = tools[call.name].op
-        once = None if _CREATES.search(op) else asked_once(spec, t, op)
+        once = asked_once(spec, t, op)
         if _CREATES.search(op) or once is not None:
             where = f"reference[{t}].steps[{s}]"
             steps = list(reference[t].steps)
@@ -150,9 +150,9 @@ def near_miss_mutations(spec: EnvSpec, world: World | EntityIndex, *, max_altern
             asked = f", where the request asks for one ({once!r})" if once is not None else ""
             out.append(Mutation("duplicate_write", where, f"{call.name} at {where} made twice{asked}",
                                 [*reference[:t], turn_of(steps), *reference[t + 1:]], code="duplicate_unchecked"))
-        if once is not None:  # the one message asked for, first sent saying the wrong thing, then right: both stay sent
+        if once is not None:  # the one message (record) asked for, first sent (made) wrong, then right: both stay
             out += sent_wrong_first(reference, t, s, call, once, _argument_mutations(
-                call, tools[call.name], index, max_alternatives))
+                call, tools[call.name], index, max_alternatives), made=bool(_CREATES.search(op)))
     out += _extra_record_mutations(spec, writes, tools, index)
     # the right call, then the same write again with another value, where a call check reads the write
     out += redone_write_mutations(spec, writes, tools, lambda c, tool: _argument_mutations(

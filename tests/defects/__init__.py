@@ -163,6 +163,7 @@ from tests.defects import (
     loose_value_admitted,
     machine_read,
     made_text_read_as_set,
+    made_wrong_first,
     map_key_present,
     name_bounded,
     namesake_record,
@@ -522,6 +523,7 @@ MODULES = (
     time_bound_as_text,
     asked_once_duplicated,
     sent_wrong_first,
+    made_wrong_first,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
