@@ -69,13 +69,17 @@ _FIRST_KINDS = {"sent": ("text_drop", "text_alter", "text_truncate"),
 # none of them "of", "or", "and" ("one of the mails" names a mail, "one or two lines" asks for no count); not after
 # "the", "that", "each", ... ("reply to the one message from Kai" names the mail answered, not how many to send).
 _ONE = (r"(?<!\bthe\s)(?<!\bthat\s)(?<!\bthis\s)(?<!\beach\s)(?<!\bany\s)(?<!\bno\s)(?<!\bevery\s)\b(?:(?:just|only|exactly|no\s+more\s+than|not\s+more\s+than|at\s+most)\s+(?:one|1|a\s+single)|"
-        r"one\s+single|a\s+single|one|a\s+one-off)\s+(?:(?!(?:of|or|and|to|for)\b)[\w'-]+\s+){0,2}?(?:NOUNS)\b")
+        r"one\s+single|a\s+single|one(?:\s+\(1\))?|1|a\s+one-off)\s+(?:(?!(?:of|or|and|to|for)\b)[\w'-]+\s+){0,2}?(?:NOUNS)\b")
 # Limits on how often the turn's writes happen, whatever they make.
 _ONCE = re.compile(r"\b(?:(?:only|just|exactly|strictly|no\s+more\s+than|not\s+more\s+than)\s+once|"
                    r"once\s+(?:and\s+)?only(?:\s+once)?|one\s+time\s+only|a\s+single\s+time|"
                    # "email Ravi once." at a clause's end; not "at once" (now), "not even once" (a refusal), "once it is fixed" (a clause)
                    r"(?<!\bat\s)(?<!\beven\s)(?<!\bnot\s)(?<!\bnever\s)once(?=\s*(?:[.!;,)]|$))|"
+                   r"one\s+time(?=\s*(?:[.!;,)]|$))|"
                    r"(?:avoid|without)\s+(?:sending\s+|posting\s+)?(?:any\s+)?duplicates?|"
+                   # "don't double-post", "no double booking", "no second mail", "don't send her a second one"
+                   r"(?:do\s+not|don't|never|no|avoid)\s+double[- ]?(?:send|post|book|fil|mail|messag|text|notif)\w*|"
+                   r"no\s+second|(?:do\s+not|don't|never)\s+\w+\s+(?:\w+\s+)?a\s+second|"
                    r"(?:do\s+not|don't|never)\s+(?:send|post|publish|repeat|mail|dm|message|notify)\w*\s+"
                    r"(?:(?!(?:of|or|and)\b)\w+\s+){0,3}?twice|not\s+twice|no\s+duplicates?|no\s+double[- ]posts?)\b",
                    re.IGNORECASE)
