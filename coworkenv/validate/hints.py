@@ -104,6 +104,12 @@ HINTS: dict[str, str] = {
     "mutant_survived": "add or tighten a check that fails on this mistake (pin the exact value, every list item, "
                        "the text's facts)",
     "duplicate_unchecked": "pin how many records the task creates (records count equals 1), so a second one fails",
+    "made_wrong_first": "count every new record of the table the request asks one of exactly (a total by when it "
+                        "was made, beside the checks on its values), and allow it in the frame by its values, not by "
+                        "the id the reference's run gave it: a wrong record made before the right one stays",
+    "sent_wrong_first": "count the message the request asks one of exactly by whom it reaches (its channel or "
+                        "recipient and sender), not by what it says: a wrong message sent before the right one stays "
+                        "sent, and a count holding the right words misses it",
     "order_unchecked": "add an order check: the dependent write must come after the write it depends on",
     "harm_unguarded": "add a frame check allowing only the records the task changes, or a forbidden check on the "
                       "harmful call",

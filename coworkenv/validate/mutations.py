@@ -66,6 +66,7 @@ from coworkenv.validate._admitted_values import admitted_value_mutations
 from coworkenv.validate._answered_questions import answered_question_mutations, told_answer_mutations
 from coworkenv.validate._asked_facts import asked_probes
 from coworkenv.validate._asked_labels import asked_label_mutations
+from coworkenv.validate._asked_once import asked_once, sent_wrong_first
 from coworkenv.validate._check_reads import spec_rules
 from coworkenv.validate._created_instead import created_instead_mutations
 from coworkenv.validate._date_parts import date_part_shifts
@@ -138,13 +139,20 @@ def near_miss_mutations(spec: EnvSpec, world: World | EntityIndex, *, max_altern
     out += named_term_mutations(spec, writes, tools)  # a term a check names, stated as another's
     for t, s, call in writes:
         # a record made twice: a second ticket, a double-booked meeting, a to-do (by the op the tool runs: a declared
-        # `jira_open_issue` makes a ticket, a declared `gmail_create_draft` only saves a draft)
-        if _CREATES.search(tools[call.name].op):
+        # `jira_open_issue` makes a ticket, a declared `gmail_create_draft` only saves a draft); a message sent twice
+        # where the user's turn asks for one ("a single email", "post it only once": `_asked_once`)
+        op = tools[call.name].op
+        once = asked_once(spec, t, op)
+        if _CREATES.search(op) or once is not None:
             where = f"reference[{t}].steps[{s}]"
             steps = list(reference[t].steps)
             steps.insert(s + 1, steps[s])
-            out.append(Mutation("duplicate_write", where, f"{call.name} at {where} made twice",
+            asked = f", where the request asks for one ({once!r})" if once is not None else ""
+            out.append(Mutation("duplicate_write", where, f"{call.name} at {where} made twice{asked}",
                                 [*reference[:t], turn_of(steps), *reference[t + 1:]], code="duplicate_unchecked"))
+        if once is not None:  # the one message (record) asked for, first sent (made) wrong, then right: both stay
+            out += sent_wrong_first(reference, t, s, call, once, _argument_mutations(
+                call, tools[call.name], index, max_alternatives), made=bool(_CREATES.search(op)))
     out += _extra_record_mutations(spec, writes, tools, index)
     # the right call, then the same write again with another value, where a call check reads the write
     out += redone_write_mutations(spec, writes, tools, lambda c, tool: _argument_mutations(

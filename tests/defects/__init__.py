@@ -24,6 +24,7 @@ from tests.defects import (
     asked_fact_reported,
     asked_fact_unread,
     asked_label_unchecked,
+    asked_once_duplicated,
     asked_sibling_read,
     attachment_unchecked,
     attempt_credited,
@@ -162,6 +163,7 @@ from tests.defects import (
     loose_value_admitted,
     machine_read,
     made_text_read_as_set,
+    made_wrong_first,
     map_key_present,
     name_bounded,
     namesake_record,
@@ -212,6 +214,7 @@ from tests.defects import (
     score_weightless,
     search_elsewhere_credited,
     sent_draft_unchecked,
+    sent_wrong_first,
     set_order_carried,
     set_order_deep,
     set_order_leftover,
@@ -520,6 +523,9 @@ MODULES = (
     frame_scope_entered,
     time_bound_as_text,
     routed_answer_unchecked,
+    asked_once_duplicated,
+    sent_wrong_first,
+    made_wrong_first,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
