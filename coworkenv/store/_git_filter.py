@@ -304,7 +304,7 @@ def run_watched(argv: Sequence[str], cwd: Path, env: dict[str, str], input: str 
     than ERROR_OUTPUT_LIMIT to the error output (a filter logging for ever), or once the disk of `git_dir` has less
     than `min_free` bytes free (a filter writing for ever into its own store, `.git/lfs/objects`: a disk filled up
     fails every writer on it, other users' and this publish's own), and remove the lock files its processes held
-    in `git_dir` (`_own_locks`: by inode, never a lock another git took meanwhile); `Stopped` says which. Interrupted (Ctrl-C), it is stopped the same way. It runs in a session
+    in `git_dir` (`_own_locks`: by inode, never a lock another git took meanwhile); `Stopped` says which. Interrupted (Ctrl-C), it is stopped the same way, its own locks removed too. It runs in a session
     of its own, its output to an unnamed file and its error output to a pipe read here (`OutputReader`), which is not
     read to its end: a filter left running cannot hold the publish."""
     encoding = locale.getencoding()
@@ -341,7 +341,13 @@ def run_watched(argv: Sequence[str], cwd: Path, env: dict[str, str], input: str 
                 own = _stopped_holding_locks(process)
                 stop_group(process)
         except BaseException:
+            # Interrupted (Ctrl-C, or a stop signal the CLI turns into one: a closed terminal, a container stopped):
+            # stopped as a stalled command is, its own locks removed here and no other. Left to the next publish,
+            # the lock of a git killed after the grace stopped this publish's own restore ("index.lock exists"), and
+            # with its marker gone the next publish took it for someone else's and refused for ten minutes.
+            own = _stopped_holding_locks(process)
             stop_group(process)
+            _remove_own_locks(git_dir, cwd, own, started)
             raise
         finally:
             errors.finish()

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import fcntl
 import os
 import re
 import time
@@ -72,8 +75,39 @@ def git_locks(git_dir: Path, work_tree: Path) -> list[GitLock]:
     if not locks:
         return []
     holders = _holders({str(lock.path) for lock in locks}, git_dir, work_tree)
-    return [GitLock(lock.path, lock.age_s, tuple(holders.get(str(lock.path), []) + holders.get("", [])))
-            for lock in locks]
+    found = []
+    for lock in locks:
+        seen = tuple(holders.get(str(lock.path), []) + holders.get("", []))
+        if not seen and open_unseen(lock.path):
+            seen = (UNSEEN_HOLDER,)
+        found.append(GitLock(lock.path, lock.age_s, seen))
+    return found
+
+
+# Who holds a lock file open that no process of this machine's /proc does (`open_unseen`).
+UNSEEN_HOLDER = "a process this machine's /proc does not show (another container, PID namespace or user)"
+
+
+def open_unseen(path: Path) -> bool:
+    """Whether a process holds `path` open that may be one /proc does not show: a write lease cannot be taken on it
+    (EAGAIN), which the kernel refuses while any other descriptor of the file is open, in any process of this kernel,
+    whatever its PID namespace. A git writing a lock file holds it open (`index.lock` through `git add` and its
+    filters, `config.lock` while it writes). False where that cannot be told (a lease is refused for another reason:
+    another user's file, a network file system, leases turned off)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        fcntl.fcntl(fd, fcntl.F_SETLEASE, fcntl.F_WRLCK)
+    except OSError as exc:
+        return exc.errno == errno.EAGAIN
+    else:
+        with contextlib.suppress(OSError):
+            fcntl.fcntl(fd, fcntl.F_SETLEASE, fcntl.F_UNLCK)
+        return False
+    finally:
+        os.close(fd)
 
 
 def _holders(paths: set[str], git_dir: Path, work_tree: Path) -> dict[str, list[str]]:

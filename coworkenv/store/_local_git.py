@@ -10,6 +10,8 @@ import re
 import shutil
 import socket
 import subprocess
+import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager, suppress
 from dataclasses import replace
@@ -48,7 +50,7 @@ from coworkenv.store._git_filter import (
     without_filters,
 )
 from coworkenv.store._git_hook import HOOK_TIMEOUT_ENV, hook_timeout_s, run_hook
-from coworkenv.store._git_locks import STALE_AFTER_S, git_locks, shared_file_system
+from coworkenv.store._git_locks import STALE_AFTER_S, GitLock, git_locks, shared_file_system
 from coworkenv.store._git_operation import unfinished_operation_problem
 from coworkenv.store._publisher import (
     PublishError,
@@ -262,29 +264,47 @@ class LocalGitPublisher:
                 raise PublishError(f"{failure}; nothing was published") from None
             # Left behind only by a publish that was killed (see _recover); it names this machine and process.
             self._marker.write_text(f"{socket.gethostname()} {os.getpid()}\n")
-            refs, objects = self._refs(), self._loose_objects()
-            try:
-                if self._tag_left_untagged(refs):
-                    refs = self._refs()
-                result, committed = self._publish_locked(version, stage, message)
-            except BaseException as failure:
-                # A failed publish (a full disk, a bad file) leaves the folder as the last version has it.
-                self._drop_objects_of_failure(refs, objects)
-                left = self._restore("a failed publish")
-                if left is not None and isinstance(failure, Exception):
-                    raise PublishError(f"{_without_unchanged(failure)}; {left}") from None
-                if isinstance(failure, PublishError) and not _says_unchanged(failure) and self._refs_are(refs):
-                    # git's own failure (a full disk at `git add`, at the refs): say what became of the version.
-                    raise PublishError(f"{failure}; nothing was published: {self.repo_dir} holds its last version as "
-                                       "before") from None
-                raise
-            finally:
-                self._marker.unlink(missing_ok=True)
+            with _kept_alive(self._marker):  # its sign of life while it runs (see _recover)
+                refs, objects = self._refs(), self._loose_objects()
+                published = False
+                try:
+                    if self._tag_left_untagged(refs):
+                        refs = self._refs()
+                    result, committed = self._publish_locked(version, stage, message)
+                    published = True
+                except BaseException as failure:
+                    # A failed publish (a full disk, a bad file) leaves the folder as the last version has it.
+                    self._drop_objects_of_failure(refs, objects)
+                    left = self._restore("a failed publish")
+                    if left is not None and isinstance(failure, Exception):
+                        raise PublishError(f"{_without_unchanged(failure)}; {left}") from None
+                    if isinstance(failure, PublishError) and not _says_unchanged(failure) and self._refs_are(refs):
+                        # git's own failure (a full disk at `git add`, at the refs): say what became of the version.
+                        raise PublishError(f"{failure}; nothing was published: {self.repo_dir} holds its last "
+                                           "version as before") from None
+                    raise
+                finally:
+                    self._remove_marker(done=published)
             if self._replaced.is_dir():  # the publish is done: the last version's files it replaced are in git
                 shutil.rmtree(self._replaced, ignore_errors=True)
             if committed:  # the version's commit, or a "Back to" one
                 self._run_post_commit_hook(result.tag, hook_timeout)
             return result
+
+    def _remove_marker(self, *, done: bool) -> None:
+        """Remove the publish marker at the end of a publish; `done`: the version is published (committed and
+        tagged, or found published). Its removal failing then (the disk remounted read-only, a failing disk) is a
+        warning: it was a PublishError saying "the folder keeps its last version" of a version published, and the
+        caller publishing again or giving up on it. The marker left makes the next publish check the folder, which
+        holds the version."""
+        try:
+            self._marker.unlink(missing_ok=True)
+        except OSError as exc:
+            if not done:
+                raise
+            logger.warning("published into %s, but its publish marker %s could not be removed (%s; %s): the next "
+                           "publish there checks the folder first, as after an interrupted one", self.repo_dir,
+                           self._marker, os_reason(exc), path_advice(self._marker, exc))
 
     def _run_post_commit_hook(self, version: str, timeout_s: float) -> None:
         """Run the repository's post-commit hook, as `git commit` would, once the version is committed and tagged (a
@@ -459,7 +479,10 @@ class LocalGitPublisher:
         if interrupted and shared:
             self._refuse_publish_elsewhere(shared)
         locks = git_locks(self._git_dir, self.repo_dir)
-        held = [lock for lock in locks if not lock.stale(interrupted, shared is not None)]
+        last_alive = self._last_sign_of_life() if interrupted else None
+        held = [lock for lock in locks
+                if not lock.stale(interrupted and self._left_by_interrupted(lock, last_alive) is None,
+                                  shared is not None)]
         if held:
             lock = held[0]
             if lock.holders:
@@ -479,10 +502,11 @@ class LocalGitPublisher:
                 f"is dated {-lock.age_s:.0f} s in the future (the clock was set back since it was made)"
             on_its_own = f" (a lock older than {STALE_AFTER_S / 60:.0f} minutes is removed on its own)" \
                 if lock.age_s >= 0 and not shared else ""
+            why = self._left_by_interrupted(lock, last_alive) if interrupted else None
             raise PublishError(
-                f"{lock.path} {made}, not by an interrupted publish, and no process this user can see holds it: a "
-                f"git command of someone else's may be working in {self.repo_dir}; if none is, delete it and "
-                f"publish again{on_its_own}")
+                f"{lock.path} {made}, not by an interrupted publish{f' ({why})' if why else ''}, and no process this "
+                f"user can see holds it: a git command of someone else's may be working in {self.repo_dir}; if none "
+                f"is, delete it and publish again{on_its_own}")
         for lock in locks:
             lock.path.unlink(missing_ok=True)
         if locks:
@@ -499,6 +523,28 @@ class LocalGitPublisher:
         # `git status` also proves the repository readable before any file of the folder is touched.
         if self._git("status", "--porcelain", "--untracked-files=all").strip():
             self._restore("an interrupted publish")
+
+    def _last_sign_of_life(self) -> float | None:
+        """When the interrupted publish whose marker is there last showed it was running: the marker's modification
+        time, which a publish sets again every ALIVE_EVERY_S while it runs (`_kept_alive`); None where unreadable."""
+        try:
+            return self._marker.stat().st_mtime
+        except OSError:
+            return None
+
+    def _left_by_interrupted(self, lock: GitLock, last_alive: float | None) -> str | None:
+        """None where the interrupted publish (its marker there, last alive at `last_alive`) may have left `lock`;
+        else why it cannot have: a file no git command of a publish locks (a topic branch, the config), or one made
+        more than LEFT_WITHIN_S after the publish's last sign of life. A lock held open by a process /proc does not
+        show is held, not left (`git_locks`). Taken for the interrupted publish's, such a lock was deleted under a
+        git this machine does not see (another container or PID namespace), whose write was lost."""
+        name = lock.path.relative_to(self._git_dir).as_posix()
+        if not _a_publish_locks(name):
+            return "a publish never locks that file"
+        if last_alive is not None and time.time() - lock.age_s > last_alive + LEFT_WITHIN_S:
+            return (f"made {time.time() - lock.age_s - last_alive:.0f} s after the interrupted publish was last seen "
+                    "running")
+        return None
 
     def _refuse_publish_elsewhere(self, shared: str) -> None:
         """Stop, touching nothing, when the publish marker of a repository on a network file system is not this
@@ -1067,6 +1113,42 @@ def _after_their_ancestors(ranked: list[tuple[Any, ...]], commits: dict[str, str
         if all(commits[entry[-1]] != commits[name] for entry in left):
             done.add(commits[name])
     return listed
+
+
+# How often a running publish touches its marker (`_kept_alive`), and how long after the last touch a lock file left
+# may still be the interrupted publish's: its git may outlive it a little (a container stop's grace before SIGKILL,
+# a loaded machine's thread woken late). A lock made later is someone else's (`_left_by_interrupted`).
+ALIVE_EVERY_S = 1.0
+LEFT_WITHIN_S = 30.0
+
+
+@contextmanager
+def _kept_alive(marker: Path) -> Iterator[None]:
+    """Set the modification time of `marker` to now every ALIVE_EVERY_S while the body runs: killed, the publish leaves
+    it dated at its last moment alive (about), which the next one reads to tell its lock files from those a git took
+    after it died (`LocalGitPublisher._left_by_interrupted`)."""
+    done = threading.Event()
+
+    def touch() -> None:
+        while not done.wait(ALIVE_EVERY_S):
+            with suppress(OSError):  # removed at the end, or the disk went read-only: the last date stays
+                os.utime(marker)
+
+    beat = threading.Thread(target=touch, name="coworkenv-publish-alive", daemon=True)
+    beat.start()
+    try:
+        yield
+    finally:
+        done.set()
+        beat.join()
+
+
+def _a_publish_locks(name: str) -> bool:
+    """Whether a git command of a publish may lock `name` (a lock file's path in the git directory): the index, HEAD,
+    packed-refs (a `gc --auto` after a commit), its branch, a version's tag, the stash where it puts changes aside.
+    Never the config (its `git init` runs before the marker is written) nor another branch or ref."""
+    return name in {"index.lock", "HEAD.lock", "packed-refs.lock", f"refs/heads/{BRANCH}.lock", "refs/stash.lock"} \
+        or (name.startswith("refs/tags/") and name.endswith(".lock"))
 
 
 def _git_unusable(repo_dir: Path, path: str, exc: OSError) -> str:
