@@ -52,6 +52,7 @@ from coworkenv.validate._like_writes import like_writes_unchecked
 from coworkenv.validate._list_order import reordered_lists
 from coworkenv.validate._named_writes import named_write
 from coworkenv.validate._numerals import digit_counts, spelled_numbers
+from coworkenv.validate._other_values import other_value_guards
 from coworkenv.validate._pace import Paced, slower_agents
 from coworkenv.validate._paced_counts import paced_counts
 from coworkenv.validate._python_tolerance import python_admitted_numbers
@@ -209,6 +210,8 @@ def mutations_gate(ctx: GateContext) -> GateResult:
     errors += routes + same_effect_guards(seen, routes)
     errors += respelled_phrases(seen)
     errors += deleted_guards(ctx.spec, initial, episodes.touched, episodes.created)  # a check a deletion meets
+    errors += other_value_guards(ctx.spec, initial, episodes.oracle_entities.changed if episodes.oracle_entities
+                                 else {}, episodes.touched, episodes.created)  # a kept field's check naming one value
     errors += _early_acts(ctx)
     errors += _late_acts(ctx)
     errors += _undone(ctx, initial, dropped_passes, view)

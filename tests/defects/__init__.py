@@ -114,6 +114,7 @@ from tests.defects import (
     guard_draft_route,
     guard_holds_deleted,
     guard_key_rollback_evades,
+    guard_misses_value,
     guard_negation_unprobed,
     guard_one_end_state,
     guard_one_route,
@@ -518,6 +519,7 @@ MODULES = (
     later_state_written,
     frame_scope_entered,
     time_bound_as_text,
+    guard_misses_value,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
