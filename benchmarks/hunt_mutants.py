@@ -146,8 +146,9 @@ Families of mutation kinds, kept apart in the registry (`KINDS`, name -> family,
   (a forbidden call's argument moved from `args`, folded for case, to a `where ... equals`, exact),
   `guard_one_bad_value` (a kept value's guard as "not this one wrong value": `0 where id R and status == in_progress`
   for "status stays open", a forbidden `to_version != 4` as `== 5`). Its witness search (for every family) adds each
-  forbidden call's text inside a longer text and in capitals, and each kept field set at the end to each other value
-  the table's records hold there.
+  forbidden call's text inside a longer text and in capitals, each kept field set at the end to each other value
+  the table's records hold there, and each record the reference makes or changes edited at the end by a write tool of
+  its app taking its id (a string field set to another value the table holds: an event's time zone).
 
 Kinds whose name starts with `py_` or `python.` are sandboxed (slow) and run only with `--python`; as in
 defects69, `py_*` mutants (of `d69`, `d73`, `d77` and `d83`) are made on the examples and seed 1 only, one per base, kind and rule kind.
@@ -3574,6 +3575,40 @@ def episodes135_kept(spec: Spec) -> Iterator[tuple[str, Episode]]:
                 yield f"then {name}({id_p}={rid}, {field}={str(x)[:30]})", r
 
 
+def episodes135_after(spec: Spec) -> Iterator[tuple[str, Episode]]:
+    """A record the reference makes or changes, one of its written fields changed at the end by a write tool of its
+    app taking its id and that field (an event's time zone set otherwise after it was made right): what a check on
+    the call the agent made, not on the world, cannot see."""
+    ref = spec["reference"]
+    if not ref:
+        return
+    fstate = final_state(spec)
+    for app, tables in fstate.items():
+        if not isinstance(tables, dict):
+            continue
+        for table, rows in tables.items():
+            old = {r.get("id"): r for r in _rows(world_table(spec, app, table))}
+            for rec in _rows(rows):
+                was = old.get(rec.get("id"))
+                if was is not None and all(rec.get(k) == v for k, v in was.items()):
+                    continue  # a record the reference leaves as it was
+                for name in spec.get("tools") or []:
+                    td = TOOLS.get(name)
+                    if td is None or td.app != app or td.kind != "write":
+                        continue
+                    params = td.params.model_fields
+                    id_p = next((p for p in params if p == "id" or p.endswith("_id")), None)
+                    if id_p is None or any(f.is_required() and p != id_p for p, f in params.items()):
+                        continue
+                    for f in [p for p in params if p != id_p and isinstance(rec.get(p), str)]:
+                        other = next((r.get(f) for r in _rows(rows) if isinstance(r.get(f), str)
+                                      and r.get(f) != rec.get(f)), None) or bump(rec[f])[0]
+                        r = copy.deepcopy(ref)
+                        r[-1]["steps"].insert(max(0, len(r[-1]["steps"]) - 1), {"call": {
+                            "name": name, "arguments": {id_p: rec["id"], f: other}}, "say": None})
+                        yield f"then {name}({id_p}={rec['id']}, {f}={str(other)[:30]})", r
+
+
 FAMILIES["d135"] = mutants135
 
 
@@ -3590,7 +3625,7 @@ class Witnesses:
             for lab, ep in itertools.chain(episodes(spec), episodes94(spec), episodes99(spec), episodes111(spec),
                                             episodes117(spec), episodes119(spec), episodes123(spec),
                                             episodes129(spec), episodes132(spec), episodes135(spec),
-                                            episodes135_kept(spec)):
+                                            episodes135_kept(spec), episodes135_after(spec)):
                 try:
                     if not play(spec, ep).passed:
                         self._failing[base].append((lab, ep))

@@ -162,6 +162,7 @@ from tests.defects import (
     list_value_widened,
     loose_value_admitted,
     machine_read,
+    made_record_call_checked,
     made_text_read_as_set,
     map_key_present,
     name_bounded,
@@ -520,6 +521,7 @@ MODULES = (
     frame_scope_entered,
     time_bound_as_text,
     guard_misses_value,
+    made_record_call_checked,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
