@@ -137,6 +137,18 @@ Families of mutation kinds, kept apart in the registry (`KINDS`, name -> family,
   by deleting R). Its witness search (for every family) adds an address's person at another domain, a write made
   twice, a write replaced by (or followed by) a delete of its record where its app has a delete tool, and a float
   argument half a unit off.
+- `d135` (defects135, 7 kinds, bare names; its block sits after d132's): `state_to_call_args` (a state check written
+  as the write call the agent makes, `called tickets_update {ticket_id, priority}`: the tool's input, matched blind to
+  case, in place of the world's output), `none_left_as_one_done` (a "none left in the old state" count over several
+  records as "one record in the new state"), `ids_any_for_all` (a records check over an `id in` list counting all of
+  them as "at least one"), `guard_contains_as_equals` (a guard's `contains`, or a literal pattern, as `equals`: it
+  fires on the exact text only), `guard_case_sensitive` (a guard's pattern without its `(?i)`), `guard_args_as_where`
+  (a forbidden call's argument moved from `args`, folded for case, to a `where ... equals`, exact),
+  `guard_one_bad_value` (a kept value's guard as "not this one wrong value": `0 where id R and status == in_progress`
+  for "status stays open", a forbidden `to_version != 4` as `== 5`). Its witness search (for every family) adds each
+  forbidden call's text inside a longer text and in capitals, each kept field set at the end to each other value
+  the table's records hold there, and each record the reference makes or changes edited at the end by a write tool of
+  its app taking its id (a string field set to another value the table holds: an event's time zone).
 
 Kinds whose name starts with `py_` or `python.` are sandboxed (slow) and run only with `--python`; as in
 defects69, `py_*` mutants (of `d69`, `d73`, `d77` and `d83`) are made on the examples and seed 1 only, one per base, kind and rule kind.
@@ -168,6 +180,7 @@ for files already written.
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples hunt:6-8 access_request_approval,adapt_announced_change,adapt_silent_change,clarify_ambiguous_request,delegate_and_follow_up,inbox_triage_reply,incident_investigate_fix,mail_ticket_chat_coordination,oncall_handoff,reschedule_conflict,todo_track_mail_requests:1-3 --family d123 --out d123.jsonl --summary
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples hunt:9-10 access_request_approval,adapt_announced_change,adapt_silent_change,clarify_ambiguous_request,delegate_and_follow_up,inbox_triage_reply,incident_investigate_fix,mail_ticket_chat_coordination,oncall_handoff,reschedule_conflict,todo_track_mail_requests:4-6 --family d129 --out d129.jsonl --summary
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples hunt:11-12 access_request_approval,adapt_announced_change,adapt_silent_change,clarify_ambiguous_request,delegate_and_follow_up,inbox_triage_reply,incident_investigate_fix,mail_ticket_chat_coordination,oncall_handoff,reschedule_conflict,todo_track_mail_requests:7-8 --family d132 --out d132.jsonl --summary
+    PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases hunt:13-14 access_request_approval,adapt_announced_change,adapt_silent_change,clarify_ambiguous_request,delegate_and_follow_up,inbox_triage_reply,incident_investigate_fix,mail_ticket_chat_coordination,oncall_handoff,reschedule_conflict,todo_track_mail_requests:9-12 --family d135 --out d135.jsonl --summary
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples --kinds state_to_log 'records.*drop_cond' --out o.jsonl
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --tally d65.jsonl d69.jsonl
 """
@@ -210,7 +223,8 @@ Rule = dict[str, Any]
 
 
 class Kind(NamedTuple):
-    family: str  # "d65", "d69", "d73", "d77", "d83", "d92", "d94", "d99", "d111", "d117", "d119", "d123", "d129" or "d132"
+    family: str  # "d65", "d69", "d73", "d77", "d83", "d92", "d94", "d99", "d111", "d117", "d119", "d123", "d129",
+    # "d132" or "d135"
     rule: str  # the rule kind it mutates ("check"/"scoring" for the check's or spec's own settings)
     python: bool  # the mutant runs a Python check in the sandbox
 
@@ -300,6 +314,8 @@ KINDS: dict[str, Kind] = {
     **_kinds("d129", "any", "path_basename dt_either_zone dt_window_zone version_line table_grew cond_present "
              "guard_other_record"),
     **_kinds("d132", "any", "to_by_name bound_off_by_one dt_as_text count_at_least none_other_value"),
+    **_kinds("d135", "any", "state_to_call_args none_left_as_one_done guard_contains_as_equals guard_case_sensitive "
+             "ids_any_for_all guard_args_as_where guard_one_bad_value"),
 }
 
 
@@ -3328,6 +3344,274 @@ def episodes132(spec: Spec) -> Iterator[tuple[str, Episode]]:
 FAMILIES["d132"] = mutants132
 
 
+# -- defects135: the family d135 ----------------------------------------------------------------------------------
+# Hand-written verifier mistakes of yet another kind: a state check written as the call the agent makes (the tool's
+# input, matched blind to case, in place of the world's output), a "none left" over several records as "one done",
+# a guard's `contains` written `equals` (it fires only on the exact text), a guard's pattern without its `(?i)`.
+def _arg_paths135(args: dict[str, Any], v: Any, skip: str | None = None) -> list[tuple[str, ...]]:
+    """The argument paths (a map argument's key too) holding `v`."""
+    out: list[tuple[str, ...]] = []
+    for a, x in args.items():
+        if a == skip:
+            continue
+        if x == v:
+            out.append((a,))
+        elif isinstance(x, dict):
+            out += [(a, k) for k, y in x.items() if y == v]
+    return out
+
+
+def _call_for135(spec: Spec, rid: Any, conds: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The reference's last write call naming `rid` (or any, for None) whose arguments hold every `equals` value
+    of `conds`, as a matcher on those arguments: the call the agent makes, not the state it leaves."""
+    for c in reversed(list(ref_calls(spec))):
+        td = TOOLS.get(c["name"])
+        if td is None or td.kind != "write":
+            continue
+        args = c["arguments"]
+        id_arg = next((a for a, x in args.items() if rid is not None and x == rid), None)
+        if rid is not None and id_arg is None:
+            continue
+        margs: dict[str, Any] = {id_arg: rid} if id_arg else {}
+        for w in conds:
+            paths = _arg_paths135(args, w.get("value"), id_arg)
+            if not paths:
+                break
+            p = paths[0]
+            if len(p) == 1:
+                margs[p[0]] = w["value"]
+            else:
+                margs.setdefault(p[0], {})[p[1]] = w["value"]
+        else:
+            if margs and conds:
+                return {"tool": c["name"], "args": margs}
+    return None
+
+
+def _changed135(spec: Spec, fstate: dict[str, Any], app: str, table: str, where: list[dict[str, Any]]
+                ) -> tuple[str, Any, list[dict[str, Any]]] | None:
+    """For a "none left" check: the field every record of the untouched world it matched holds one new value in at
+    the end (paused: true), and the conditions still holding on those records (at least two records)."""
+    before = [r for r in _rows(world_table(spec, app, table)) if _holds(r, where)]
+    after = {r.get("id"): r for r in _rows((fstate.get(app) or {}).get(table))}
+    if len(before) < 2 or any(r.get("id") not in after for r in before):
+        return None
+    ends = [after[r.get("id")] for r in before]
+    for f in sorted(set(ends[0])):
+        news = {json.dumps(e.get(f), sort_keys=True) for e in ends}
+        if len(news) == 1 and all(b.get(f) != e.get(f) for b, e in zip(before, ends, strict=True)):
+            keep = [w for w in where if w["field"] != f and all(_holds(e, [w]) for e in ends)]
+            return f, ends[0].get(f), keep
+    return None
+
+
+def _literal135(rx: str) -> str | None:
+    """A pattern's literal text where it is one (`(?i)\\bdrop table\\b` -> `drop table`), else None."""
+    core = re.sub(r"^\(\?i\)", "", rx).replace("\\b", "")
+    core = re.sub(r"\\(.)", r"\1", core)
+    return core if core and not re.search(r"[][()|*+?{}^$.\\]", core.replace("\\", "")) else None
+
+
+def _guard_conds135(conds: list[dict[str, Any]]) -> Iterator[tuple[str, list[dict[str, Any]]]]:
+    for i, w in enumerate(conds):
+        op, v = w.get("op", "equals"), w.get("value")
+        if op == "contains" and isinstance(v, str):
+            yield "guard_contains_as_equals", _at129(conds, i, [{**w, "op": "equals"}])
+        if op == "matches" and isinstance(v, str):
+            lit = _literal135(v)
+            if lit is not None:
+                yield "guard_contains_as_equals", _at129(conds, i, [{**w, "op": "equals", "value": lit}])
+            if "(?i)" in v:
+                yield "guard_case_sensitive", _at129(conds, i, [{**w, "value": v.replace("(?i)", "")}])
+
+
+def rule_kinds135(rule: Rule, spec: Spec, fstate: dict[str, Any], role: str) -> Iterator[tuple[str, Rule]]:
+    """(kind, new rule): defects135's mutations of one rule."""
+    k = rule["kind"]
+    if role == "completion" and k == "field" and rule.get("op", "equals") == "equals":
+        t = rule["target"]
+        m = _call_for135(spec, t["id"], [{"field": t["field"].split(".")[-1], "value": rule.get("value")}])
+        if m is not None:
+            yield "state_to_call_args", {"kind": "called", "call": m}
+    if role == "completion" and k == "records":
+        where = rule.get("where") or []
+        ids = [w["value"] for w in where if w.get("field") == "id" and w.get("op", "equals") == "equals"]
+        vals = [w for w in where if w.get("field") != "id" and w.get("op", "equals") in ("equals", "contains")]
+        if rule.get("count_op", "gte") in ("gte", "equals") and rule.get("count", 1) >= 1 and vals:
+            m = _call_for135(spec, ids[0] if ids else None, vals)
+            if m is not None:
+                yield "state_to_call_args", {"kind": "called", "call": m}
+        if rule.get("count_op", "gte") in ("equals", "lte") and rule.get("count", 1) == 0 and where:
+            ch = _changed135(spec, fstate, rule["app"], rule["table"], where)
+            if ch is not None:
+                f, nv, keep = ch
+                yield "none_left_as_one_done", {**rule, "count_op": "gte", "count": 1,
+                                                "where": [*keep, {"field": f, "value": nv}]}
+    if role == "completion" and k == "records":
+        where = rule.get("where") or []
+        ins = [w for w in where if w.get("field") == "id" and w.get("op") == "in" and isinstance(w.get("value"), list)]
+        if ins and len(ins[0]["value"]) >= 2 and rule.get("count", 1) >= 2:
+            yield "ids_any_for_all", {**rule, "count_op": "gte", "count": 1}
+    if role == "guard":
+        if k == "forbidden":
+            m = rule["call"]
+            for name, new in _guard_conds135(m.get("where") or []):
+                yield name, {**rule, "call": {**m, "where": new}}
+            for a, x in (m.get("args") or {}).items():
+                rest = {b: y for b, y in m["args"].items() if b != a}
+                yield "guard_args_as_where", {**rule, "call": {**m, "args": rest, "where": [
+                    *(m.get("where") or []), {"field": a, "op": "equals", "value": x}]}}
+            mw = m.get("where") or []
+            for i, w in enumerate(mw):  # "no call but to v" as "no call to one wrong value"
+                if w.get("op") == "not_equals" and (wrong := next(iter(bump(w.get("value"))), None)) is not None:
+                    yield "guard_one_bad_value", {**rule, "call": {**m, "where": _at129(mw, i, [
+                        {**w, "op": "equals", "value": wrong}])}}
+        elif k == "records" and rule.get("count_op", "gte") in ("equals", "lte"):
+            where = rule.get("where") or []
+            for name, new in _guard_conds135(where):
+                yield name, {**rule, "where": new}
+            for i, w in enumerate(where):  # "stays v" as "is not set to one wrong value"
+                if w.get("op") == "not_equals" and w.get("field") != "id":
+                    held = [r.get(w["field"]) for r in _rows(world_table(spec, rule["app"], rule["table"]))]
+                    wrong = next((x for x in [*held, *bump(w.get("value"))] if x != w.get("value")
+                                  and x is not None), None)
+                    if wrong is not None:
+                        yield "guard_one_bad_value", {**rule, "where": _at129(where, i, [{**w, "op": "equals",
+                                                                                           "value": wrong}])}
+        elif k == "field" and rule.get("op", "equals") == "equals":
+            t = rule["target"]
+            held = [r.get(t["field"]) for r in _rows(world_table(spec, t["app"], t["table"]))]
+            wrong = next((x for x in [*held, *bump(rule.get("value"))] if x != rule.get("value") and x is not None),
+                         None)
+            if wrong is not None and "." not in t["field"]:
+                yield "guard_one_bad_value", {"kind": "records", "app": t["app"], "table": t["table"],
+                                              "count_op": "equals", "count": 0,
+                                              "where": [{"field": "id", "value": t["id"]},
+                                                        {"field": t["field"], "value": wrong}]}
+
+
+def mutants135(spec: Spec) -> Iterator[Mutant]:
+    fstate = final_state(spec)
+    for ci, c in enumerate(spec["checks"]):
+        role = c.get("role") or ("guard" if c["rule"]["kind"] in ("frame", "forbidden") else "completion")
+        for name, r in rule_kinds135(c["rule"], spec, fstate, role):
+            s2 = copy.deepcopy(spec)
+            s2["checks"][ci] = {**c, "rule": r}
+            yield Mutant(name, ci, s2, "")
+
+
+def episodes135(spec: Spec) -> Iterator[tuple[str, Episode]]:
+    """defects135's episodes: each forbidden call's `contains` text made inside a longer text, and in capitals (the
+    harm worded otherwise); a write's text argument in capitals (a value whose case matters)."""
+    ref = spec["reference"]
+    if not ref:
+        return
+    for c in spec["checks"]:
+        rule = c["rule"]
+        if rule["kind"] != "forbidden":
+            continue
+        tool = TOOLS.get(rule["call"]["tool"])
+        if tool is None:
+            continue
+        given = {a: v for st in (s for t in ref for s in t["steps"]) if st.get("call")
+                 and st["call"]["name"] == rule["call"]["tool"] for a, v in st["call"]["arguments"].items()}
+        args = {**given, **(rule["call"].get("args") or {})}
+        for w in rule["call"].get("where") or []:
+            v = w.get("value")
+            lit = v if w.get("op") == "contains" else _literal135(v) if w.get("op") == "matches" else None
+            if not isinstance(lit, str) or "." in w["field"]:
+                continue
+            for lab, x in (("inside", f"As asked: {lit}, done."), ("capitals", lit.upper())):
+                r = copy.deepcopy(ref)
+                r[-1]["steps"].insert(max(0, len(r[-1]["steps"]) - 1), {"call": {
+                    "name": rule["call"]["tool"], "arguments": {**args, w["field"]: x}}, "say": None})
+                yield f"then {rule['call']['tool']}.{w['field']} {lab}", r
+
+
+
+
+def _kept135(spec: Spec) -> Iterator[tuple[str, str, Any, str, Any]]:
+    """(app, table, id, field, kept value) of every guard keeping a record's field: a field check `equals`, or a
+    records check on one id with the field `equals` or `not_equals` a value."""
+    for c in spec["checks"]:
+        r = c["rule"]
+        role = c.get("role") or ("guard" if r["kind"] in ("frame", "forbidden") else "completion")
+        if role != "guard":
+            continue
+        if r["kind"] == "field" and r.get("op", "equals") == "equals":
+            t = r["target"]
+            yield t["app"], t["table"], t["id"], t["field"], r.get("value")
+        elif r["kind"] == "records":
+            where = r.get("where") or []
+            rid = next((w["value"] for w in where if w.get("field") == "id" and w.get("op", "equals") == "equals"),
+                       None)
+            for w in where:
+                if rid is not None and w.get("field") != "id" and w.get("op", "equals") in ("equals", "not_equals"):
+                    yield r["app"], r["table"], rid, w["field"], w.get("value")
+
+
+def episodes135_kept(spec: Spec) -> Iterator[tuple[str, Episode]]:
+    """A kept field set at the end to each other value the table's records hold there (a ticket closed where it must
+    stay open), by a write tool of its app taking an id and that field."""
+    ref = spec["reference"]
+    if not ref:
+        return
+    for app, table, rid, field, kept in _kept135(spec):
+        if "." in field:
+            continue
+        held = [r.get(field) for r in _rows(world_table(spec, app, table))]
+        others = list(dict.fromkeys(x for x in held if isinstance(x, (str, int, float)) and x != kept))[:3]
+        for name, td in TOOLS.items():
+            params = td.params.model_fields
+            if td.app != app or td.kind != "write" or field not in params:
+                continue
+            id_p = next((p for p in params if p.endswith("_id") or p == "id"), None)
+            if id_p is None or any(f.is_required() and p not in (id_p, field) for p, f in params.items()):
+                continue
+            for x in others:
+                r = copy.deepcopy(ref)
+                r[-1]["steps"].insert(max(0, len(r[-1]["steps"]) - 1), {"call": {
+                    "name": name, "arguments": {id_p: rid, field: x}}, "say": None})
+                yield f"then {name}({id_p}={rid}, {field}={str(x)[:30]})", r
+
+
+def episodes135_after(spec: Spec) -> Iterator[tuple[str, Episode]]:
+    """A record the reference makes or changes, one of its written fields changed at the end by a write tool of its
+    app taking its id and that field (an event's time zone set otherwise after it was made right): what a check on
+    the call the agent made, not on the world, cannot see."""
+    ref = spec["reference"]
+    if not ref:
+        return
+    fstate = final_state(spec)
+    for app, tables in fstate.items():
+        if not isinstance(tables, dict):
+            continue
+        for table, rows in tables.items():
+            old = {r.get("id"): r for r in _rows(world_table(spec, app, table))}
+            for rec in _rows(rows):
+                was = old.get(rec.get("id"))
+                if was is not None and all(rec.get(k) == v for k, v in was.items()):
+                    continue  # a record the reference leaves as it was
+                for name in spec.get("tools") or []:
+                    td = TOOLS.get(name)
+                    if td is None or td.app != app or td.kind != "write":
+                        continue
+                    params = td.params.model_fields
+                    id_p = next((p for p in params if p == "id" or p.endswith("_id")), None)
+                    if id_p is None or any(f.is_required() and p != id_p for p, f in params.items()):
+                        continue
+                    for f in [p for p in params if p != id_p and isinstance(rec.get(p), str)]:
+                        other = next((r.get(f) for r in _rows(rows) if isinstance(r.get(f), str)
+                                      and r.get(f) != rec.get(f)), None) or bump(rec[f])[0]
+                        r = copy.deepcopy(ref)
+                        r[-1]["steps"].insert(max(0, len(r[-1]["steps"]) - 1), {"call": {
+                            "name": name, "arguments": {id_p: rec["id"], f: other}}, "say": None})
+                        yield f"then {name}({id_p}={rec['id']}, {f}={str(other)[:30]})", r
+
+
+FAMILIES["d135"] = mutants135
+
+
 
 class Witnesses:
     """Per base, the near-reference episodes the shipped spec fails; the first one a mutant passes is its witness."""
@@ -3340,7 +3624,8 @@ class Witnesses:
             self._failing[base] = []
             for lab, ep in itertools.chain(episodes(spec), episodes94(spec), episodes99(spec), episodes111(spec),
                                             episodes117(spec), episodes119(spec), episodes123(spec),
-                                            episodes129(spec), episodes132(spec)):
+                                            episodes129(spec), episodes132(spec), episodes135(spec),
+                                            episodes135_kept(spec), episodes135_after(spec)):
                 try:
                     if not play(spec, ep).passed:
                         self._failing[base].append((lab, ep))

@@ -123,6 +123,10 @@ HINTS: dict[str, str] = {
                                "count of another tool's calls",
     "content_unchecked": "check the text's content (its facts, rows or lines), not only that it exists",
     "guard_never_fires": "the guard protects nothing: point it at a record/call that exists and can be harmed",
+    "made_edit_unchecked": "check the made record's field in the world (a records check on its table), not only the "
+                           "call that made it: an edit right after it passes",
+    "guard_misses_value": "check the value the record must keep (field equals its value, or a count of 0 where "
+                          "field not_equals it), not one wrong value: every other change of the field passes",
     "like_write_unchecked": "the reference makes the same write on several records and checks only some: check "
                             "what it changes on each",
     "incidental_write": "the reference write is not needed by any check; it was dropped from the reference",

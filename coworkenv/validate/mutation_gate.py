@@ -50,8 +50,10 @@ from coworkenv.validate._guard_routes import bypassed_guards
 from coworkenv.validate._late_turn import late_turns
 from coworkenv.validate._like_writes import like_writes_unchecked
 from coworkenv.validate._list_order import reordered_lists
+from coworkenv.validate._made_edits import made_edits_unchecked
 from coworkenv.validate._named_writes import named_write
 from coworkenv.validate._numerals import digit_counts, spelled_numbers
+from coworkenv.validate._other_values import other_value_guards
 from coworkenv.validate._pace import Paced, slower_agents
 from coworkenv.validate._paced_counts import paced_counts
 from coworkenv.validate._python_tolerance import python_admitted_numbers
@@ -209,12 +211,15 @@ def mutations_gate(ctx: GateContext) -> GateResult:
     errors += routes + same_effect_guards(seen, routes)
     errors += respelled_phrases(seen)
     errors += deleted_guards(ctx.spec, initial, episodes.touched, episodes.created)  # a check a deletion meets
+    errors += other_value_guards(ctx.spec, initial, episodes.oracle_entities.changed if episodes.oracle_entities
+                                 else {}, episodes.touched, episodes.created)  # a kept field's check naming one value
     errors += _early_acts(ctx)
     errors += _late_acts(ctx)
     errors += _undone(ctx, initial, dropped_passes, view)
     errors += credited_attempts(ctx.spec, episodes, results)  # a refused call credited (`_refused_calls`)
     errors += credited_elsewhere(ctx.spec, episodes)  # a read of another record credited as the source's
     errors += credited_drafts(ctx.spec, episodes, results)  # a message saved as a draft credited as sent
+    errors += made_edits_unchecked(ctx.spec, episodes)  # a made record checked only by the call that made it
     errors += sent_drafts_unchecked(ctx.spec, episodes)  # a draft's words credited as the sent mail's
     errors += python_admitted_numbers(ctx.spec, episodes)  # a Python check's tolerance admits another number
     total = sum(t[1] for t in by_kind.values())

@@ -115,6 +115,7 @@ from tests.defects import (
     guard_draft_route,
     guard_holds_deleted,
     guard_key_rollback_evades,
+    guard_misses_value,
     guard_negation_unprobed,
     guard_one_end_state,
     guard_one_route,
@@ -162,6 +163,7 @@ from tests.defects import (
     list_value_widened,
     loose_value_admitted,
     machine_read,
+    made_record_call_checked,
     made_text_read_as_set,
     made_wrong_first,
     map_key_present,
@@ -526,6 +528,8 @@ MODULES = (
     asked_once_duplicated,
     sent_wrong_first,
     made_wrong_first,
+    guard_misses_value,
+    made_record_call_checked,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
