@@ -260,14 +260,43 @@ def test_an_argument_the_services_request_model_lacks_is_accepted_and_ignored_as
         _CALENDAR_SOURCE.replace('    location: str = ""\n', "") + _USER_EVENTS_ROUTE)
     (report,) = import_checkout(tmp_path, tmp_path / "out")
     assert report.status == "full", report.left_out
-    (dropped,) = [e for e in report.left_out if e["what"] == "tools.calendar_create_event.location"]
-    assert "request model has no 'location'" in dropped["why"] and dropped["affects_score"] is False
+    # nothing is left out: the call acts as there (import55: a note, no longer a left-out entry)
+    assert not [e for e in report.left_out if e["what"] == "tools.calendar_create_event.location"]
+    (dropped,) = [n for n in report.notes if n.startswith("tools.calendar_create_event.location:")]
+    assert "accepted and ignored, as there" in dropped and "request model has no 'location'" in dropped
     spec = load_spec(tmp_path / "out" / f"{GRADED[0]}.json")
     env = Env(spec.model_copy(update={"faults": None}))
     env.reset()
     env.step(Action.call("calendar_create_event", {"title": "Sync", "start_time": "2026-03-10T15:00:00Z",
                                                    "end_time": "2026-03-10T15:30:00Z", "location": "Room 9"}))
     assert env.audit[-1].ok and [e.location for e in env.state.table("calendar", "events") if e.title == "Sync"] == [""]
+
+
+def test_an_argument_neither_the_app_nor_the_services_request_model_has_is_ignored_as_there(tmp_path: Path) -> None:
+    """A declared argument the import's app has no field for: where the service's request model has none either,
+    pydantic drops it there, so ignoring it is what Claw-Eval does (a note, nothing left out; main: "no calendar
+    field for it" left out); where the model has it, the service may act on it, so it stays left out."""
+    task = _copy_checkout(tmp_path)
+    yaml_path = task / "task.yaml"
+    yaml_path.write_text(yaml_path.read_text().replace(
+        "        location: {type: string}\n",
+        "        location: {type: string}\n        reminder_minutes: {type: integer}\n        color: {type: string}\n"))
+    (tmp_path / "mock_services" / "calendar").mkdir(parents=True)
+    (tmp_path / "mock_services" / "calendar" / "server.py").write_text(
+        _CALENDAR_SOURCE.replace('    location: str = ""\n', '    location: str = ""\n    color: str = ""\n')
+        + _USER_EVENTS_ROUTE)
+    (report,) = import_checkout(tmp_path, tmp_path / "out")
+    left = {e["what"]: e for e in report.left_out}
+    assert "tools.calendar_create_event.reminder_minutes" not in left
+    (note,) = [n for n in report.notes if n.startswith("tools.calendar_create_event.reminder_minutes:")]
+    assert "accepted and ignored, as there" in note and "request model has no 'reminder_minutes'" in note
+    assert "no calendar field for it" in left["tools.calendar_create_event.color"]["why"]
+    spec = load_spec(tmp_path / "out" / f"{GRADED[0]}.json")
+    env = Env(spec.model_copy(update={"faults": None}))
+    env.reset()
+    env.step(Action.call("calendar_create_event", {"title": "Sync", "start_time": "2026-03-10T15:00:00Z",
+                                                   "end_time": "2026-03-10T15:30:00Z", "reminder_minutes": 10}))
+    assert env.audit[-1].ok
 
 
 @pytest.mark.parametrize("source", [True, False])

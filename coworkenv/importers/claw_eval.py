@@ -546,14 +546,16 @@ def _tool_decl(tool: ClawTool, adapters: Any, leave: Any, model: dict[str, Any] 
             if known is None and name not in windowed and name in reads:  # (a new version's page, offset...)
                 leave(f"tools.{tool.name}.{name}", f"the {adapter.name} service's handler reads it (req.{name}), "
                       f"so its answers depend on it; no {adapter.app} field for it: ignored here")
-            elif known is None and name not in windowed:
-                leave(f"tools.{tool.name}.{name}", f"no {adapter.app} field for it: accepted and ignored", False)
-            elif known is not None and (known.to is not None or known.kept is not None) and model is not None \
-                    and name not in model:
+            elif model is not None and name not in model and (
+                    name not in windowed if known is None else known.to is not None or known.kept is not None):
                 # the service's request model has no such field: pydantic drops it, so the call acts as without it
-                leave(f"tools.{tool.name}.{name}", f"the {adapter.name} service's request model has no {name!r}: "
-                      "accepted and ignored, as there", False)
+                # there, and its audit logs none (`_as_logged`): ignored here too, nothing is left out (import55)
+                if notes is not None:
+                    notes.append(f"tools.{tool.name}.{name}: accepted and ignored, as there (the {adapter.name} "
+                                 f"service's request model has no {name!r})")
                 known = None
+            elif known is None and name not in windowed:  # the service may read it: its answers may differ
+                leave(f"tools.{tool.name}.{name}", f"no {adapter.app} field for it: accepted and ignored", False)
             elif known is not None and known.unmapped == "dropped":
                 leave(f"tools.{tool.name}.{name}", f"a value other than {', '.join(known.values)} (kept as written "
                       f"there, no {adapter.app} value here): " + (
