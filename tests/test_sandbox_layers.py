@@ -2994,6 +2994,84 @@ def test_sealed_expat_handlers_hold_the_callable_they_call() -> None:
     assert done.returncode == 0 and done.stdout.strip() == "0 0 2", (done.stdout, done.stderr)
 
 
+def test_sealed_compile_makes_no_print_expr_and_displays_as_c() -> None:
+    """After `seal_display_hook` no code `compile()` makes calls `sys.displayhook` from C (PRINT_EXPR read it by a
+    borrowed reference: a C hook, `lst.count` that alone held its list, whose item set the hook back went on over
+    the freed list): a hook that sets itself back from inside its own call walks only its own list. Every mode, the
+    displays of a "single" compile (in loops and branches, several statements on a line, bytes with a coding cookie,
+    nested functions and classes showing nothing), its errors, `__future__` inheritance and an AST answer as C's.
+    In an interpreter of its own."""
+    code = """if True:
+        import importlib.util, sys, codeop, doctest
+        spec = importlib.util.spec_from_file_location("_confine", sys.argv[1])
+        confine = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(confine)
+        SOURCES = ["1 + 1", "x = 3", "'a' 'b'; None; [*range(2), 3]", "for i in range(2): i",
+                   "if True:\\n  x = 5\\n  x * 2\\n", "def f(): 3", "class C: 4", "try:\\n  1/0\\nexcept Exception: 7\\n",
+                   b"# -*- coding: latin-1 -*-\\n'\\xe9'\\n", "(y := 4)", "1\\n2\\n", "if 1:", "(yield)", "'\\u00e9' + 'x'"]
+
+        def battery():
+            out, seen = [], []
+            sys.displayhook = seen.append
+            for source in SOURCES:
+                for mode in ("single", "exec", "eval"):
+                    try:
+                        made = compile(source, "<s>", mode)
+                        out.append((mode, type(made).__name__))
+                        exec(made, {})
+                    except Exception as exc:
+                        out.append((mode, type(exc).__name__, str(exc)))
+            sys.displayhook = sys.__displayhook__
+            out.append(seen)
+            out.append(type(compile("1", "<s>", "single", 0x400)).__name__)
+            inherits = {}  # compile() takes its caller's `__future__` features
+            exec(compile("from __future__ import annotations\\nns = {}\\n"
+                         "exec(compile('def h(a: nope): pass\\\\n', '<t>', 'single'), ns)\\nr = ns['h'].__annotations__\\n",
+                         "<i>", "exec"), inherits)
+            out.append(inherits["r"])
+            for bad in ((1, "<s>", "exec"), ("1", "<s>", "nope"), ("1", "<s>", "exec", "x")):
+                try:
+                    compile(*bad)
+                except Exception as exc:
+                    out.append((type(exc).__name__, str(exc)))
+            out.append(repr(codeop.compile_command("if 1:")))
+            out.append(doctest.testmod(sys.modules[__name__], verbose=False).attempted)
+            return out
+
+        before = battery()
+        assert confine.seal_display_hook() is None
+        assert type(compile).__name__ == "function"
+        after = battery()
+        assert after == before, [(a, b) for a, b in zip(before, after) if a != b]
+
+        def route(how):
+            state, seen = {"compared": 0}, []
+            class Marker:
+                def __eq__(self, other):
+                    seen.append(how)
+                    return False
+                __hash__ = object.__hash__
+            class Item:
+                def __eq__(self, other):
+                    state["compared"] += 1
+                    if state["compared"] == 1:
+                        sys.displayhook = sys.__displayhook__ if how == "back" else (lambda value: None)
+                        held.append([Marker(), Marker(), Marker(), Marker()])
+                    return False
+                __hash__ = object.__hash__
+            sys.displayhook = [Item(), Item(), Item(), Item()].count
+            exec(compile("Item()", "<s>", "single"), {"Item": Item})
+            sys.displayhook = sys.__displayhook__
+            return len(seen)
+
+        held = []
+        print(route("back"), route("replaced"), len(confine.sealed_boxes()))
+    """
+    confine = Path(__file__).resolve().parents[1] / "coworkenv" / "sandbox" / "_confine.py"
+    done = subprocess.run([sys.executable, "-c", code, str(confine)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.strip() == "0 0 1", (done.stdout, done.stderr)
+
+
 def test_the_bootstraps_gates_keep_their_code_and_look_no_name_up() -> None:
     """The gates `seal_buffered_io` installs are plain functions held by immutable types: the hook refuses and
     reports changing their code or defaults (a code of the code's own there would hand it the buffer again), and

@@ -716,6 +716,9 @@ def isolate(
             # pyexpat's parsers call Python functions only, C's descriptors out of the code's reach (a C handler
             # that set itself anew from inside its own call was freed under its C code).
             ("seal_expat_handlers", "an expat handler runs on after its own code replaced it"),
+            # No code calls `sys.displayhook` from C: compile() makes no PRINT_EXPR, C's compile out of the code's
+            # reach (a C hook that set the display hook anew from inside its own call was freed under its C code).
+            ("seal_display_hook", "a display hook runs on after its own code replaced it"),
             # The C OrderedDict's comparisons, repr, copy and pops keep no node across the code's own Python code,
             # and none is made: collections.OrderedDict is the pure-Python class (a dict-level store made C index
             # past its table of nodes).
@@ -744,6 +747,7 @@ def isolate(
             missing["audit-hook"] = f"{what} ({failed})"
     for name in [m for m in sys.modules if m == "ctypes" or m.startswith(("ctypes.", "_ctypes"))]:
         del sys.modules[name]  # so a later `import ctypes` goes through the import hook again
+    SETUP_COMPILE[:] = [builtins.compile]  # the seal's gate where the hook is in place (C's own is in its box)
     return layers, missing
 
 
@@ -793,13 +797,22 @@ def compile_early(early: dict[str, Any], ctypes: Any) -> None:
         early["code"], early["limit"] = code, sys.getrecursionlimit()
 
 
-def early_compiled(job: dict[str, Any], compile_: Any = compile) -> Any:
+# `builtins.compile` as the setup of the layers left it (`seal_display_hook` makes it a gate): what a later one is
+# compared with. Nothing here holds C's own compile, which the seal keeps out of the code's reach.
+SETUP_COMPILE: list[Any] = []
+
+
+def early_compiled(job: dict[str, Any]) -> Any:
     """The code object `compile_early` made of the job's code, where nothing the setup did since could make
     `compile()` answer otherwise (it left the recursion limit and `compile` as they were); else None. It leaves the
     job as the code would have seen it without the early compile."""
     early = job.pop("early", None)
-    if early is None or "code" not in early or sys.getrecursionlimit() != early["limit"] or \
-            builtins.compile is not compile_:
+    current = builtins.compile
+    if SETUP_COMPILE:
+        unchanged = current is SETUP_COMPILE[0]
+    else:  # outside a setup (the tests): C's own
+        unchanged = type(current) is type(len) and getattr(current, "__self__", None) is builtins
+    if early is None or "code" not in early or sys.getrecursionlimit() != early["limit"] or not unchanged:
         return None
     return early["code"]
 

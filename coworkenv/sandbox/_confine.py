@@ -2137,7 +2137,7 @@ _SEALED_BOXES: list[Any] = []  # (box, the gate's code, the gate's tools) for th
 
 
 def sealed_boxes() -> tuple[Any, ...]:
-    """The boxes `seal_signal_handlers` and `seal_expat_handlers` made, each as (box, the code of the only frame that may read it, that frame's
+    """The boxes `seal_signal_handlers`, `seal_expat_handlers` and `seal_display_hook` made, each as (box, the code of the only frame that may read it, that frame's
     `_sealed_tools`), for the hook."""
     return tuple(_SEALED_BOXES)
 
@@ -2173,6 +2173,108 @@ def seal_signal_handlers() -> str | None:
     if held:
         return f"C's signal.signal is still held elsewhere ({held} more references)"
     _SEALED_BOXES.append((box, _signal_set.__code__, tools))
+    return None
+
+
+# `sys.displayhook` is read from the `sys` module's dict without a reference and called by `PRINT_EXPR`
+# (CPython 3.11.7's ceval), with no audit event between, and the code's own code sets it anew from inside its own call
+# through that dict, which nothing can take away: a C callable hook (`lst.count`, a bound method that alone held its
+# list) whose item's `__eq__` set the hook back was freed with its list while the count went on over it, comparing
+# the items of the list the code made next (a use after free: the seventieth round's lead, seventy-second round).
+# `PRINT_EXPR` is only in the top-level code of a "single"-mode compile (`doctest`, `code.interact`, `codeop`), and
+# `compile()` is the one maker of such code here (the hook refuses code objects made from parts, bytecode other than
+# the stdlib's and compiles of AST objects). Sealed here: `builtins.compile` is a gate that hands C's compile no
+# "single" mode but for an AST: it parses the source in that mode (the same errors), then compiles in "exec" mode a
+# text in which each expression statement of the top-level code hands its value to
+# `(lambda v: __import__("sys").displayhook(v))`, a Python call whose frame holds the hook while it runs (C's order:
+# the value first, then the hook read). The gate normalises mode, flags and numbers to exact objects (nothing of the
+# code's answers C again) and merges the caller's `__future__` flags itself (C would read the gate's frame). C's
+# compile is in a box only the gate's frame may open (`sealed_boxes`, as C's signal setter). Changed for honest code:
+# `compile()` is a Python function; a display of a "single" compile runs two Python frames deeper (a traceback
+# through the hook shows `<lambda>`), its column offsets in tracebacks are those of the wrapped text, and
+# `del sys.displayhook` then raises AttributeError instead of C's RuntimeError.
+def _compile_box() -> None:
+    """Holds C's `compile` as a default that no parameter of this code takes."""
+
+
+def _compile(source: Any, filename: Any, mode: Any, flags: Any = 0, dont_inherit: Any = False, optimize: Any = -1,
+             *, _feature_version: Any = -1, _sealed_tools: Any = ()) -> Any:
+    box, type_, str_t, issubclass_, index_, getframe, displayed = _sealed_tools
+    if issubclass_(type_(mode), str_t):
+        mode = str_t.__add__(mode, "")  # an exact str: C reads its text, nothing of the code's answers it again
+    flags, dont_inherit, optimize, feature = (index_(flags), index_(dont_inherit), index_(optimize),
+                                              index_(_feature_version))
+    if not dont_inherit:
+        flags |= getframe(1).f_code.co_flags & 0x1FE0000  # PyCF_MASK: the caller's `__future__` features, as C's own
+    if type_(mode) is str_t and mode == "single" and not flags & 0x0400:  # PyCF_ONLY_AST: an AST has no PRINT_EXPR
+        if issubclass_(type_(source), str_t):
+            source = str_t.__add__(source, "")  # the text C parses is the text displayed() wraps
+        tree = box.__kwdefaults__["compile"](source, filename, mode, flags | 0x0400, 1, optimize,
+                                             _feature_version=feature)
+        source, mode = displayed(source, tree), "exec"
+    return box.__kwdefaults__["compile"](source, filename, mode, flags, 1, optimize, _feature_version=feature)
+
+
+_DISPLAY_OPEN, _DISPLAY_CLOSE = b'(lambda v: __import__("sys").displayhook(v))((', b"))"
+
+
+def _displayed(source: Any, tree: Any) -> str:
+    """The text of `source` in which each expression statement of the top-level code of `tree` (its "single"-mode
+    AST) hands its value to the display hook, as PRINT_EXPR would."""
+    import _ast
+
+    if type(source) is not str:  # bytes C decoded by its coding cookie, as the import system does
+        from importlib.util import decode_source
+
+        source = decode_source(bytes(memoryview(source)))
+    found: list[Any] = []
+    pending = [tree]
+    nested = (_ast.FunctionDef, _ast.AsyncFunctionDef, _ast.ClassDef)  # a code of their own: no PRINT_EXPR there
+    while pending:
+        node = pending.pop()
+        for field in node._fields:
+            value = getattr(node, field, None)
+            for item in value if type(value) is list else (value,):
+                if isinstance(item, _ast.Expr):
+                    found.append(item)
+                elif isinstance(item, (_ast.stmt, _ast.excepthandler, _ast.match_case)) \
+                        and not isinstance(item, nested):
+                    pending.append(item)
+    lines = source.encode("utf-8", "surrogatepass").splitlines(keepends=True)  # the parser's offsets are UTF-8 bytes
+    for node in sorted(found, key=lambda node: (node.lineno, node.col_offset), reverse=True):
+        end = lines[node.end_lineno - 1]
+        lines[node.end_lineno - 1] = end[:node.end_col_offset] + _DISPLAY_CLOSE + end[node.end_col_offset:]
+        start = lines[node.lineno - 1]
+        lines[node.lineno - 1] = start[:node.col_offset] + _DISPLAY_OPEN + start[node.col_offset:]
+    return b"".join(lines).decode("utf-8", "surrogatepass")
+
+
+def seal_display_hook() -> str | None:
+    """Make `compile()` hand C no "single" mode, so that no PRINT_EXPR calls a display hook it does not hold, C's
+    compile out of the code's reach (above). Returns why it could not, or None."""
+    import builtins
+
+    original: Any = vars(builtins).get("compile")
+    if type(original).__name__ != "builtin_function_or_method" or original.__self__ is not builtins:
+        return "builtins.compile is not the C function this bootstrap knows"
+    function_t: Any = type(_compile)
+    box = function_t(_compile_box.__code__, {}, "compile", None, None)
+    box.__kwdefaults__ = {"compile": original}
+    displayed = function_t(_displayed.__code__, {"__builtins__": builtins, "_DISPLAY_OPEN": _DISPLAY_OPEN,
+                                                 "_DISPLAY_CLOSE": _DISPLAY_CLOSE}, "displayed", None, None)
+    gate = function_t(_compile.__code__, {}, "compile", (0, False, -1), None)
+    tools = (box, type, str, builtins.issubclass, _index, sys._getframe, displayed)
+    gate.__kwdefaults__ = {"_feature_version": -1, "_sealed_tools": tools}
+    gate.__module__, gate.__qualname__, gate.__doc__ = "builtins", "compile", original.__doc__
+    builtins.compile = gate
+    # The box's defaults, this frame's local, the call's argument, and the two copies of the `builtins` module's dict
+    # C made at start (the interpreter's `builtins_copy` and the module's own copy for a second load, which no Python
+    # code reads: `builtins` is served once here).
+    held = sys.getrefcount(original) - 5
+    del original
+    if held:
+        return f"C's compile is still held elsewhere ({held} more references)"
+    _SEALED_BOXES.append((box, _compile.__code__, tools))
     return None
 
 

@@ -1,6 +1,6 @@
 # expect: ok
 # expect-kernel: ok
-# value: 60
+# value: 61
 # Honest twin of the fifty-fifth round's seals (a memoryview's comparisons and hash, `bytearray.join`,
 # `itertools.groupby`, `atexit.unregister`): what a check does with them answers the same in every set, with the
 # hook's gates and with C's own code: views of one format and of two (struct's way), shapes, strides, NaNs and signed
@@ -130,7 +130,48 @@ def check(**p):
     results.extend(inits_and_proxies())
     results.append(signal_handlers())
     results.append(expat_handlers())
+    results.append(display_hooks())
     return sum(1 for r in results if r is True)
+
+
+def display_hooks():
+    """What a "single"-mode compile displays (doctest's, codeop's): a C bound method, a function that sets the hook
+    back from inside itself, a callable instance; displays in branches and of several statements on a line; nested
+    code displaying nothing; the errors of an incomplete and of a multi-statement text."""
+    import codeop
+    import doctest
+    import io
+    import sys
+
+    seen = []
+
+    class Hook:
+        def __call__(self, value):
+            seen.append(("instance", value))
+
+    def once(value):
+        sys.displayhook = seen.append
+        seen.append(("function", value))
+
+    for hook in (seen.append, once, Hook()):
+        sys.displayhook = hook
+        exec(compile("1 + 1; 'a' 'b'\n", "<s>", "single"), {})
+    sys.displayhook = seen.append
+    exec(compile("if True:\n    x = 5\n    x * 2\n    def f(): 3\n    class C: 4\n", "<s>", "single"), {})
+    sys.displayhook = sys.__displayhook__
+    errors = []
+    for text in ("1\n2\n", "x = ("):
+        try:
+            compile(text, "<s>", "single")
+        except SyntaxError as exc:
+            errors.append(exc.msg)
+    test = doctest.DocTestParser().get_doctest(">>> [i * i for i in range(3)]\n[0, 1, 4]\n>>> None\n>>> 'x'\n'x'\n",
+                                               {}, "t", "<t>", 0)
+    runner, out = doctest.DocTestRunner(), io.StringIO()
+    runner.run(test, out=out.write)
+    return ((seen, errors, codeop.compile_command("if 1:"), runner.failures, runner.tries)
+            == ([2, "ab", ("function", 2), "ab", ("instance", 2), ("instance", "ab"), 10],
+                ["multiple statements found while compiling a single statement", "'(' was never closed"], None, 0, 3))
 
 
 def inits_and_proxies():
