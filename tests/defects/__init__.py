@@ -100,6 +100,7 @@ from tests.defects import (
     frame_key_shared,
     frame_keyed_written_value,
     frame_scope_entered,
+    frame_scope_range_entered,
     frame_selector_split,
     frame_whole_other_tool,
     frame_whole_unwritten,
@@ -518,6 +519,7 @@ MODULES = (
     later_state_written,
     frame_scope_entered,
     time_bound_as_text,
+    frame_scope_range_entered,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
