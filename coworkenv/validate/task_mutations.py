@@ -283,10 +283,13 @@ def _harm_to_keyed(spec: EnvSpec, world: World, created: set[Key], unrelated: _U
             rec = unrelated.record(app, table, admitted_as_written(_if_changes(sets), (app, table), where, created,
                                                                    sets), like)
             moved: dict[str, Any] = {}
-            if rec is None and (moved := entering(call.name, sets, where)):  # the call also moving a record in
+            # the call also moving a record in: each set of arguments that can, until one finds a record
+            for moved in (entering(call.name, sets, where, world.table(app, table)) if rec is None else []):
                 carried = {**sets, **moved}
                 rec = unrelated.record(app, table, admitted_as_written(
                     reaching(_if_changes(carried), app, table, moved), (app, table), where, created, carried), like)
+                if rec is not None:
+                    break
             if rec is None:
                 continue
             done.add(call.name)

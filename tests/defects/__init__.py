@@ -101,6 +101,7 @@ from tests.defects import (
     frame_key_shared,
     frame_keyed_written_value,
     frame_scope_entered,
+    frame_scope_range_entered,
     frame_selector_split,
     frame_whole_other_tool,
     frame_whole_unwritten,
@@ -530,6 +531,7 @@ MODULES = (
     made_wrong_first,
     guard_misses_value,
     made_record_call_checked,
+    frame_scope_range_entered,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
