@@ -77,7 +77,7 @@ def test_an_eval_killed_between_its_report_files_leaves_whole_files_and_a_rerun_
     out = tmp_path / "out"
     args = _eval_args(checkpoint, envs, out)
     # the report files go into place together (coworkenv.atomic.files_together): the kill falls between their renames
-    killed = run_child(args, kill=("coworkenv.atomic:_place:1:after",))  # after eval_report.md, before .json
+    killed = run_child(args, kill=("coworkenv.atomic:_place:1:after",), preloaded=True)  # after eval_report.md, before .json
     assert killed.returncode == SIGKILLED, killed.stderr
     # the one file placed is whole; the others are still temp files (runs/ holds its episodes' one)
     assert sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file() and not p.name.startswith(".")) \

@@ -67,7 +67,7 @@ def test_a_stubbed_sft_training_into_a_linked_folder_twice_succeeds(tmp_path: Pa
     out_dir.symlink_to(target)
     for tag in ("first", "second"):
         done = run_child([str(out_dir), tag, str(tmp_path / f"started-{tag}"), "-"],
-                         call="tests.faults.scenarios:train_sft_beside")
+                         call="tests.faults.scenarios:train_sft_beside", preloaded=True)
         assert done.returncode == 0, done.stderr[-2000:]
         assert out_dir.is_symlink() and (target / "part-2.bin").read_text() == tag
     assert sorted(p.name for p in out_dir.parent.iterdir()) == ["ckpt"]

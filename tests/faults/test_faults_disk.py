@@ -33,7 +33,7 @@ def _fills_up(args: list[str], out: Path, file_name: str) -> None:
     assert first.exit_code == 0, first.output
     before = snapshot(out)
     assert before
-    failed = run_child(args, fsize=SMALL)
+    failed = run_child(args, fsize=SMALL, preloaded=True)
     assert_clean_failure(failed, str(out), file_name, DISK_ADVICE, code=1)
     assert snapshot(out) == before
     assert temp_files(out) == []
@@ -47,7 +47,7 @@ def test_synth_on_a_full_disk_keeps_the_previous_specs(tmp_path: Path) -> None:
 
 def test_rollout_on_a_full_disk_writes_no_trajectories(tmp_path: Path) -> None:
     out = tmp_path / "traj"
-    failed = run_child(["rollout", str(spec_folder(tmp_path / "in")), "--out", str(out)], fsize=SMALL)
+    failed = run_child(["rollout", str(spec_folder(tmp_path / "in")), "--out", str(out)], fsize=SMALL, preloaded=True)
     assert_clean_failure(failed, str(out / "trajectories-"), DISK_ADVICE, code=1)
     assert snapshot(out) == {}
     assert temp_files(out) == []
@@ -71,9 +71,9 @@ def test_validate_on_a_full_disk_keeps_the_previous_results(tmp_path: Path) -> N
 
 def test_store_write_on_a_full_disk_keeps_latest(tmp_path: Path) -> None:
     root = tmp_path / "store"
-    assert run_child([str(root), "small"], call="tests.faults.scenarios:store_write").returncode == 0
+    assert run_child([str(root), "small"], call="tests.faults.scenarios:store_write", preloaded=True).returncode == 0
     before = snapshot(root)
-    failed = run_child([str(root), "large"], call="tests.faults.scenarios:store_write", fsize=4096)
+    failed = run_child([str(root), "large"], call="tests.faults.scenarios:store_write", fsize=4096, preloaded=True)
     assert failed.returncode != 0
     last = failed.stderr.strip().splitlines()[-1]
     assert "WriteError: cannot write" in last and str(root / "table") in last and DISK_ADVICE in last, last
@@ -88,7 +88,7 @@ def test_a_publish_on_a_full_disk_leaves_the_last_version_in_the_folder(tmp_path
     before = snapshot(repo)
     # The disk fills up while the third file is copied into the repository: two are new, stale ones are gone.
     failed = run_child([str(repo), "v2"], call="tests.faults.harness:publish_release",
-                       fail=("coworkenv.store._local_git:atomic_copy:3:ENOSPC",))
+                       fail=("coworkenv.store._local_git:atomic_copy:3:ENOSPC",), preloaded=True)
     assert failed.returncode != 0
     last = failed.stderr.strip().splitlines()[-1]
     assert "No space left on device" in last, last
@@ -109,7 +109,7 @@ def test_a_file_where_the_out_folder_should_be_is_named(tmp_path: Path, command:
     args = {"synth": ["synth", "--out", str(out), "-c", CAPABILITY, "--n", "1"],
             "rollout": ["rollout", str(spec_folder(tmp_path / "in")), "--out", str(out)],
             "curate": ["curate", str(tmp_path), "--out", str(out)]}[command]
-    assert_clean_failure(run_child(args), str(blocker), "is a file", code=2)
+    assert_clean_failure(run_child(args, preloaded=True), str(blocker), "is a file", code=2)
     assert blocker.read_text() == "not a folder"
 
 

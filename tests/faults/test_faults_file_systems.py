@@ -38,10 +38,10 @@ def test_an_atomic_write_refused_for_that_cause_says_what_to_do_and_keeps_the_ea
         tmp_path: Path, code: str) -> None:
     specs = spec_folder(tmp_path / "specs")
     out = tmp_path / "out"
-    assert run_child(["rollout", str(specs), "--out", str(out)]).returncode == 0
+    assert run_child(["rollout", str(specs), "--out", str(out)], preloaded=True).returncode == 0
     before = snapshot(out)
     target, advice = CASES[code]
-    failed = run_child(["rollout", str(specs), "--out", str(out)], fail=(f"{target}:1:{code}",))
+    failed = run_child(["rollout", str(specs), "--out", str(out)], fail=(f"{target}:1:{code}",), preloaded=True)
     assert_clean_failure(failed, str(out), os.strerror(getattr(errno, code)), advice, code=1)
     assert snapshot(out) == before and temp_files(out) == []
 
@@ -89,12 +89,12 @@ def test_a_folder_on_a_file_system_without_locks_is_named_by_every_writer_that_l
     # curate said "No locks available (OSError)" without a folder.
     lock = ("fcntl:flock:1:ENOLCK",)
     specs = spec_folder(tmp_path / "specs")
-    assert run_child(["rollout", str(specs), "--out", str(tmp_path / "traj")]).returncode == 0
-    curate = run_child(["curate", str(tmp_path / "traj"), "--out", str(tmp_path / "sft")], fail=lock)
+    assert run_child(["rollout", str(specs), "--out", str(tmp_path / "traj")], preloaded=True).returncode == 0
+    curate = run_child(["curate", str(tmp_path / "traj"), "--out", str(tmp_path / "sft")], fail=lock, preloaded=True)
     assert_clean_failure(curate, f"cannot lock {tmp_path / 'sft'}", "No locks available", "local disk", code=1)
     assert snapshot(tmp_path / "sft") == {}
     ws = make_workspace(tmp_path / "ws", ("report_from_data",))
-    run = run_child(["--no-train"], call="tests.faults.scenarios:pipeline_run", env=ws.env(), fail=lock)
+    run = run_child(["--no-train"], call="tests.faults.scenarios:pipeline_run", env=ws.env(), fail=lock, preloaded=True)
     assert_clean_failure(run, f"cannot lock {ws.home}", "No locks available", "local disk", code=1)
     assert snapshot(ws.data) == {}
 

@@ -71,7 +71,7 @@ def test_a_command_writing_over_an_immutable_output_names_it_and_keeps_it(tmp_pa
     before = snapshot(out)
     (written,) = [out / name for name in before]
     with immutable(out if frozen == "the folder" else written):
-        failed = run_child([*_synth(out), "--seed", "5"])  # other specs: the file must be replaced
+        failed = run_child([*_synth(out), "--seed", "5"], preloaded=True)  # other specs: the file must be replaced
     line = assert_clean_failure(failed, str(written), ADVICE, code=1)
     assert str(out if frozen == "the folder" else written) in line.split(";", 1)[1], line
     assert snapshot(out) == before and temp_files(out) == []

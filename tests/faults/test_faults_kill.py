@@ -43,7 +43,7 @@ def _in_process(args: list[str]) -> bool:
 
 def _resumes_like_an_uninterrupted_run(args: list[str], out: Path, kill: str, tmp_path: Path) -> Path:
     """Kill, check nothing half-written shows, run again; return the folder of an uninterrupted run to compare."""
-    killed = run_child(args, kill=(kill,))
+    killed = run_child(args, kill=(kill,), preloaded=True)
     assert killed.returncode == SIGKILLED, killed.stderr
     assert_whole_parquet(out)
     assert _in_process(args)  # the rerun and the reference need no fault armed
@@ -105,7 +105,7 @@ def test_curate_killed_between_shards_is_completed_by_its_readers(tmp_path: Path
     out = tmp_path / "sft"
     args = ["curate", str(trajectories), "--out", str(out), "--max-rows-per-shard", "1"]
     # Shards are put in place once all are written (`files_together`): killed after the first of those renames.
-    killed = run_child(args, kill=("coworkenv.atomic:_place:1:after",))
+    killed = run_child(args, kill=("coworkenv.atomic:_place:1:after",), preloaded=True)
     assert killed.returncode == SIGKILLED, killed.stderr
     assert [p.name for p in out.glob("train-*")] == [f"train-00000-of-{rows:05d}.parquet"]
     assert read_sft(sft_files(out)).num_rows == rows  # a trainer takes the whole data, never a part of it
@@ -124,7 +124,7 @@ def test_curate_killed_before_dropping_an_earlier_runs_shards_is_completed(tmp_p
     assert _in_process(["curate", str(trajectories), "--out", str(out), "--max-rows-per-shard", "1"])
     # A rerun with larger shards is killed after putting its shards in place, before removing the earlier run's ones.
     args = ["curate", str(trajectories), "--out", str(out), "--max-rows-per-shard", "4"]
-    killed = run_child(args, kill=(f"coworkenv.atomic:_place:{shards}:after",))
+    killed = run_child(args, kill=(f"coworkenv.atomic:_place:{shards}:after",), preloaded=True)
     assert killed.returncode == SIGKILLED, killed.stderr
     assert read_sft(sft_files(out)).num_rows == rows  # the earlier run's shards are dropped, as the killed run would
     assert sorted(p.name for p in out.glob("train-*")) == [f"train-{i:05d}-of-{shards:05d}.parquet"
@@ -145,7 +145,7 @@ def test_sigterm_while_writing_exits_143_and_leaves_no_temp_file(tmp_path: Path,
         "curate": (["curate", str(trajectories), "--out", str(out)], f"{SFT}:ShardWriter._write_pending:1:after"),
         "validate": (["validate", str(specs), "--out", str(out)], f"{STAGE}:write_parquet:1:after"),
     }[command]
-    stopped = run_child(args, kill=(f"{target}:SIGTERM",))
+    stopped = run_child(args, kill=(f"{target}:SIGTERM",), preloaded=True)
     assert stopped.returncode == TERMINATED, stopped.stderr
     assert "Traceback" not in stopped.stderr
     assert temp_files(out) == [] and not list(out.glob("*.parquet"))
@@ -157,7 +157,7 @@ def test_a_publish_killed_mid_copy_is_completed_by_the_next_publish(tmp_path: Pa
     publisher.publish(release("v1"))
     v1 = snapshot(repo)
     killed = run_child([str(repo), "v2"], call="tests.faults.harness:publish_release",
-                       kill=("coworkenv.store._local_git:atomic_copy:3:after",))
+                       kill=("coworkenv.store._local_git:atomic_copy:3:after",), preloaded=True)
     assert killed.returncode == SIGKILLED
     # Publishing v1 again must give v1's folder back, not "nothing to do" over a half-written v2.
     publisher.publish(release("v1"))
@@ -174,7 +174,7 @@ def test_git_lock_files_left_by_a_killed_publish_do_not_block_the_next(tmp_path:
     repo = tmp_path / "hub"
     publisher = LocalGitPublisher(repo)
     publisher.publish(release("v1"))
-    killed = run_child([str(repo), "v2", lock], call="tests.faults.scenarios:publish_killed_holding_a_git_lock")
+    killed = run_child([str(repo), "v2", lock], call="tests.faults.scenarios:publish_killed_holding_a_git_lock", preloaded=True)
     assert killed.returncode == SIGKILLED, killed.stderr
     assert (repo / ".git" / lock).is_file()  # git's lock, fresh, its writer gone
     publisher.publish(release("v2"))

@@ -38,7 +38,7 @@ def test_an_error_naming_a_path_with_a_control_character_is_one_escaped_line(tmp
     folder = tmp_path / name
     folder.mkdir()
     (folder / "specs.parquet").write_bytes(b"not parquet")
-    failed = run_child(["validate", str(folder / "specs.parquet"), "--out", str(tmp_path / "out")])
+    failed = run_child(["validate", str(folder / "specs.parquet"), "--out", str(tmp_path / "out")], preloaded=True)
     escaped = name.encode("unicode_escape").decode("ascii")
     line = assert_clean_failure(failed, f"{escaped}/specs.parquet", "not a readable Parquet file", code=2)
     assert name not in failed.stderr and "\x1b" not in failed.stderr, line
@@ -98,7 +98,7 @@ def test_a_name_that_is_not_utf8_is_refused_naming_it(made: dict[str, Path], tmp
         source = renamed_copy(made["traj" if command == "curate" else "specs"], tmp_path, NOT_UTF8, inside=inside)
         args = [command, str(source), "--out", str(out)]
         named = next(source.iterdir()) if inside else source
-    failed = run_child(args)
+    failed = run_child(args, preloaded=True)
     escaped = str(named).replace(NOT_UTF8, "caf\\xe9")
     assert_clean_failure(failed, escaped, "not UTF-8", "rename it", code=2)
     assert not out.exists()

@@ -9,6 +9,7 @@ each flip is refused naming the file, or reads the very same table (a flip in a 
 
 from __future__ import annotations
 
+import itertools
 import shutil
 import struct
 from collections.abc import Callable
@@ -34,9 +35,10 @@ def made(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return stage_inputs(tmp_path_factory.mktemp("stages"))
 
 
-def _flipped(data: bytes, at: int) -> bytes:
+def _flipped(data: bytes, at: int, bit: int | None = None) -> bytes:
+    """`data` with one bit of byte `at` flipped: bit `bit`, or by default bit `at % 8` (one bit a byte, spread)."""
     damaged = bytearray(data)
-    damaged[at] ^= 1 << (at % 8)
+    damaged[at] ^= 1 << (at % 8 if bit is None else bit)
     return bytes(damaged)
 
 
@@ -125,7 +127,11 @@ def test_a_specs_flip_that_reads_as_another_capability_is_refused_by_validate(
 
 def test_a_flipped_pass_mark_is_named_before_curation_chooses_by_it(tmp_path: Path, made: dict[str, Path]) -> None:
     """The scan curation chooses episodes by (`passed`, the counts) is a polars scan, which checks no page: each
-    flip of those columns' pages that changes a value is named when the source is opened."""
+    flip of those columns' pages that changes a value is named when the source is opened.
+
+    Every bit of every byte of the chunk is flipped, not bit `at % 8`: the chunk's offset in the file moves with the
+    rollout's timings (columns before it, `steps.model_s`, `audit.time`, compress to other sizes), and the chunk's
+    few live bits (the bit-packed values of two rows, the page type) were in 1 alignment of 8 all left untried."""
     folder = tmp_path / "traj"
     shutil.copytree(made["traj"], folder)
     (file,) = sorted(folder.glob("trajectories-*.parquet"))
@@ -136,8 +142,8 @@ def test_a_flipped_pass_mark_is_named_before_curation_chooses_by_it(tmp_path: Pa
     start = chunk.dictionary_page_offset or chunk.data_page_offset
     expected = pq.read_table(file, columns=["passed"])
     changed = 0
-    for at in range(start, start + chunk.total_compressed_size):
-        damaged = _flipped(data, at)
+    for at, bit in itertools.product(range(start, start + chunk.total_compressed_size), range(8)):
+        damaged = _flipped(data, at, bit)
         try:
             unchecked = pq.read_table(pa.BufferReader(damaged), columns=["passed"])
         except (OSError, pa.ArrowException):

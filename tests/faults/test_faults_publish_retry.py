@@ -185,7 +185,7 @@ def test_a_local_publish_killed_around_its_commit_then_retried_equals_one_clean_
         tmp_path: Path, clean_local: Any, step: str, when: str) -> None:
     repo = tmp_path / "hub"
     LocalGitPublisher(repo).publish(release("v1"))
-    killed = run_child([str(repo), "v2", step, when], call="tests.faults.scenarios:publish_killed_at_git_step")
+    killed = run_child([str(repo), "v2", step, when], call="tests.faults.scenarios:publish_killed_at_git_step", preloaded=True)
     assert killed.returncode == SIGKILLED, killed.stderr
     LocalGitPublisher(repo).publish(release("v2"))
     assert _git_state(repo) == clean_local

@@ -59,7 +59,7 @@ def test_a_publish_lands_whatever_signing_or_line_ending_policy_the_repository_s
     publish_release(str(clean), "v2")
     SETTINGS[setting](repo)
     before = _git(repo, "config", "--local", "--list")
-    done = run_child([str(repo), "v2"], call="tests.faults.harness:publish_release")
+    done = run_child([str(repo), "v2"], call="tests.faults.harness:publish_release", preloaded=True)
     assert done.returncode == 0, done.stderr
     assert _git(repo, "tag", "--list").split() == ["v1", "v2"]
     for tag in ("v1", "v2"):  # the committed bytes are those of an undisturbed publish
@@ -75,7 +75,7 @@ def test_a_first_publish_into_a_repository_made_with_signing_on_lands(tmp_path: 
     repo.mkdir()
     _git(repo, "init", "--quiet", "--initial-branch=main")
     SETTINGS[setting](repo)
-    done = run_child([str(repo), "v1"], call="tests.faults.harness:publish_release")
+    done = run_child([str(repo), "v1"], call="tests.faults.harness:publish_release", preloaded=True)
     assert done.returncode == 0, done.stderr
     assert _git(repo, "tag", "--list").split() == ["v1"]
 
@@ -87,6 +87,6 @@ def test_a_checkpoint_published_into_a_repository_that_signs_lands(tmp_path: Pat
     publish_folder(str(repo), str(checkpoint), "v1")
     SETTINGS["commit.gpgSign"](repo)
     (checkpoint / "model.safetensors").write_bytes(b"other weights" * 100)
-    done = run_child([str(repo), str(checkpoint), "v2"], call="tests.faults.harness:publish_folder")
+    done = run_child([str(repo), str(checkpoint), "v2"], call="tests.faults.harness:publish_folder", preloaded=True)
     assert done.returncode == 0, done.stderr
     assert _git(repo, "show", "v2:model.safetensors") == "other weights" * 100

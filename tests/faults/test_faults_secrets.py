@@ -55,7 +55,7 @@ def _holding(folder: Path, secret: str) -> list[str]:
                                  f"http://127.0.0.1:PORT/v1?api_key={SECRET}"])
 def test_a_credential_in_the_llm_url_never_reaches_a_runs_job_snapshot(url: str) -> None:
     result = run_child([], call="tests.faults.scenarios:print_job_snapshots",
-                       env={"COWORKENV_LLM_URL": url.replace("PORT", str(_closed_port())), "COWORKENV_LLM_MODEL": "m"})
+                       env={"COWORKENV_LLM_URL": url.replace("PORT", str(_closed_port())), "COWORKENV_LLM_MODEL": "m"}, preloaded=True)
     assert result.returncode == 0 and "capability_job" in result.stdout, result.stderr
     assert SECRET not in result.stdout
     assert "COWORKENV_LLM_URL" in result.stdout  # the variable's name stands for it, resolved when a step starts
@@ -67,7 +67,7 @@ def test_a_pipeline_run_with_a_credential_in_the_llm_url_stores_it_nowhere(tmp_p
     url = f"http://admin:{SECRET}@127.0.0.1:{_closed_port()}/v1"
     result = run_child(["--only", CAPABILITY, "--no-train"], call="tests.faults.scenarios:pipeline_run",
                        env={"DAGSTER_HOME": str(home), "COWORKENV_DATA_DIR": str(data), "COWORKENV_LLM_URL": url,
-                            "COWORKENV_LLM_MODEL": "m"})
+                            "COWORKENV_LLM_MODEL": "m"}, preloaded=True)
     assert "Traceback" not in result.stderr, result.stderr
     assert SECRET not in result.stdout + result.stderr
     # The step asked the server (nothing listens: no spec is accepted), so it had the URL itself, not its name.

@@ -68,7 +68,7 @@ def killed_reruns(tmp_path_factory: pytest.TempPathFactory) -> dict[int, Path]:
     for after in (1, 2):
         out = tmp_path_factory.mktemp(f"killed-after-{after}") / "out"
         output_set(str(out), "1")
-        killed = run_child([str(out), "2"], call=SCENARIO, kill=(f"coworkenv.atomic:_place:{after}:after",))
+        killed = run_child([str(out), "2"], call=SCENARIO, kill=(f"coworkenv.atomic:_place:{after}:after",), preloaded=True)
         assert killed.returncode == SIGKILLED, killed.stderr
         folders[after] = out
     return folders
@@ -129,7 +129,7 @@ def test_validate_killed_between_its_renames_leaves_one_run_for_its_readers(tmp_
     counts no longer matched). A reader (`coworkenv rollout OUT` reads the folder's specs) must find the second run's
     three files."""
     specs_two, reference, out = _validated_once(tmp_path)
-    killed = run_child(["validate", str(specs_two), "--out", str(out)], kill=("coworkenv.atomic:_place:1:after",))
+    killed = run_child(["validate", str(specs_two), "--out", str(out)], kill=("coworkenv.atomic:_place:1:after",), preloaded=True)
     assert killed.returncode == SIGKILLED, killed.stderr
     read_spec_rows(out)
     for name in ("accepted.parquet", "rejected.parquet", "funnel.json"):
@@ -205,7 +205,7 @@ def test_validate_stopped_by_a_signal_between_its_renames_ends_its_set(tmp_path:
     stop ends the set's renames (milliseconds), then exits."""
     specs_two, reference, out = _validated_once(tmp_path)
     stopped = run_child(["validate", str(specs_two), "--out", str(out)],
-                        kill=(f"coworkenv.atomic:_place:1:after:{signal_name}",))
+                        kill=(f"coworkenv.atomic:_place:1:after:{signal_name}",), preloaded=True)
     assert stopped.returncode != 0 and "Traceback" not in stopped.stderr, stopped.stderr
     assert temp_files(out) == [] and not list(out.rglob(".set-*"))
     for name in ("accepted.parquet", "rejected.parquet", "funnel.json"):

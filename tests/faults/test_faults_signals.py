@@ -56,7 +56,7 @@ def test_a_signal_while_writing_is_one_line_no_temp_file_and_a_rerun_completes(
         made: dict[str, Path], tmp_path: Path, command: str, signo: signal.Signals) -> None:
     args, point = POINTS[command]
     out = tmp_path / "out"
-    stopped = run_child(args(made, out), kill=(f"{point}:{signo.name}",))
+    stopped = run_child(args(made, out), kill=(f"{point}:{signo.name}",), preloaded=True)
     assert stopped.returncode == 128 + signo, stopped.stderr
     assert "Traceback" not in stopped.stderr
     assert stopped.errors == [f"error: stopped by {signo.name}; the files being written were dropped and earlier "
@@ -75,7 +75,7 @@ def test_a_command_started_ignoring_a_signal_runs_through_it_and_writes_its_outp
     # CLI must leave that alone, not stop.
     out = tmp_path / "specs"
     args = ["synth", "--out", str(out), "-c", CAPABILITY, "--n", "1"]
-    survived = run_child(args, kill=(f"{STAGE}:write_parquet:1:after:{ignored}",), ignore=(ignored,))
+    survived = run_child(args, kill=(f"{STAGE}:write_parquet:1:after:{ignored}",), ignore=(ignored,), preloaded=True)
     assert survived.returncode == FAULT_NOT_MET, survived.stderr
     assert f"{ignored} is ignored in this process" in survived.stderr  # it was sent, and the command went on
     assert runner.invoke(app, [*args[:2], str(tmp_path / "clean"), *args[3:]]).exit_code == 0
@@ -113,7 +113,7 @@ def test_a_pipeline_run_ignoring_sigint_still_stops_on_sigterm_after_a_dagster_r
 def test_a_fault_point_the_command_never_reaches_fails_the_child_loudly(tmp_path: Path) -> None:
     # A fault case must not pass by not running its fault: a command that succeeds without meeting it says so.
     args = ["synth", "--out", str(tmp_path / "specs"), "-c", CAPABILITY, "--n", "1"]
-    result = run_child(args, kill=(f"{STAGE}:write_parquet:2:after:SIGINT",))
+    result = run_child(args, kill=(f"{STAGE}:write_parquet:2:after:SIGINT",), preloaded=True)
     assert result.returncode == FAULT_NOT_MET, result.stderr
     assert f"fault point {STAGE}:write_parquet:2:after:SIGINT was not met: its target was called 1 times, not 2" \
         in result.stderr

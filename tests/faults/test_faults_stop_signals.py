@@ -26,7 +26,7 @@ def test_every_stop_signal_while_writing_stops_synth_cleanly_and_a_rerun_complet
                                                                                  signo: signal.Signals) -> None:
     out = tmp_path / "specs"
     args = ["synth", "--out", str(out), "-c", CAPABILITY, "--n", "2"]
-    stopped = run_child(args, kill=(f"coworkenv.store.stages._stage:write_parquet:1:after:{signo.name}",))
+    stopped = run_child(args, kill=(f"coworkenv.store.stages._stage:write_parquet:1:after:{signo.name}",), preloaded=True)
     assert stopped.returncode == 128 + signo, stopped.stderr
     assert stopped.errors == [f"error: stopped by {signo.name}; {STOPPED}"] and "Traceback" not in stopped.stderr
     assert temp_files(out) == [] and not list(out.glob("*.parquet"))
@@ -43,7 +43,7 @@ def test_a_hang_up_or_quit_between_shards_keeps_the_earlier_shards(tmp_path: Pat
     assert runner.invoke(app, ["curate", str(traj), "--out", str(out)]).exit_code == 0
     before = snapshot(out)
     stopped = run_child(["curate", str(traj), "--out", str(out), "--max-rows-per-shard", "1"],
-                        kill=(f"coworkenv.store.stages.sft:ShardWriter._write_pending:1:after:{signo.name}",))
+                        kill=(f"coworkenv.store.stages.sft:ShardWriter._write_pending:1:after:{signo.name}",), preloaded=True)
     assert stopped.returncode == 128 + signo, stopped.stderr
     assert stopped.errors == [f"error: stopped by {signo.name}; {STOPPED}"]
     assert snapshot(out) == before and temp_files(out) == []

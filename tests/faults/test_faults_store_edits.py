@@ -76,14 +76,14 @@ def test_a_pipeline_rerun_after_a_stored_file_was_damaged_completes_and_keeps_th
     from tests.support.pipeline_child import make_workspace
 
     ws = make_workspace(tmp_path, (CAPABILITY,))
-    first = run_child(["--no-train"], call="tests.faults.scenarios:pipeline_run", env=ws.env())
+    first = run_child(["--no-train"], call="tests.faults.scenarios:pipeline_run", env=ws.env(), preloaded=True)
     assert first.returncode == 0, first.stdout + first.stderr
     specs = latest(ws.data / "store", "task_specs", CAPABILITY)
     assert specs is not None
     rows = specs.path.read_bytes()
     _edit(specs.path, how)
     damaged = specs.path.read_bytes()
-    rerun = run_child(["--no-train"], call="tests.faults.scenarios:pipeline_run", env=ws.env())
+    rerun = run_child(["--no-train"], call="tests.faults.scenarios:pipeline_run", env=ws.env(), preloaded=True)
     assert rerun.returncode == 0, rerun.stdout + rerun.stderr
     assert f"{CAPABILITY:<40} ok" in rerun.stdout  # the partition was found damaged and made again
     assert specs.path.read_bytes() == rows and latest(ws.data / "store", "task_specs", CAPABILITY) == specs

@@ -14,7 +14,7 @@ child reaches the next: each is a fork of the server, which runs no case itself.
 What a fork cannot reproduce is left to fresh interpreters (`run` answers None, and the caller starts one): an
 environment whose variables the interpreter reads at start-up (PYTHON*, the locale's) differs from the server's, or
 the server holds a descriptor other than 0-2 and its socket, or a Python thread (one could hold a lock at the
-fork). The threads native libraries start when imported (pyarrow's and polars' jemalloc background threads,
+fork), or a fault point's original is held where a fresh child would hold the replacement (`bound_elsewhere`). The threads native libraries start when imported (pyarrow's and polars' jemalloc background threads,
 OpenBLAS's pool, polars' spill cleaner) are not carried into a child, as in the suite's other fork servers
 (`tests.support.pipeline_child`, `tests.support.preloaded_python`): jemalloc and OpenBLAS take their locks around a
 fork (pthread_atfork) and start them again when used. The server's children share its hash secret and address
@@ -44,16 +44,22 @@ ROOT = Path(__file__).resolve().parents[2]
 PRELOAD = ("tests.faults.child", "tests.faults.scenarios", "tests.support.sqlite_nosync", "pipelines.run",
            "pipelines.console_logger", "pipelines.executors", "pipelines.jobs", "pipelines.resources",
            "pipelines.sensors", "assets.envs", "assets.hub", "assets.rl", "assets.sft", "assets.specs",
-           "assets.taxonomy", "assets.training", "assets.trajectories")
+           "assets.taxonomy", "assets.training", "assets.trajectories",
+           # the `coworkenv` command line (its commands and the registered plugins' are imported with it): the
+           # synth, rollout, curate, validate and publish cases' children
+           "coworkenv.cli")
 # Read by the interpreter as it starts (encodings, paths, hash seed, warnings...) or by the C library's locale: a
 # child whose values differ from the server's would not be the same as a fresh one.
 STARTUP_PREFIXES = ("PYTHON", "LC_", "LANG")
 
 _SERVE = r"""
 import importlib, json, os, socket, sys, threading
+importlib.import_module("tests.faults.child")
+before_arming = set(sys.modules)  # what a fresh child has imported when it arms its fault points
 for name in sys.argv[2:]:
     importlib.import_module(name)
 channel = socket.socket(fileno=int(sys.argv[1]))
+from tests.support.fault_child_server import bound_elsewhere
 def _answer(reply):
     channel.sendall(json.dumps(reply).encode() + b"\n")
 _answer({"ready": True})
@@ -62,6 +68,12 @@ while True:
     if not message:
         break
     request = json.loads(message)
+    bound = bound_elsewhere(request["argv"], before_arming)
+    if bound:
+        for fd in fds:
+            os.close(fd)
+        _answer({"refused": bound})
+        continue
     listed = os.listdir("/proc/self/fd")  # the listing's own descriptor is closed by now
     held = [int(fd) for fd in listed if int(fd) not in (0, 1, 2, channel.fileno(), *fds)
             and os.path.exists(f"/proc/self/fd/{fd}")]
@@ -93,6 +105,39 @@ while True:
 """
 
 
+def bound_elsewhere(argv: list[str], before_arming: set[str]) -> str | None:
+    """Why a child with these arguments, forked from this interpreter, would not meet its fault points as a fresh one
+    does (None where it would). A fault point (`--kill`/`--fail MODULE:ATTR:...`) replaces MODULE.ATTR once the child
+    is armed; a module imported after that which binds ATTR by name (`from MODULE import ATTR`) holds the replacement
+    in a fresh child, but the original in a fork of an interpreter that imported it before. So the original may be held
+    only by what a fresh child has surely imported when armed: `before_arming` (`tests.faults.child`'s imports),
+    MODULE and its packages, the module that defines ATTR (and for Class.method, the class); anything else refuses the
+    fork (the child then starts fresh)."""
+    import gc
+
+    specs = [argv[i + 1] for i, arg in enumerate(argv[:-1]) if arg in ("--kill", "--fail")]
+    for spec in specs:
+        module_name, attr = spec.split(":")[:2]
+        if module_name not in sys.modules:
+            continue  # imported by the child's own arming, as a fresh child imports it
+        owner: object = sys.modules[module_name]
+        *path, name = attr.split(".")
+        for part in path:
+            owner = getattr(owner, part)
+        original = getattr(owner, name)
+        parts = module_name.split(".")
+        early = {*before_arming, *(".".join(parts[:n]) for n in range(1, len(parts) + 1)),
+                 getattr(original, "__module__", module_name)}
+        namespaces = [vars(sys.modules[early_name]) for early_name in early if early_name in sys.modules]
+        if path:
+            namespaces += [ns for ns in gc.get_referents(vars(owner)) if isinstance(ns, dict)]  # behind the proxy
+        for holder in gc.get_referrers(original):
+            if not any(holder is namespace for namespace in namespaces):
+                held_by = holder.get("__name__", "?") if isinstance(holder, dict) else type(holder).__name__
+                return f"{spec}: its original is held by {held_by}, which a fresh child imports after the arming"
+    return None
+
+
 class FaultChildServer:
     """One server per test process, started on first use, closed at exit."""
 
@@ -113,6 +158,7 @@ class FaultChildServer:
         self.channel = ours
         self.buffer = b""
         self.forked = 0  # children made here (a test checks the route is taken)
+        self.refused: list[str] = []  # why a child was sent to a fresh interpreter instead
         self.broken = "ready" not in self._reply()
 
     def _reply(self) -> dict[str, object]:
@@ -149,6 +195,7 @@ class FaultChildServer:
             os.close(err_w)
         started = self._reply()
         if "pid" not in started:
+            self.refused.append(str(started.get("refused")))
             os.close(out_r)
             os.close(err_r)
             return None
