@@ -107,6 +107,9 @@ HINTS: dict[str, str] = {
     "made_wrong_first": "count every new record of the table the request asks one of exactly (a total by when it "
                         "was made, beside the checks on its values), and allow it in the frame by its values, not by "
                         "the id the reference's run gave it: a wrong record made before the right one stays",
+    "frame_created_id": "allow the new record in the frame by its values (the conditions the task fixes), not by the "
+                        "id the reference's run gave it (a wrong record made first takes that id), or count every new "
+                        "record of the table exactly",
     "sent_wrong_first": "count the message the request asks one of exactly by whom it reaches (its channel or "
                         "recipient and sender), not by what it says: a wrong message sent before the right one stays "
                         "sent, and a count holding the right words misses it",

@@ -71,6 +71,7 @@ from coworkenv.validate._check_reads import spec_rules
 from coworkenv.validate._created_instead import created_instead_mutations
 from coworkenv.validate._date_parts import date_part_shifts
 from coworkenv.validate._declared_calls import op_params
+from coworkenv.validate._frame_created_ids import frame_created_id_mutations, frame_pinned_created
 from coworkenv.validate._listed_numbers import listed_number_mutations
 from coworkenv.validate._loose_values import loose_value_mutations
 from coworkenv.validate._map_values import map_value_mutations
@@ -153,6 +154,10 @@ def near_miss_mutations(spec: EnvSpec, world: World | EntityIndex, *, max_altern
         if once is not None:  # the one message (record) asked for, first sent (made) wrong, then right: both stay
             out += sent_wrong_first(reference, t, s, call, once, _argument_mutations(
                 call, tools[call.name], index, max_alternatives), made=bool(_CREATES.search(op)))
+        elif _CREATES.search(op) and (pinned := frame_pinned_created(spec, tools[call.name].app)) is not None:
+            # a frame allowing the new record by the reference's id beside its values: a wrong one made first stays
+            out += frame_created_id_mutations(reference, t, s, call, pinned, _argument_mutations(
+                call, tools[call.name], index, max_alternatives))
     out += _extra_record_mutations(spec, writes, tools, index)
     # the right call, then the same write again with another value, where a call check reads the write
     out += redone_write_mutations(spec, writes, tools, lambda c, tool: _argument_mutations(

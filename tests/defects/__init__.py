@@ -96,6 +96,7 @@ from tests.defects import (
     frame_blind,
     frame_config_values,
     frame_counts_job,
+    frame_created_id,
     frame_dict_field,
     frame_everything,
     frame_key_shared,
@@ -532,6 +533,7 @@ MODULES = (
     guard_misses_value,
     made_record_call_checked,
     frame_scope_range_entered,
+    frame_created_id,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.

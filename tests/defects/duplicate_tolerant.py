@@ -5,10 +5,12 @@ however many there are, in twin and defect alike: only the count can tell one fr
 from __future__ import annotations
 
 import copy
+import re
 
 from tests.defects._core import CorpusError, Defect, Spec, check, frame, reference
 
 CLASS = "duplicate_tolerant"
+_COUNTED = re.compile(r"^[A-Za-z]+-\d+$")  # an id `World.new_id` hands out: the reference run's, not the task's
 # How a program can detect the class (what the gates should do), in one line.
 DETECTION = (
     'repeat a creating write of the reference (a second ticket, event, mail); if every check still passes, counts tolerate duplicates'
@@ -16,12 +18,16 @@ DETECTION = (
 
 
 def _table_frame(check_id: str):  # type: ignore[no-untyped-def]
-    """The frame allows the records the count counts (a sound choice while the count is exact)."""
+    """The frame allows the records the count counts (a sound choice while the count is exact), in place of the
+    record the reference made by the id its run gave it: a wrong record made first would take that id, and the
+    values would admit the right one beside it (`frame_created_id`)."""
 
     def fix(spec: Spec) -> None:
         rule = check(spec, check_id, "records")["rule"]
-        frame(spec)["rule"]["allow"].append({"app": rule["app"], "table": rule["table"],
-                                             "where": copy.deepcopy(rule["where"])})
+        allow = frame(spec)["rule"]["allow"]
+        allow[:] = [s for s in allow if not (s.get("app") == rule["app"] and s.get("table") == rule["table"]
+                                             and _COUNTED.match(str(s.get("id") or "")))]
+        allow.append({"app": rule["app"], "table": rule["table"], "where": copy.deepcopy(rule["where"])})
     return fix
 
 
