@@ -40,6 +40,11 @@ invite's attendees), or of anyone where it names nobody (a file, a note, a to-do
 (a new ticket's assignee) hands work to them and answers nothing. A DM's or a mail's requests also take the tickets
 its recipients reported and the events they organized (`_ticket_requests`). Over every corpus twin 29 gained a near miss (report and hand-over
 files), all still accepted; over the strict sweep none was newly rejected.
+Since defects137 a post's requests take what the channel's members asked so too, and a write for nobody what anyone
+but the user asked so; a ticket counts only where the task opens it by id and nobody else works it, an invite only
+where the user is invited (a backlog's "svc-recs: slow responses for large accounts", reported by a member of
+#incidents, is no request the status post on svc-recs answers: 11 adapt_silent_change specs of the strict sweep's
+first 200 were rejected so before these rules, 2 with the assignee rule alone).
 
 The final answer to the user (`told_answer_mutations`, defects121) gets the same near miss where a check reads the
 reply (`content_replies`; until defects122 also only where the request read as a question, so "reply here with the
@@ -318,7 +323,9 @@ def _questions(spec: EnvSpec, index: EntityIndex, op: str, args: dict[str, Any])
         members = {str(p) for c in index.rows("chat", "channels") if c.get("id") == channel
                    for p in c.get("members") or [] if p not in mine}
         dms = {"dm-" + "-".join(sorted({user or "me", p})): p for p in members}
-        return out + [str(m["text"]) for m in chat if dms.get(str(m.get("channel"))) == m.get("sender") and before(m)]
+        out += [str(m["text"]) for m in chat if dms.get(str(m.get("channel"))) == m.get("sender") and before(m)]
+        # and what they asked by ticket or invite (defects137), as for a DM's recipient
+        return out + _ticket_requests(spec, index, members, {a for p in members if (a := index.address(p)) is not None})
     if op == _DM:
         refs = [str(args.get("person", ""))]
     else:
@@ -328,25 +335,42 @@ def _questions(spec: EnvSpec, index: EntityIndex, op: str, args: dict[str, Any])
     addresses = {a for r in refs if (a := index.address(r)) is not None}
     dms = {"dm-" + "-".join(sorted({user or "me", p})): p for p in people}
     out = [str(m["text"]) for m in chat if dms.get(str(m.get("channel"))) == m.get("sender") and before(m)]
-    out += _ticket_requests(index, people, addresses)
+    out += _ticket_requests(spec, index, people, addresses)
     return out + [f"{m.get('subject', '')}\n{m.get('body', '')}" for m in mail
                   if str(m.get("sender", "")).lower() in addresses and m.get("folder") not in ("sent", "drafts")
                   and before(m)]
 
 
-def _ticket_requests(index: EntityIndex, people: set[str], addresses: set[str]) -> list[str]:
+def _ticket_requests(spec: EnvSpec, index: EntityIndex, people: set[str] | None, addresses: set[str]) -> list[str]:
     """What `people` (directory ids) or `addresses` asked the user by another route than a message (defects133): the
     tickets they reported, each its title and description, their comments there, and the descriptions of the events
-    they organized."""
+    they organized. `people` None: what anyone but the user asked so (defects137: a file, a note, a to-do answering a
+    ticket). A ticket counts that the task opens by its id (reads, updates, comments on): a backlog's tickets assigned
+    to the user are work, not questions (defects137: "Rotate credentials used by svc-quotes" beside a status post
+    on svc-quotes)."""
+    mine = {index.user or "me", "me"}
+    opened = {v for turn in spec.reference for step in turn.steps if step.call is not None
+              for v in leaves(step.call.arguments) if isinstance(v, str)}
+    own = index.address(index.user or "")
+
+    def by(ref: str) -> bool:
+        if people is None:
+            return bool(ref) and ref not in mine and index.person_id(ref) not in mine and ref.lower() != own
+        return ref in people or index.person_id(ref) in people or ref.lower() in addresses
+
+    def to_me(refs: list[Any]) -> bool:
+        return any(str(r) in mine or index.person_id(str(r)) in mine or str(r).lower() == own for r in refs)
+
+    # an invite the user got, a ticket the user works or nobody does: one assigned to another is no request of the
+    # user's (defects137: #incidents' members' tickets "svc-recs: slow responses" beside a status post on svc-recs)
     out = [str(e.get("description") or "") for e in index.rows("calendar", "events")
-           if e.get("description") and ((organizer := str(e.get("organizer") or "")) in people
-                                        or index.person_id(organizer) in people or organizer.lower() in addresses)]
+           if e.get("description") and by(str(e.get("organizer") or "")) and to_me(e.get("attendees") or [])]
     for ticket in index.rows("tickets", "tickets"):
-        reporter = str(ticket.get("reporter") or "")
-        if index.person_id(reporter) in people or reporter.lower() in addresses or reporter in people:
+        if ticket.get("id") not in opened or (ticket.get("assignee") and not to_me([ticket["assignee"]])):
+            continue
+        if by(str(ticket.get("reporter") or "")):
             out.append(f"{ticket.get('title', '')}\n{ticket.get('description', '')}")
-        out += [str(c.get("body", "")) for c in ticket.get("comments") or []
-                if (author := str(c.get("author", ""))) in people or index.person_id(author) in people]
+        out += [str(c.get("body", "")) for c in ticket.get("comments") or [] if by(str(c.get("author", "")))]
     return out
 
 
@@ -400,6 +424,8 @@ def _route_requests(spec: EnvSpec, index: EntityIndex, op: str, args: dict[str, 
             {user or "me", str(sender)})) and (not addressed or sender in people))
 
     out += [str(m["text"]) for m in chat if dm_from(m)]
+    if op != "tickets_comment":  # what they asked by ticket or invite (defects137); for nobody: anyone but the user
+        out += _ticket_requests(spec, index, people if addressed else None, addresses)
     return out + [f"{m.get('subject', '')}\n{m.get('body', '')}" for m in mail
                   if m.get("folder") not in ("sent", "drafts")
                   and (not addressed or str(m.get("sender", "")).lower() in addresses)]

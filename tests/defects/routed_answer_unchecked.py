@@ -11,12 +11,14 @@ fact of the answer was accepted."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import date, datetime, timedelta
 from typing import Any
 
 import orjson
 
 from tests.defects._core import CorpusError, Defect, Edit, Spec, call
+from tests.defects.unphrased_request_unchecked import _posted_for_dm
 from tests.defects.unthreaded_answer_unchecked import _ABOUT, _answer, _message, _question_words, _wrong_answer
 
 CLASS = "routed_answer_unchecked"
@@ -211,8 +213,12 @@ def _asked_in_ticket(spec: Spec) -> None:
     """The colleague asked in a ticket they opened, not in their DM: the DM's question becomes the ticket's
     description, the reference reads the ticket where it read the DM, the turn names the ticket; the answer is still
     the DM (defects133: a DM's requests were only the recipient's messages)."""
+    _moved_to_ticket(spec, call(spec, "chat_send_dm")["arguments"]["person"])
+
+
+def _moved_to_ticket(spec: Spec, person: str) -> None:
+    """`person`'s DM question moved to the description of a ticket they reported (see `_asked_in_ticket`)."""
     chat = spec["world"]["apps"]["chat"]
-    person = call(spec, "chat_send_dm")["arguments"]["person"]
     asked = [m for m in chat["messages"] if m["channel"].startswith("dm-") and m["sender"] == person]
     if len(asked) != 1:
         raise CorpusError(f"{spec['capability']}: {len(asked)} DMs from {person}")
@@ -248,8 +254,12 @@ def _asked_in_invite(spec: Spec) -> None:
     """The colleague asked in the description of an invite they sent the user, not in their DM (the DM's question
     moved there); the reference reads the calendar where it read the DM; the answer is still the DM (defects133: a
     DM's requests were only the recipient's messages)."""
+    _moved_to_invite(spec, call(spec, "chat_send_dm")["arguments"]["person"])
+
+
+def _moved_to_invite(spec: Spec, person: str) -> None:
+    """`person`'s DM question moved to the description of an invite they sent the user (see `_asked_in_invite`)."""
     chat = spec["world"]["apps"]["chat"]
-    person = call(spec, "chat_send_dm")["arguments"]["person"]
     asked = [m for m in chat["messages"] if m["channel"].startswith("dm-") and m["sender"] == person]
     if len(asked) != 1:
         raise CorpusError(f"{spec['capability']}: {len(asked)} DMs from {person}")
@@ -281,4 +291,56 @@ DEFECTS += [
            "tells a colleague who asked in an invite's description a wrong answer in their DM: the DM check reads "
            "only what was asked about", breaks=_invite_question_words, fix=_asked_in_invite, witness=_wrong_answer,
            gate="mutations", code="content_unchecked") for seed in (3,)
+]
+
+
+def _posted_for(where: Callable[[Spec, str], None]) -> Edit:
+    """The colleague asked by another route (`where`: a ticket they reported, an invite they sent), and the task
+    answers in a team channel both are in: the reference's DM becomes a post there (`_posted_for_dm`), then the DM's
+    question moves to that route (defects137: a post's requests were only the channel's messages and its members'
+    DMs, not what they asked by ticket or invite)."""
+    def edit(spec: Spec) -> None:
+        person = call(spec, "chat_send_dm")["arguments"]["person"]
+        _posted_for_dm(spec)
+        where(spec, person)
+    return edit
+
+
+def _posted(name: str, seed: int, where: Callable[[Spec, str], None], asked: str) -> Defect:
+    def breaks(spec: Spec) -> None:
+        _posted_for(where)(spec)
+        _question_words(spec)
+    return Defect(CLASS, name, f"synth:lookup_answer_source@{seed}",
+                  f"answers a colleague's question asked in {asked} by a post in a team channel they are in, stating "
+                  "a wrong answer: the post check reads only what was asked about", breaks=breaks,
+                  fix=_posted_for(where), witness=_wrong_answer, gate="mutations", code="content_unchecked")
+
+
+DEFECTS += [
+    _posted("asked-in-ticket-post-3", 3, _moved_to_ticket, "a ticket they reported"),
+    _posted("asked-in-ticket-post-13", 13, _moved_to_ticket, "a ticket they reported"),
+    _posted("asked-in-invite-post-3", 3, _moved_to_invite, "an invite's description"),
+]
+
+
+def _routed_for(how: str, checked: bool, where: Callable[[Spec, str], None]) -> Edit:
+    """The colleague asked by ticket or invite (`where`), and the task answers by a write for nobody (`how`: a file,
+    a note): defects137, such a write's requests were only DMs and mails."""
+    def edit(spec: Spec) -> None:
+        person = call(spec, "chat_send_dm")["arguments"]["person"]
+        _route(how, checked)(spec)
+        where(spec, person)
+    return edit
+
+
+DEFECTS += [
+    Defect(CLASS, f"asked-in-{asked}-{how}-{seed}", f"synth:lookup_answer_source@{seed}",
+           f"answers a colleague's question asked in {where} with a wrong answer in a {how}: the check on it reads "
+           "only what was asked about", breaks=_routed_for(how, False, moved), fix=_routed_for(how, True, moved),
+           witness=_wrong(how), gate="mutations", code="content_unchecked")
+    for asked, where, moved, how, seed in (
+        ("ticket", "a ticket they reported", _moved_to_ticket, "file", 1),
+        ("ticket", "a ticket they reported", _moved_to_ticket, "note", 13),
+        ("invite", "an invite's description", _moved_to_invite, "file", 3),
+    )
 ]
