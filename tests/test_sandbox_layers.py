@@ -1033,6 +1033,102 @@ def test_sealed_property_holds_the_accessor_it_calls() -> None:
     assert done.returncode == 0 and done.stdout.strip() == "0 0 0", (done.stdout, done.stderr)
 
 
+def test_sealed_abstract_flags_hold_what_they_look_the_flag_up_on() -> None:
+    """After `seal_abstract_flags`, `__isabstractmethod__` of a property, classmethod or staticmethod holds each
+    accessor or callable while its flag is looked up: one whose `__getattribute__` (a staticmethod) runs `__init__`
+    again on its holder and makes instances of its class stays the object C hands `__getattr__` (C freed it and handed
+    `__getattr__` the instance made next). Flags of every kind, lookups that fail or raise, truth that raises, abc's
+    abstract classes and direct descriptor calls answer as C's. In an interpreter of its own."""
+    code = """if True:
+        import abc, functools, importlib.util, sys
+        spec = importlib.util.spec_from_file_location("_confine", sys.argv[1])
+        confine = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(confine)
+
+        def battery():
+            class Flag:
+                def __init__(self, value): self.__isabstractmethod__ = value
+            class Raises:
+                @property
+                def __isabstractmethod__(self): raise KeyError("flag")
+            class Missing:
+                @property
+                def __isabstractmethod__(self): raise AttributeError("none")
+            class Untrue:
+                def __bool__(self): raise ValueError("truth")
+            def f(self): ...
+            objects = [property(), property(f), property(Flag(1)), property(None, Flag(True)),
+                       property(None, None, Flag("x")), property(Flag(0), Flag(0), Flag([])),
+                       property(Raises()), property(Missing(), Flag(1)), property(Flag(Untrue())), property(len),
+                       classmethod(f), classmethod(Flag(1)), classmethod(Raises()), classmethod(None),
+                       staticmethod(Flag(0)), staticmethod(Flag(2)), staticmethod(Missing()), staticmethod(len),
+                       property(abc.abstractmethod(f)), classmethod(abc.abstractmethod(f)),
+                       staticmethod(abc.abstractmethod(f)), functools.partial(len)]
+            out = []
+            for obj in objects:
+                try:
+                    out.append(repr(obj.__isabstractmethod__))
+                except Exception as exc:
+                    out.append((type(exc).__name__, str(exc)))
+            for call in (lambda: property.__dict__["__isabstractmethod__"].__get__(classmethod(f)),
+                         lambda: setattr(property(), "__isabstractmethod__", 1)):
+                try:
+                    out.append(repr(call()))
+                except Exception as exc:
+                    out.append(type(exc).__name__)
+            class Abs(abc.ABC):
+                @property
+                @abc.abstractmethod
+                def a(self): ...
+                @classmethod
+                @abc.abstractmethod
+                def b(cls): ...
+                @staticmethod
+                @abc.abstractmethod
+                def c(): ...
+                d = property(f)
+            class Concrete(Abs):
+                a = property(f)
+                b = classmethod(f)
+                c = staticmethod(f)
+            out.append(sorted(Abs.__abstractmethods__))
+            out.append(sorted(Concrete.__abstractmethods__))
+            return out
+
+        before = battery()
+        for seal in (confine.seal_property, confine.seal_held_callables, confine.seal_abstract_flags):
+            assert seal() is None
+        assert battery() == before, (battery(), before)
+
+        def route(how):
+            state = {}
+            class Accessor:
+                def __getattr__(self, name):
+                    if any(self is later for later in state.get("later", ())):
+                        return "freed"
+                    raise AttributeError(name)
+                @staticmethod
+                def __getattribute__(name):
+                    if state.get("armed") and not state.get("done"):
+                        state["done"] = True
+                        holder.__init__(None)
+                        state["later"] = [Accessor.__new__(Accessor) for _ in range(4)]
+                    raise AttributeError(name)
+            accessor = Accessor.__new__(Accessor)
+            holder = {"get": lambda: property(accessor), "set": lambda: property(None, accessor),
+                      "classmethod": lambda: classmethod(accessor), "staticmethod": lambda: staticmethod(accessor)}[how]()
+            del accessor
+            vars(holder).clear() if how in ("classmethod", "staticmethod") else None
+            state["armed"] = True
+            return repr(holder.__isabstractmethod__)
+
+        print(*(route(how) for how in ("get", "set", "classmethod", "staticmethod")))
+    """
+    confine = Path(__file__).resolve().parents[1] / "coworkenv" / "sandbox" / "_confine.py"
+    done = subprocess.run([sys.executable, "-c", code, str(confine)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.strip() == "False False False False", (done.stdout, done.stderr)
+
+
 def test_sealed_codec_registry_holds_the_search_functions_it_calls() -> None:
     """After `seal_codec_registry` a lookup holds each search function of the code's while it runs: a C search
     function (`lst.count`, a bound method that alone holds its list) whose list's item unregisters it goes on walking

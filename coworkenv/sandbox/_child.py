@@ -707,6 +707,9 @@ def isolate(
             # property's getter, setter and deleter are held while they run (`property.__init__` run again from
             # inside one set them anew: a C accessor was freed under its C code).
             ("seal_property", "a property's getter, setter or deleter runs on after its own code freed it"),
+            # `__isabstractmethod__` of a property, classmethod or staticmethod holds what it looks the flag up on
+            # (`__init__` run again from inside the lookup freed the object C went on handing to `__getattr__`).
+            ("seal_abstract_flags", "an abstract-method flag is looked up on an object the code's own code freed"),
             # The codec registry calls the code's search functions from a list whose copy a frame holds (one that
             # unregistered itself from inside its own call was freed under its C code).
             ("seal_codec_registry", "a codec search function runs on after its own code unregistered it"),

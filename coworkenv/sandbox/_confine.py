@@ -2023,6 +2023,51 @@ def seal_property() -> str | None:
 
 
 
+# `__isabstractmethod__` of a `property`, `classmethod` or `staticmethod` (CPython 3.11's `_PyObject_IsAbstract`) looks
+# the attribute up on the getter, setter and deleter, or the wrapped callable, straight from the object's fields, by a
+# borrowed reference, and `__init__` run again on the live object sets them anew. A lookup runs the code's own code
+# (a class's `__getattribute__`), and C's `slot_tp_getattr_hook` goes on to call the class's `__getattr__` with the
+# object it was given: a `__getattribute__` (a staticmethod, so no bound method holds the object) that re-initialised
+# the property freed the object, the instance the code made next took its block, and `__getattr__` was handed that
+# instance (seventy-third round, 5 routes of 5 on plain 3.11.7: getter, setter, deleter, classmethod, staticmethod).
+# Sealed here: `__isabstractmethod__` of the three types is a property of the bootstrap's whose getter (a gate) holds
+# each field while its attribute is looked up, read through the type's own members as C reads its fields, in C's
+# order, with C's answers (an AttributeError of the lookup is no flag, any other error rises; the flag's truth).
+def _abstract_flag(self: Any, /, *, _sealed_tools: Any = ()) -> bool:
+    kind, isinstance_, type_, fields, getattr_, truth, absent, type_error = _sealed_tools
+    if not isinstance_(self, kind):
+        raise type_error(f"descriptor '__isabstractmethod__' for '{kind.__name__}' objects doesn't apply to a "
+                         f"'{type_(self).__name__}' object")
+    for field in fields:
+        held = field(self)  # held by this frame while its attribute is looked up
+        flag = getattr_(held, "__isabstractmethod__", absent)  # an AttributeError is no flag, as C's lookup
+        if flag is not absent and truth(flag):
+            return True
+    return False
+
+
+def seal_abstract_flags() -> str | None:
+    """Make `__isabstractmethod__` of `property`, `classmethod` and `staticmethod` hold what it looks the flag up on
+    (above). Returns why it could not, or None."""
+    import builtins
+
+    function_t: Any = type(_abstract_flag)
+    for cls, members in ((property, ("fget", "fset", "fdel")), (classmethod, ("__func__",)),
+                         (staticmethod, ("__func__",))):
+        kind: Any = cls
+        flags = ctypes.c_ulong.from_address(id(kind) + _TP_FLAGS)
+        if (flags.value != kind.__flags__ or not kind.__flags__ & _TPFLAGS_IMMUTABLETYPE
+                or type(kind.__dict__.get("__isabstractmethod__")).__name__ != "getset_descriptor"
+                or any(type(kind.__dict__.get(name)).__name__ != "member_descriptor" for name in members)):
+            return f"{kind.__name__} is not the C type this bootstrap knows"
+        gate = function_t(_abstract_flag.__code__, {}, "__isabstractmethod__", None, None)
+        gate.__kwdefaults__ = {"_sealed_tools": (kind, builtins.isinstance, type,
+                                                 tuple(kind.__dict__[name].__get__ for name in members),
+                                                 builtins.getattr, bool, object(), TypeError)}
+        _install_gates(kind, flags, {"__isabstractmethod__": property(gate)})
+    return None
+
+
 # The codec registry (CPython 3.11): a lookup (`codecs.lookup`, and every `encode`, `decode` and `open` of a name not
 # cached yet) calls each registered search function straight from the interpreter's list of them, by a borrowed
 # reference, and `codecs.unregister` drops the list's reference: a C search function (`lst.count`, a bound method
@@ -3970,7 +4015,7 @@ def _arg_parser(segments: list[tuple[int, int, bytes]], fname: bytes, keywords: 
 
 def sealed_codes() -> tuple[Any, ...]:
     """The code objects of the gates `seal_buffered_io`, `seal_array`, `seal_mmap`, `seal_list`, `seal_bytearray`,
-    `seal_groupby`, `seal_accumulate`, `seal_iter`, `seal_count`, `seal_atexit`, `seal_context`, `seal_cell`, `seal_weak_proxy`, `seal_mapping_proxy`, `seal_held_callables`, `seal_property`, `seal_codec_registry`, `seal_signal_handlers`, `seal_expat_handlers`, `seal_list_order`, `seal_memoryview`, `seal_ordered_dict`, `seal_deque`, `seal_count_elements`, `seal_reentered_iterators`,
+    `seal_groupby`, `seal_accumulate`, `seal_iter`, `seal_count`, `seal_atexit`, `seal_context`, `seal_cell`, `seal_weak_proxy`, `seal_mapping_proxy`, `seal_held_callables`, `seal_property`, `seal_abstract_flags`, `seal_codec_registry`, `seal_signal_handlers`, `seal_expat_handlers`, `seal_list_order`, `seal_memoryview`, `seal_ordered_dict`, `seal_deque`, `seal_count_elements`, `seal_reentered_iterators`,
     `seal_partial`, `seal_object_dicts` and `seal_newline_decoder` install, which the hook keeps from being changed."""
     return (_own_method_get.__code__, _own_method_set.__code__, _buffered_new.__code__, _array_setitem.__code__,
             _array_append.__code__, _array_insert.__code__, _array_extend.__code__, _array_fromlist.__code__,
@@ -3984,7 +4029,7 @@ def sealed_codes() -> tuple[Any, ...]:
             _mapping_proxy_compare.__code__, _mapping_proxy_or.__code__, _list_order.__code__,
             _defaultdict_missing.__code__, _staticmethod_call.__code__,
             _property_get.__code__, _property_set.__code__, _property_delete.__code__,
-            _property_missing.__code__, _codec_search.__code__, _codec_register.__code__, _codec_unregister.__code__,
+            _property_missing.__code__, _abstract_flag.__code__, _codec_search.__code__, _codec_register.__code__, _codec_unregister.__code__,
             _signal_box.__code__, _signal_set.__code__, _held_unwrap.__code__, _signal_get.__code__,
             _expat_set.__code__, _expat_get.__code__, _expat_delete.__code__,
             _view_compare.__code__, _view_hash.__code__, _odict_compare.__code__, _odict_repr.__code__,

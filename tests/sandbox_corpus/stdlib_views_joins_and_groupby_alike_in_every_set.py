@@ -1,6 +1,6 @@
 # expect: ok
 # expect-kernel: ok
-# value: 61
+# value: 62
 # Honest twin of the fifty-fifth round's seals (a memoryview's comparisons and hash, `bytearray.join`,
 # `itertools.groupby`, `atexit.unregister`): what a check does with them answers the same in every set, with the
 # hook's gates and with C's own code: views of one format and of two (struct's way), shapes, strides, NaNs and signed
@@ -22,7 +22,8 @@
 # properties got, set, deleted and missing a setter or deleter, a codec search function registered, looked up by
 # another spelling, used and unregistered (sixty-ninth round's seals); `sys.unraisablehook` (seventieth round's hold):
 # a C bound method, a Python function that sets the hook back from inside itself, a callable instance, each given the
-# exceptions of a `__del__` and a weak reference callback.
+# exceptions of a `__del__` and a weak reference callback; `__isabstractmethod__` (seventy-third round's seal) of
+# properties, classmethods and staticmethods over flagged, plain, failing and raising objects, and abc's classes.
 import array
 import atexit
 import itertools
@@ -131,6 +132,7 @@ def check(**p):
     results.append(signal_handlers())
     results.append(expat_handlers())
     results.append(display_hooks())
+    results.append(abstract_flags())
     return sum(1 for r in results if r is True)
 
 
@@ -463,3 +465,54 @@ def counters():
         except TypeError as exc:
             results.append(str(exc) == message)
     return results
+
+
+def abstract_flags():
+    import abc
+
+    class Flag:
+        def __init__(self, value):
+            self.__isabstractmethod__ = value
+
+    class Raises:
+        @property
+        def __isabstractmethod__(self):
+            raise KeyError("flag")
+
+    class Missing:
+        def __getattr__(self, name):
+            raise AttributeError(name)
+
+    def f(self):
+        return "f"
+
+    answers = [property().__isabstractmethod__, property(f).__isabstractmethod__,
+               property(Missing(), None, Flag(1)).__isabstractmethod__, property(Flag(0), Flag([])).__isabstractmethod__,
+               classmethod(Flag("x")).__isabstractmethod__, staticmethod(len).__isabstractmethod__,
+               staticmethod(abc.abstractmethod(lambda: 0)).__isabstractmethod__]
+    for holder in (property(Raises()), classmethod(Raises())):
+        try:
+            answers.append(holder.__isabstractmethod__)
+        except KeyError as exc:
+            answers.append(str(exc))
+
+    class Abs(abc.ABC):
+        @property
+        @abc.abstractmethod
+        def a(self): ...
+
+        @classmethod
+        @abc.abstractmethod
+        def b(cls): ...
+
+        @staticmethod
+        @abc.abstractmethod
+        def c(): ...
+
+        d = property(f)
+
+    class Concrete(Abs):
+        a, b, c = property(f), classmethod(f), staticmethod(f)
+
+    answers += [sorted(Abs.__abstractmethods__), sorted(Concrete.__abstractmethods__), Concrete().a]
+    return answers == [False, False, True, False, True, False, True, "'flag'", "'flag'", ["a", "b", "c"], [], "f"]
