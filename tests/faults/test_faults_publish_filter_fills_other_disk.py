@@ -12,8 +12,8 @@ names the file, the disk's free space, the filter and what to do; the folder kee
 
 A second disk cannot be mounted here, so the cases give the folder the filter writes in a disk of its own as the
 watch sees it: `free_bytes` of a path in it is DISK_MB less what the folder holds, `disk_of` a device of its own. Each filter writes BOUND_MB there
-(keeping the file open, as an endless writer does, so that a look coming late on a loaded machine still sees it), then
-passes its input through: on `main` each publish wrote all of it, and published."""
+and passes its input through, then keeps the file open 5 s more, as an endless writer would (a look coming late on a
+loaded machine still sees it): on `main` each publish wrote all of it, and published."""
 
 from __future__ import annotations
 
@@ -81,7 +81,7 @@ def test_a_filter_that_writes_for_ever_on_another_disk_is_stopped_before_that_di
     target = elsewhere / name
     program = tmp_path / "fills-another-disk"
     program.write_text(f'#!/bin/sh\nmkdir -p "{target.parent}"\nexec 3>>"{target}"\n'
-                       f'head -c {BOUND_MB}M /dev/zero >&3\nexec cat\n')
+                       f'head -c {BOUND_MB}M /dev/zero >&3\ncat\nsleep 5\n')
     program.chmod(0o755)
     filter_x(repo, clean=str(program))
     failed = ended(lambda: publish_version(repo, folders, "v2"), 60.0, "the publish runs on")[0]
