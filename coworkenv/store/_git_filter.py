@@ -45,6 +45,7 @@ import re
 import resource
 import shutil
 import signal
+import stat
 import subprocess
 import tempfile
 import time
@@ -293,6 +294,7 @@ class Stopped:
     error_bytes: int | None = None
     free_bytes: int | None = None
     limit_bytes: int = 0  # the limit passed
+    file: Path | None = None  # with `free_bytes`: a file they wrote on another disk than the repository's, filled
 
 
 def run_watched(argv: Sequence[str], cwd: Path, env: dict[str, str], input: str | None, stall_s: float,
@@ -303,7 +305,8 @@ def run_watched(argv: Sequence[str], cwd: Path, env: dict[str, str], input: str 
     `max_memory` bytes of memory (a filter whose output never ends: git holds it whole), or once they have written more
     than ERROR_OUTPUT_LIMIT to the error output (a filter logging for ever), or once the disk of `git_dir` has less
     than `min_free` bytes free (a filter writing for ever into its own store, `.git/lfs/objects`: a disk filled up
-    fails every writer on it, other users' and this publish's own), and remove the lock files its processes held
+    fails every writer on it, other users' and this publish's own), or once another disk it writes a file on has
+    less than its limit free (`_OtherDisks`: a filter's copies or log in /tmp), and remove the lock files its processes held
     in `git_dir` (`_own_locks`: by inode, never a lock another git took meanwhile); `Stopped` says which. Interrupted (Ctrl-C), it is stopped the same way, its own locks removed too. It runs in a session
     of its own, its output to an unnamed file and its error output to a pipe read here (`OutputReader`), which is not
     read to its end: a filter left running cannot hold the publish."""
@@ -459,6 +462,7 @@ def _waited(process: subprocess.Popen[bytes], stall_s: float, max_memory: int | 
     pause = 0.02
     last: _Look | None = None
     quiet_since = time.monotonic()
+    other_disks = _OtherDisks(disk, min_free or 0)
     while True:
         try:
             process.wait(timeout=pause)
@@ -475,6 +479,10 @@ def _waited(process: subprocess.Popen[bytes], stall_s: float, max_memory: int | 
         free = None if disk is None or min_free is None else free_bytes(disk)
         if free is not None and min_free is not None and free < min_free:
             return Stopped(free_bytes=free, limit_bytes=min_free)
+        if disk is not None and min_free is not None:
+            filled = other_disks.filled(process.pid)
+            if filled is not None:
+                return filled
         now = time.monotonic()
         if last is None or look.moved_on(last):
             last, quiet_since = look, now
@@ -564,3 +572,68 @@ def _io_counts(path: Path) -> dict[str, int]:
         return {key: int(value) for key, _, value in (line.partition(": ") for line in path.read_text().splitlines())}
     except (OSError, ValueError):
         return {}
+
+
+class _OtherDisks:
+    """The disks other than the repository's that the processes of a watched git command write files on (a filter's
+    copies or logs in /tmp, $HOME or a cache folder), and how much each must keep free: `min_free`, or half of what
+    it had free when first seen there, whichever is less (a small disk, a tmpfs, is not refused for a filter's
+    temporary file of a few KiB). A filter writing for ever there filled that disk for every other writer on it (the
+    temporary folder of every program of the machine, another user's home) and never stalled, so the publish ran on:
+    the watch looked only at the repository's disk. Each look reads the files the group's processes hold open for
+    writing (/proc/<pid>/fd and fdinfo's flags) and the free space of each disk they are on."""
+
+    def __init__(self, repository: Path | None, min_free: int) -> None:
+        self.min_free = min_free
+        self.limits: dict[int, int] = {}  # by device; the repository's keeps its own limit, looked at before
+        with contextlib.suppress(OSError):
+            if repository is not None:
+                self.limits[disk_of(repository, os.stat(repository))] = min_free
+
+    def filled(self, group: int) -> Stopped | None:
+        """A `Stopped` naming a file the processes of `group` write on a disk left with less than its limit free."""
+        try:
+            entries = list(os.scandir(_PROC))
+        except OSError:  # no /proc: nothing to see
+            return None
+        for entry in entries:
+            if not entry.name.isdigit():
+                continue
+            try:
+                if int(Path(entry.path, "stat").read_text().rpartition(")")[2].split()[2]) != group:
+                    continue
+                descriptors = list(os.scandir(Path(entry.path, "fd")))
+            except (OSError, IndexError, ValueError):  # gone, or another user's
+                continue
+            for fd in descriptors:
+                stopped = self._look(Path(entry.path), fd)
+                if stopped is not None:
+                    return stopped
+        return None
+
+    def _look(self, process: Path, fd: os.DirEntry[str]) -> Stopped | None:
+        try:
+            target = os.readlink(fd.path)
+            if not target.startswith("/"):  # a pipe, a socket, an anonymous file
+                return None
+            held = os.stat(fd.path)
+            if not stat.S_ISREG(held.st_mode):
+                return None
+            flags = Path(process, "fdinfo", fd.name).read_text().split("flags:", 1)[1].split()[0]
+            if int(flags, 8) & os.O_ACCMODE == os.O_RDONLY:
+                return None
+        except (OSError, IndexError, ValueError):
+            return None
+        file = Path(target.removesuffix(" (deleted)"))
+        free = free_bytes(file.parent)
+        if free is None:
+            return None
+        limit = self.limits.setdefault(disk_of(file, held), min(self.min_free, free // 2))
+        if free < limit:
+            return Stopped(free_bytes=free, limit_bytes=limit, file=file)
+        return None
+
+
+def disk_of(path: Path, found: os.stat_result) -> int:
+    """Which disk `path` (whose `stat` is `found`) is on: its device number."""
+    return found.st_dev

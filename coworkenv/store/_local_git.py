@@ -961,6 +961,16 @@ class LocalGitPublisher:
             return self._filter_stalled(args, stall_s)
         filters = self._filters()
         mib = 1 << 20
+        if stopped.free_bytes is not None and stopped.file is not None:
+            return (f"`git {' '.join(args)}` in {self.repo_dir} {FILTER_WORDS[0]} ({self._described(filters)}) and "
+                    f"its processes filled another disk than the repository's, writing {stopped.file}: "
+                    f"{stopped.free_bytes / mib:,.0f} MiB left free there, under the {stopped.limit_bytes / mib:,.0f} "
+                    f"MiB a publish leaves on a disk its filters write to ({FILTER_MIN_FREE_ENV}, or half of what that "
+                    "disk had free when they began writing there, whichever is less): a filter that writes for ever "
+                    "(copies or logs in the temporary folder, a home or a cache folder); stopped it and what it "
+                    "started, before that disk was full for every other writer on it; what it wrote is still there "
+                    f"(`ls -l {stopped.file}`); fix the filter (run it by hand on a file: it must stop writing), or "
+                    f"remove it ({self._remove_filters(filters)}), or free space on that disk, then publish again")
         if stopped.free_bytes is not None:
             return (f"`git {' '.join(args)}` in {self.repo_dir} {FILTER_WORDS[0]} ({self._described(filters)}) and "
                     f"its processes filled the repository's disk: {stopped.free_bytes / mib:,.0f} MiB left free, "
