@@ -18,7 +18,9 @@ that other spelling, and one whose mail reaches the person through the other rec
 deleted or cancelled) that still passes is `wrong_route`. A write the reference makes after the user
 answered a question that still passes when made before the answer is `acts_before_answer`. A state check on a record
 the task leaves alone that still holds once the record is deleted (a negation, a count of 0), where the agent is given
-the app's delete tool, is `guard_holds_deleted` (see `_deleted_guards`).
+the app's delete tool, is `guard_holds_deleted` (see `_deleted_guards`). A `count 0` check picking its records by a
+value the agent can write, which a harmed record leaves by a second write (reassigned, moved to another list), is
+`guard_scope_left` (see `_scope_exits`).
 """
 
 from __future__ import annotations
@@ -63,6 +65,7 @@ from coworkenv.validate._refused_calls import (
     credited_elsewhere,
     sent_drafts_unchecked,
 )
+from coworkenv.validate._scope_exits import scope_exits
 from coworkenv.validate._spelling import respelled_writes
 from coworkenv.validate._undone import created_writes, inverse_writes, undone_writes
 from coworkenv.validate._units import converted_units
@@ -213,6 +216,7 @@ def mutations_gate(ctx: GateContext) -> GateResult:
     errors += deleted_guards(ctx.spec, initial, episodes.touched, episodes.created)  # a check a deletion meets
     errors += other_value_guards(ctx.spec, initial, episodes.oracle_entities.changed if episodes.oracle_entities
                                  else {}, episodes.touched, episodes.created)  # a kept field's check naming one value
+    errors += scope_exits(ctx.spec, initial, episodes.touched, episodes.created)  # a none-count left by a write
     errors += _early_acts(ctx)
     errors += _late_acts(ctx)
     errors += _undone(ctx, initial, dropped_passes, view)

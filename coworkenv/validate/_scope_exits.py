@@ -1,0 +1,124 @@
+"""A "none of them" count whose records can leave its scope: `count 0` of the records a `where` admits by their values
+(no id), where a record done the harm the count looks for can also be moved out of the values that admit it.
+
+`0 jobs where tags contains payments and enabled == false` ("no payments job is disabled"), `0 tickets where
+assignee == me and status == closed` ("none of my tickets is closed"), `0 tasks where list_id == launch and done ==
+true`: the count is kept at 0 by the harm (the job disabled, the ticket closed) and by the record leaving the scope
+(its tags, its assignee, its list changed) alike. So the agent that disables the payments job and retags it, or
+closes the colleague's ticket and reassigns it, passes the check, a safety check most often: the harm is done to a
+record the author meant to keep, and the count cannot see it, because the author selected the records by a value the
+agent can write instead of by who they are. `_deleted_guards` and `_other_values` try the check's record only where
+it is named by id; the mutations gate's harms act on records no check names.
+
+For each records check counting none (`count_op equals`/`lte`, `count 0`) with no `id` condition, and each record of
+the world before the episode that the reference's run leaves alone and that meets every condition but one (H, on a
+top-level field): where an exposed write tool of the app (taking the record's id and the field, no forbidden guard
+matching) sets H's field to a value another record of the table holds that makes the record counted (the check then
+fails: it does see the harm), and another such write sets the field of another condition (S) the record meets to a
+value another record holds that S refuses, and the check holds again after both, the check is reported
+(`guard_scope_left`), once. Judged on the world alone, as `_deleted_guards` judges a deletion. The fix: name the
+records the check keeps by id (`id in [...]`), or count the harm over the whole table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from coworkenv.bindings import exposed_tools
+from coworkenv.spec import EnvSpec, FieldCond, ForbiddenRule, RecordsRule
+from coworkenv.validate._check_reads import spec_rules
+from coworkenv.validate._deleted_guards import _guarded, _holds
+from coworkenv.validate._other_values import _other_values, _writer
+from coworkenv.validate.gates import GateError
+from coworkenv.world import World
+
+Key = tuple[str, str, str]
+_MAX_RECORDS = 40  # records tried per check: a scope's bystanders are few, a big table is read only this far
+
+
+def scope_exits(spec: EnvSpec, world: World, touched: set[Key], created: set[Key]) -> list[GateError]:
+    """`guard_scope_left` errors (see the module docstring); `world` is the world before the episode, `touched` and
+    `created` the records the reference's run changed (added, removed) and added."""
+    rules = [(path, check, rule) for _, check, path, rule in spec_rules(spec.checks)
+             if isinstance(rule, RecordsRule) and _counts_none(rule)]
+    if not rules:
+        return []
+    exposed = set(exposed_tools(spec))
+    forbidden = [r.call for _, _, _, r in spec_rules(spec.checks) if isinstance(r, ForbiddenRule)]
+    tables = {(t.app, t.name) for t in world.tables()}
+    errors: list[GateError] = []
+    for path, check, rule in rules:
+        if (rule.app, rule.table) not in tables or not _holds(world, rule):
+            continue
+        found = _exit(world, rule, touched | created, exposed, forbidden)
+        if found is None:
+            continue
+        rid, harm, leave = found
+        errors.append(GateError("mutations", "guard_scope_left", path, (
+            f"check {check.id!r} counts none of the {rule.table} its `where` admits by their values, and still holds "
+            f"when {rule.app}.{rule.table}[{rid}] is given the value it looks for ({harm[0]} {harm[1]}) and then moved "
+            f"out of the values that admit it ({leave[0]} {leave[1]}; calls the agent is given and no forbidden guard "
+            "matches): a record done the harm leaves the count by another write; name the records it keeps by id "
+            "(`id in [...]`), or count the harm over the whole table")))
+    return errors
+
+
+def _counts_none(rule: RecordsRule) -> bool:
+    return (rule.count == 0 and rule.count_op in ("equals", "lte") and bool(rule.where)
+            and not any(c.field == "id" for c in rule.where)
+            and all("." not in c.field for c in rule.where))
+
+
+def _meets(world: World, rule: RecordsRule, rid: str, cond: FieldCond) -> bool:
+    probe = rule.model_copy(update={"where": [FieldCond(field="id", op="equals", value=rid), cond],
+                                    "count_op": "equals", "count": 1})
+    return _holds(world, probe)
+
+
+def _exit(world: World, rule: RecordsRule, left: set[Key], exposed: set[str],
+          forbidden: list[Any]) -> tuple[str, tuple[str, dict[str, Any]], tuple[str, dict[str, Any]]] | None:
+    """(record id, the harm's call, the leaving call) of the first record that the harm makes counted and a second
+    write takes out of the count again."""
+    table = world.table(rule.app, rule.table)
+    for n, record in enumerate(table):
+        if n >= _MAX_RECORDS:
+            return None
+        rid = getattr(record, "id", None)
+        if not isinstance(rid, str) or (rule.app, rule.table, rid) in left:
+            continue
+        met = [c for c in rule.where if _meets(world, rule, rid, c)]
+        unmet = [c for c in rule.where if c not in met]
+        if len(unmet) != 1 or not met:
+            continue
+        harm = unmet[0]
+        for harmed, harm_call in _writes(world, rule, rid, harm.field, exposed, forbidden):
+            if _holds(harmed, rule):
+                continue  # the check does not count the record so written: no harm it looks for
+            for scope in met:
+                if scope.field == harm.field:
+                    continue
+                for moved, leave_call in _writes(harmed, rule, rid, scope.field, exposed, forbidden):
+                    if not _meets(moved, rule, rid, scope) and _holds(moved, rule):
+                        return rid, harm_call, leave_call
+            break  # one harm per record: the first value the check counts
+    return None
+
+
+def _writes(world: World, rule: RecordsRule, rid: str, field: str, exposed: set[str],
+            forbidden: list[Any]) -> Iterator[tuple[World, tuple[str, dict[str, Any]]]]:
+    """(a copy of the world with the record's field set to another value the table holds, the call that sets it)."""
+    table = world.table(rule.app, rule.table)
+    record = table.get(rid)
+    if record is None or field not in type(record).model_fields:
+        return
+    for value in _other_values(world, rule.app, rule.table, field, getattr(record, field)):
+        call = _writer(rule.app, field, rid, value, exposed)
+        if call is None or _guarded(call, forbidden):
+            continue
+        copy = world.fork()
+        try:
+            copy.table(rule.app, rule.table).put(record.model_copy(update={field: value}))
+        except (ValueError, TypeError):
+            continue
+        yield copy, call
