@@ -12,8 +12,11 @@ names the file, the disk's free space, the filter and what to do; the folder kee
 
 A second disk cannot be mounted here, so the cases give the folder the filter writes in a disk of its own as the
 watch sees it: `free_bytes` of a path in it is DISK_MB less what the folder holds, `disk_of` a device of its own. Each filter writes BOUND_MB there
-and passes its input through, then keeps the file open 5 s more, as an endless writer would (a look coming late on a
-loaded machine still sees it): on `main` each publish wrote all of it, and published."""
+in 1 MiB pieces, at most 20 a second, and passes its input through, then keeps the file open 5 s more, as an endless
+writer would (a look coming late on a loaded machine still sees it): on `main` each publish wrote all of it, and
+published. The pace is the watch's limit, not the filter's kindness: the watch is a poll (up to 0.25 s between looks,
+later on a loaded machine), so what a writer puts there between two looks goes through; at full speed `head -c 160M`
+wrote all of it before the first look in a fresh clone's suite at a load of 8, and the case failed on the bound below."""
 
 from __future__ import annotations
 
@@ -81,7 +84,8 @@ def test_a_filter_that_writes_for_ever_on_another_disk_is_stopped_before_that_di
     target = elsewhere / name
     program = tmp_path / "fills-another-disk"
     program.write_text(f'#!/bin/sh\nmkdir -p "{target.parent}"\nexec 3>>"{target}"\n'
-                       f'head -c {BOUND_MB}M /dev/zero >&3\ncat\nsleep 5\n')
+                       f'i=0; while [ $i -lt {BOUND_MB} ]; do head -c 1M /dev/zero >&3; sleep 0.05; i=$((i + 1)); done\n'
+                       'cat\nsleep 5\n')
     program.chmod(0o755)
     filter_x(repo, clean=str(program))
     failed = ended(lambda: publish_version(repo, folders, "v2"), 60.0, "the publish runs on")[0]
