@@ -585,10 +585,13 @@ class _OtherDisks:
 
     def __init__(self, repository: Path | None, min_free: int) -> None:
         self.min_free = min_free
-        self.limits: dict[int, int] = {}  # by device; the repository's keeps its own limit, looked at before
+        self.limits: dict[int, int] = {}  # by device
+        # The repository's disk is left to its own look (its message names it): where both looked at it, a filter
+        # writing between the two looks of one poll was named as filling "another disk" (a fresh clone's suite, load 8).
+        self.repository_disk: int | None = None
         with contextlib.suppress(OSError):
             if repository is not None:
-                self.limits[disk_of(repository, os.stat(repository))] = min_free
+                self.repository_disk = disk_of(repository, os.stat(repository))
 
     def filled(self, group: int) -> Stopped | None:
         """A `Stopped` naming a file the processes of `group` write on a disk left with less than its limit free."""
@@ -625,6 +628,8 @@ class _OtherDisks:
         except (OSError, IndexError, ValueError):
             return None
         file = Path(target.removesuffix(" (deleted)"))
+        if disk_of(file, held) == self.repository_disk:
+            return None
         free = free_bytes(file.parent)
         if free is None:
             return None
