@@ -236,6 +236,16 @@ def publish_folder(repo_dir: str, folder: str, tag: str) -> None:
     LocalGitPublisher(Path(repo_dir)).publish_folder(Path(folder), tag, f"# {tag}\n")
 
 
+def finish_outsider(other: subprocess.Popen[str], line: str) -> None:
+    """Let a git a test keeps waiting on its standard input (another namespace's, another machine's) go on with
+    `line`, and assert its write went through: the lock it held was left to it."""
+    assert other.stdin is not None
+    other.stdin.write(line)
+    other.stdin.flush()
+    _out, said = other.communicate(timeout=20)
+    assert other.returncode == 0, f"the other git's write failed: {said}"
+
+
 def signal_name(code: int) -> str:
     return signal.Signals(-code).name if code < 0 else str(code)
 

@@ -24,7 +24,15 @@ from pathlib import Path
 import pytest
 
 from coworkenv.store import PublishError, _git_locks
-from tests.faults.harness import copied_repo, filter_x, git_quiet, publish_version, published_once, version_folders
+from tests.faults.harness import (
+    copied_repo,
+    filter_x,
+    finish_outsider,
+    git_quiet,
+    publish_version,
+    published_once,
+    version_folders,
+)
 
 LIMIT_S = "1"
 
@@ -118,11 +126,7 @@ def test_a_lock_an_unseen_git_takes_during_a_stalled_filter_is_left_to_it(
         assert not thread.is_alive(), "the stalled filter was never stopped"
         assert isinstance(outcome[0], PublishError), outcome[0]
         assert lock.exists(), f"{lock.name}, the other git's, was deleted while it held it"
-        assert other.stdin is not None
-        other.stdin.write("commit\n")
-        other.stdin.flush()
-        _out, said = other.communicate(timeout=20)
-        assert other.returncode == 0, f"the other git's write failed: {said}"
+        finish_outsider(other, "commit\n")
     finally:
         if other.poll() is None:
             other.kill()

@@ -26,7 +26,14 @@ from pathlib import Path
 import pytest
 
 from coworkenv.store import PublishError, _git_locks
-from tests.faults.harness import copied_repo, git_quiet, publish_version, published_once, version_folders
+from tests.faults.harness import (
+    copied_repo,
+    finish_outsider,
+    git_quiet,
+    publish_version,
+    published_once,
+    version_folders,
+)
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs Linux /proc")
 
@@ -130,11 +137,7 @@ def test_a_lock_an_unseen_git_takes_after_a_publish_was_interrupted_is_left_to_i
         assert "publish again" in str(refused.value), refused.value
         for path in theirs:
             assert path.exists(), f"{path.name}, the other git's, was deleted while it held it"
-        assert other.stdin is not None
-        other.stdin.write("commit\n")
-        other.stdin.flush()
-        _out, said = other.communicate(timeout=20)
-        assert other.returncode == 0, f"the other git's write failed: {said}"
+        finish_outsider(other, "commit\n")
     finally:
         if other.poll() is None:
             other.kill()
@@ -166,11 +169,7 @@ def test_an_old_lock_an_unseen_git_holds_open_is_not_removed_for_its_age(
             publish_version(repo, folders, "v2")
         assert str(lock) in str(refused.value) and "publish again" in str(refused.value), refused.value
         assert lock.exists(), "the other git's index.lock was deleted for its age while it held it open"
-        assert other.stdin is not None
-        other.stdin.write("done\n")
-        other.stdin.flush()
-        _out, said = other.communicate(timeout=20)
-        assert other.returncode == 0, f"the other git's write failed: {said}"
+        finish_outsider(other, "done\n")
     finally:
         if other.poll() is None:
             other.kill()
