@@ -238,8 +238,8 @@ class ClawEvalUser:
 
     async def respond(self, conversation: list[dict[str, Any]], turn: int) -> UserReply:
         """The user's answer to the agent's last message, or None (satisfied, or out of rounds)."""
-        answered = sum(1 for m in conversation[1:] if m["role"] == "user" and isinstance(m.get("content"), str)
-                       and m["content"].startswith(CLAW_EVAL_USER_TAG))
+        said = [m.get("content") for m in conversation if m["role"] == "user"][1:]  # after the task's own prompt
+        answered = sum(1 for text in said if isinstance(text, str) and text.startswith(CLAW_EVAL_USER_TAG))
         if answered >= self.max_rounds:
             return UserReply(None)
         response = await self.backend.complete(LLMRequest(messages=[
