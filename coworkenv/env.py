@@ -140,6 +140,7 @@ class Env:
         # that ended the turn with no text (no calls): text checks with scope "all" read the texts, a python check
         # with `transcript` the messages (an imported grader's trace holds that empty message, as Claw-Eval's loop's)
         self.notes: list[Note] = []
+        self.heard: list[Reply] = []  # what the spec's simulated user answered, each opening its turn (`hear`)
         self.messages: list[dict[str, Any]] = []
         self.turn = 0
         self.steps = 0
@@ -147,7 +148,7 @@ class Env:
         self.truncated = False
         self._call_ids = itertools.count(1)
         self.faults = FaultInjector(self.spec.faults)
-        self._score: tuple[tuple[str, int, int, int], VerifierResult] | None = None
+        self._score: tuple[tuple[str, int, int, int, int], VerifierResult] | None = None
 
     # -- Gymnasium-like API --------------------------------------------------------------------------
     def reset(self, seed: int | None = None, *, tools: bool = True) -> tuple[list[dict[str, Any]], dict[str, Any]]:
@@ -191,6 +192,30 @@ class Env:
         reward = self.score().score if self.done else 0.0
         return StepResult(new, reward, self.done and not self.truncated, self.truncated, {"turn": self.turn})
 
+    def hear(self, action: Action, answer: str) -> StepResult:
+        """Run an assistant message that made no tool call and the answer the spec's simulated user gave it: the
+        message ends its turn, as in `step`, and the answer opens the next one (`heard`), as Claw-Eval's loop sends
+        its simulated user's answer and calls the model again. The step counts, as a model call there does."""
+        if self.done:
+            raise RuntimeError("episode is over; call reset() to start a new one")
+        if action.tool_calls or self.spec.simulated_user is None or self.turn < len(self.spec.turns) - 1:
+            raise RuntimeError("a simulated user answers only a message with no tool call, of a spec that has one, "
+                               "once the spec's own turns are all sent")
+        self.steps += 1
+        self.messages.append({"role": "assistant", "content": action.content or "", "tool_calls": []})
+        if action.content:
+            self.replies.append(Reply(self.turn, action.content))
+        else:
+            self.notes.append(Note(self.turn, ""))
+        self.turn += 1
+        self.heard.append(Reply(self.turn, answer))
+        new = [{"role": "user", "content": answer}]
+        self.messages.extend(new)
+        if self.steps >= self.max_steps:
+            self.done = self.truncated = True
+        reward = self.score().score if self.done else 0.0
+        return StepResult(new, reward, False, self.truncated, {"turn": self.turn})
+
     def add_call(self, request: ToolCallRequest) -> StepResult:
         """Run one more tool call of the last assistant message, when it made calls and nothing came after them: the
         call joins that message (its tool calls, its note's audit indices), and no step is counted. For a driver that
@@ -221,9 +246,10 @@ class Env:
 
     def score(self) -> VerifierResult:
         """The verifier's result for the episode so far (cached until the world, audit or replies change)."""
-        key = (self._world.content_hash(), len(self.audit), len(self.replies), len(self.notes))
+        key = (self._world.content_hash(), len(self.audit), len(self.replies), len(self.notes), len(self.heard))
         if self._score is None or self._score[0] != key:
-            self._score = (key, self.verifier.score(self._world, self.audit, self.replies, self.notes))
+            self._score = (key, self.verifier.score(self._world, self.audit, self.replies, self.notes,
+                                                    heard=self.heard))
         return self._score[1]
 
     def openai_tools(self) -> list[dict[str, Any]]:

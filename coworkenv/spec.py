@@ -48,7 +48,7 @@ SCHEMA_VERSION: Literal["2"] = "2"
 # 2: guards carry no credit, graded checks, text checks, forbidden counts failed attempts, EnvSpec.scoring.
 VERIFIER_VERSION = "2"
 # Optional spec sections a spec id leaves out while unset, so that specs without them keep their ids.
-UNSET_WHEN_FALSY = ("tool_decls", "faults", "max_steps", "time_limit_s", "source_prompt")
+UNSET_WHEN_FALSY = ("tool_decls", "faults", "max_steps", "time_limit_s", "source_prompt", "simulated_user")
 # Bump when the bytes a spec id hashes change for the same spec: sealed files (which carry their id) are then
 # validated and hashed again. 2: empty tables and apps with no records are left out.
 SPEC_ID_SCHEME = "2"
@@ -159,6 +159,19 @@ class UserTurn(_Wire):
     advance_s: int = Field(0, ge=0)
 
 
+class SimulatedUser(_Wire):
+    """A user played by an LLM at run time, who answers each reply of the agent's that made no tool call, as a
+    source benchmark's simulated user does (Claw-Eval's `user_agent`): each answer opens a new turn, and the user
+    ends the episode when satisfied or after `max_rounds` answers. No scripted turn stands in for it."""
+
+    form: Annotated[Literal["claw-eval"], Field(description=(
+        "Whose simulator it is, its prompt and rules: `claw-eval`, Claw-Eval's `runner/user_agent.py` (its system "
+        "prompt over the persona, the conversation's texts, temperature 0.7, `[DONE]` when satisfied, each answer "
+        "sent as `[user_agent]` and the text)"))] = "claw-eval"
+    persona: Annotated[str, Field(description="Who the user is and what they know (free text)")]
+    max_rounds: Annotated[int, Field(ge=0, description="Answers the user gives at most; then a reply ends it")]
+
+
 class ToolCallSpec(_Wire):
     name: str
     arguments: dict[str, Any] = {}
@@ -218,6 +231,9 @@ class EnvSpec(_Wire):
         "Claw-Eval task's runner prompt): `context` is the agent's one system message, in place of the env's fixed "
         "instructions and its line on the user, the time and the apps, and the declared tools keep their declared "
         "order (not sorted by name). False: the env's own prompt, then `context`"))] = False
+    simulated_user: Annotated[SimulatedUser | None, Field(description=(
+        "A user an LLM plays at run time (an imported Claw-Eval task's `user_agent`), answering the agent's replies "
+        "after the first turn. None: the turns are the spec's alone"))] = None
     dynamics: Dynamics = Dynamics()
     checks: Annotated[list[Check], Field(min_length=1)]
     scoring: Annotated[Scoring, Field(description="How check results compose into the score and the verdict")] = (

@@ -27,6 +27,7 @@ import yaml
 from coworkenv import Env
 from coworkenv.agents import OraclePolicy
 from coworkenv.checks.judge import judge_backend, judging
+from coworkenv.env import Action
 from coworkenv.importers import FULL_JUDGE, import_checkout
 from coworkenv.importers.claw_eval_routes import task_services, tool_endpoints
 from coworkenv.importers.claw_eval_task import load_task
@@ -98,7 +99,11 @@ def _episodes(root: Path, task_dir: Path, spec: EnvSpec, count: int = EPISODES) 
     episodes: list[list[dict[str, Any]]] = [[{"say": "Okay."}]]
     for _ in range(count):
         steps: list[dict[str, Any]] = []
-        for _ in range(rng.randint(2, 14)):
+        if spec.simulated_user is not None:  # questions and the simulated user's answers, then the episode goes on
+            said = texts or [line.strip() for line in spec.simulated_user.persona.splitlines() if line.strip()]
+            for _ in range(rng.randint(1, max(spec.simulated_user.max_rounds, 1))):
+                steps += [{"say": rng.choice(said)}, {"user": rng.choice(said)}]
+        for _ in range(rng.randint(2, 14) if spec.tool_decls else 0):
             decl = rng.choice(spec.tool_decls)
             required = set(decl.parameters.get("required", []))
             # and the arguments the service takes though the schema does not list them, now and then
@@ -114,6 +119,18 @@ def _episodes(root: Path, task_dir: Path, spec: EnvSpec, count: int = EPISODES) 
 
 
 def _our_score(spec: EnvSpec, steps: list[dict[str, Any]]) -> float:
+    if any("user" in s for s in steps):  # the env hears the simulated user's answers (`Env.hear`)
+        env = Env(spec)
+        env.reset()
+        for n, step in enumerate(steps):
+            answer = steps[n + 1].get("user") if n + 1 < len(steps) else None
+            if "say" in step and answer is not None:
+                env.hear(Action.say(step["say"]), f"[user_agent]\n{answer}")
+            elif "say" in step:
+                env.step(Action.say(step["say"]))
+            elif "call" in step:
+                env.step(Action.call(step["call"]["name"], step["call"]["arguments"]))
+        return env.score().score
     turn = ReferenceTurn(steps=[ReferenceStep.model_validate(s) for s in steps])
     return run_episode(Env(spec), OraclePolicy(spec, reference=[turn])).result.score
 

@@ -31,6 +31,7 @@ from coworkenv.importers import ImportProblem, import_task
 from coworkenv.importers.claw_eval import ENV_CONTEXT
 from coworkenv.importers.claw_eval_prompt import claw_eval_system_prompt
 from coworkenv.importers.claw_eval_task import ClawTool, load_task
+from coworkenv.importers.claw_eval_user import suffix_of
 from coworkenv.loading import load_spec
 from coworkenv.rollout import run_agent
 from coworkenv.spec import EnvSpec
@@ -154,12 +155,13 @@ def test_the_context_is_what_claw_eval_builds_for_every_imported_task() -> None:
     compared = 0
     for task_yaml in sorted((root / "tasks").glob("*/task.yaml")):
         task = load_task(task_yaml.parent)
-        if task.user_agent.get("enabled") or not task.tools:
+        if not task.tools and not task.user_agent.get("enabled"):
             continue  # skipped by the import, whatever its prompt
         spec, _ = import_task(task_yaml.parent, judge=True)  # a judged grader scores the same prompt
         if spec is None:
             continue
-        assert spec.context == build(task_yaml), task.task_id
+        suffix = suffix_of(task.user_agent)  # the loop appends a simulated user's suffix to the runner's prompt
+        assert spec.context == build(task_yaml) + (f"\n\n{suffix}" if suffix else ""), task.task_id
         compared += 1
     assert compared >= 50, compared
 

@@ -323,9 +323,10 @@ def in_words(written: str) -> int:
 class Transcript:
     """The agent's text in one episode, normalised on demand once per (scope, turn, normalisation)."""
 
-    def __init__(self, replies: Sequence[Reply], notes: Sequence[Reply] = ()) -> None:
+    def __init__(self, replies: Sequence[Reply], notes: Sequence[Reply] = (), heard: Sequence[Reply] = ()) -> None:
         self.replies = replies
         self.notes = notes
+        self.heard = heard  # what a simulated user said, each opening its turn (`Env.hear`)
         self._cache: dict[tuple[Any, ...], str] = {}
 
     def raw(self, scope: str, turn: int | None) -> str:
@@ -343,9 +344,10 @@ class Transcript:
     def messages(self) -> list[dict[str, Any]]:
         """Every assistant message in order, as a python check with `transcript` reads them: per turn the messages
         that made tool calls (`aside`, with their calls' audit indices; an empty one that ended the turn last, with
-        none), then the replies."""
-        turns = sorted({r.turn for r in self.replies} | {n.turn for n in self.notes})
+        none), then the replies; a turn a simulated user's answer opened starts with it (`user`)."""
+        turns = sorted({r.turn for r in self.replies} | {n.turn for n in self.notes} | {h.turn for h in self.heard})
         return [m for t in turns for m in (
+            *[{"turn": h.turn, "text": h.text, "user": True} for h in self.heard if h.turn == t],
             *[{"turn": n.turn, "text": n.text, "aside": True, "calls": list(getattr(n, "calls", ()))}
               for n in self.notes if n.turn == t],
             *[{"turn": r.turn, "text": r.text} for r in self.replies if r.turn == t])]

@@ -63,13 +63,15 @@ class Verifier:
         replies: Sequence[Reply],
         notes: Sequence[Reply] = (),
         robustness: float | None = None,
+        heard: Sequence[Reply] = (),
     ) -> VerifierResult:
         """Every check's result and the composed score (`compose`).
 
-        `replies` are the messages that ended a turn, `notes` the assistant text sent beside tool calls;
-        `robustness` (in [0, 1]) is weighed in when the spec's scoring gives it a weight.
+        `replies` are the messages that ended a turn, `notes` the assistant text sent beside tool calls, `heard`
+        what a simulated user answered (each opening a turn); `robustness` (in [0, 1]) is weighed in when the
+        spec's scoring gives it a weight.
         """
-        transcript = Transcript(replies, notes)
+        transcript = Transcript(replies, notes, heard)
         runs = self.python_runs
         if runs is not None and runs.collecting and not self._judged:
             # a dry pass (`SpecEpisodes.play_ahead`) only starts the sandboxed runs its checks will ask for and throws

@@ -119,6 +119,14 @@ def run(
     if (agent is Agent.llm) != (llm is not None):
         fail("--agent llm and --llm URL go together: --agent llm --llm http://127.0.0.1:8000/v1 --model NAME")
     specs = _specs(name_or_path, env_id)
+    if llm is not None and any(s.simulated_user is not None for s in specs):  # its user's model, before any episode
+        from coworkenv.rollout.users import spec_user
+
+        for spec in specs:
+            try:
+                spec_user(spec)
+            except ValueError as exc:
+                fail(str(exc))
     backend = connect(llm, model, timeout_s=llm_timeout, retries=llm_retries) if llm is not None else None
     sampling = {"temperature": temperature, "max_tokens": max_tokens} if backend is not None else None
     results, lost = [], []

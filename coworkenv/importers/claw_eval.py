@@ -50,6 +50,7 @@ from coworkenv.importers.claw_eval_start import (
     start_problems,
 )
 from coworkenv.importers.claw_eval_task import ClawCheck, ClawTask, ClawTool, ImportProblem, load_task
+from coworkenv.importers.claw_eval_user import simulated_user, suffix_of
 from coworkenv.importers.spec_file_names import (
     IMPORTED_BY,
     REPORT_NAME,
@@ -187,9 +188,8 @@ def import_task(task_dir: Path, error_rate: float | None = None, judge: bool = F
             leave(f"environment.{flag}", f"Claw-Eval's harness offers the agent its own `{own}` tool, answered in its "
                   "loop and never sent to a service (runner/agent_tools.py): the imported env does not offer it, and "
                   "a call of it is answered as an unknown tool", affects_score=False)
-    if task.user_agent.get("enabled"):
-        leave("user_agent", "an LLM-simulated user with a hidden persona answers the agent")
-    if not task.tools:
+    simulated = simulated_user(task.user_agent, notes, leave)
+    if not task.tools and (simulated is None or task.sandbox_files):  # a simulated user's task may be talk alone
         why = "code sandbox task (files and a terminal)" if task.sandbox_files else "no service tools to act with"
         leave("tools", why)
     adapters: dict[str, ServiceAdapter] = {}
@@ -282,11 +282,15 @@ def import_task(task_dir: Path, error_rate: float | None = None, judge: bool = F
     if task.judge_rubric and not isinstance(grader, dict):
         leave("judge_rubric", "LLM judge: not deterministic")
     reference = _reference(task_dir, leave)
+    context = claw_eval_system_prompt([t for t in task.tools if t.name in declared]) \
+        if system_prompt == "claw-eval" else ENV_CONTEXT
+    suffix = suffix_of(task.user_agent) if simulated is not None else ""
     spec = EnvSpec.model_validate({
         "capability": re.sub(r"[^a-z0-9_]+", "_", f"claw_eval_{task.task_id}".lower()),
         "user": USER_ID,
-        "context": claw_eval_system_prompt([t for t in task.tools if t.name in declared])
-        if system_prompt == "claw-eval" else ENV_CONTEXT,
+        # with a simulated user, its `system_prompt_suffix` after the runner's prompt, as the loop appends it
+        "context": f"{context}\n\n{suffix}" if suffix else context,
+        "simulated_user": simulated,
         # Claw-Eval's agent gets its runner's prompt as its one system message, then the task's prompt
         "source_prompt": system_prompt == "claw-eval",
         "world": {"start": _start(apps, raw_fixtures.get("gmail", []), raw_fixtures.get("calendar", [])),

@@ -432,6 +432,9 @@ def _trace(messages: list[dict[str, Any]], dispatches: dict[int, Any]) -> list[A
         TextBlock(text=text) for text in [CONTEXT["task"]["prompt"], *CONTEXT["task"].get("attached", [])]]))]
     for m in messages:
         made = [dispatches[i] for i in m.get("calls", ()) if i in dispatches]
+        if m.get("user"):  # the simulated user's answer, as the loop sends it (`[user_agent]` and the text)
+            trace.append(TraceMessage(message=Message(role="user", content=[TextBlock(text=m["text"])])))
+            continue
         if not m.get("aside"):
             trace.append(TraceMessage(message=Message(role="assistant", content=[TextBlock(text=m["text"])])))
             continue

@@ -186,7 +186,9 @@ class EpisodeRun:
             calls += [self._unique_id(self._salvaged(e)) for e in parse_errors]
         pending = Pending(Action(content, tuple(calls)), parse_errors, prompt_tokens, completion_tokens, model_s,
                            finish_reason)
-        if not calls and self.user_sim.interactive and self.clarified.get(self.env.turn, 0) < MAX_CLARIFICATIONS_PER_TURN:
+        if not calls and self.user_sim.interactive and self.clarified.get(self.env.turn, 0) < MAX_CLARIFICATIONS_PER_TURN \
+                and (not getattr(self.user_sim, "opens_turns", False) or  # a simulated user: after the spec's turns
+                     self.env.turn >= len(self.env.spec.turns) - 1):
             return pending
         self._act(pending)
         return None
@@ -222,6 +224,9 @@ class EpisodeRun:
         if reply.content is None:
             self._act(pending)
             return
+        if getattr(self.user_sim, "opens_turns", False):  # a source benchmark's user: its answer opens a turn
+            self._act(pending, reply.content)
+            return
         turn = self.env.turn
         self.clarified[turn] = self.clarified.get(turn, 0) + 1
         text = pending.action.content or ""
@@ -232,12 +237,15 @@ class EpisodeRun:
         self.transcript.append(trl_message({"role": "user", "content": reply.content}))
 
     # -- env side ----------------------------------------------------------------------------------------------------
-    def _act(self, pending: Pending) -> None:
+    def _act(self, pending: Pending, answer: str | None = None) -> None:
         env = self.env
         turn, before_messages, before_audit = env.turn, len(env.messages), len(env.audit)
         t = time.perf_counter()
         try:
-            env.step(pending.action)
+            if answer is None:
+                env.step(pending.action)
+            else:  # the message and the simulated user's answer to it (`Env.hear`)
+                env.hear(pending.action, answer)
         except Exception as exc:  # the env failed, not the model: the episode ends as an error, with no score
             self.seconds["env"] += time.perf_counter() - t
             self.fail(ENV_ERROR, backend_failure(env, pending.action, len(env.audit) - before_audit, exc))

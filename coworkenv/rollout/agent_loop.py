@@ -40,7 +40,7 @@ from coworkenv.rollout._episode_run import (
     Pending,
 )
 from coworkenv.rollout.record import TrajectoryRecord
-from coworkenv.rollout.users import ScriptedUser, UserSimulator
+from coworkenv.rollout.users import ScriptedUser, UserSimulator, spec_user
 
 # The episode's budgets, defined here once; the teachers, `coworkenv rollout`, `coworkenv eval` and
 # `trainers.evaluate` take their defaults from these.
@@ -154,7 +154,8 @@ async def arun_agent(
     sampling: dict[str, Any] | None = None, teacher: str | None = None, sample_index: int = 0,
 ) -> TrajectoryRecord:
     """Run one episode on the running event loop (see `run_agent`); many run concurrently with asyncio.gather."""
-    ep = _episode(env, model, user_sim, max_steps, max_tokens_total, sampling, teacher, sample_index)
+    ep = _episode(env, model, user_sim if user_sim is not None or not is_backend(model) else spec_user(env.spec),
+                  max_steps, max_tokens_total, sampling, teacher, sample_index)
     await _play(ep, model)
     return ep.finish()
 
@@ -171,6 +172,8 @@ def run_agent(
     `time_limit_s` seconds (stop reason `time_limit`, scored as it stands). `sampling` (temperature, max_tokens, seed) goes to every model request and
     into the record. `user_sim` defaults to the spec's scripted turns.
     """
+    if user_sim is None and is_backend(model):  # the spec's own simulated user, if it has one
+        user_sim = spec_user(env.spec)
     if not _needs_event_loop(model, user_sim):  # the oracle teacher's fast path: no event loop to start
         return _without_event_loop(arun_agent(env, model, max_steps=max_steps, max_tokens_total=max_tokens_total,
                                               user_sim=user_sim, sampling=sampling, teacher=teacher,

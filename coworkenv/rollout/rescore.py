@@ -42,6 +42,11 @@ def replay(record: TrajectoryRecord, spec: EnvSpec) -> Env:
             raise ReplayError(f"record {record.record_id}: the episode ended before step {step.index}")
         calls = tuple(ToolCallRequest(c["function"]["name"], c["function"]["arguments"], c["id"])
                       for c in message["tool_calls"])
+        after = record.messages[step.message_index + 1] if step.message_index + 1 < len(record.messages) else None
+        if not calls and spec.simulated_user is not None and after is not None and after["role"] == "user" and \
+                env.turn >= len(spec.turns) - 1:  # the simulated user's answer, which opened the next turn
+            env.hear(Action(message["content"] or None, ()), after["content"])
+            continue
         env.step(Action(message["content"] or None, calls))
     final = env.state.content_hash()
     if final != record.final_hash:

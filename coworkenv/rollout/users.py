@@ -7,6 +7,7 @@ a hidden fact only after the agent asked for it, which is enforced here, not lef
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -175,3 +176,97 @@ def _redact(text: str, withheld: list[HiddenFact]) -> str:
     kept = [s for s in _SENTENCE.split(text) if not any(f.value.lower() in s.lower() for f in withheld)]
     return " ".join(kept).strip() or _FALLBACK_REPLY
 
+
+
+# -- a source benchmark's own simulated user (the spec's `simulated_user`) ------------------------------------------
+USER_URL_ENV = "COWORKENV_USER_URL"
+USER_MODEL_ENV = "COWORKENV_USER_MODEL"
+CLAW_EVAL_USER_TAG = "[user_agent]"  # Claw-Eval sends each answer as this line, then the text
+# Claw-Eval's `runner/user_agent.py`, word for word: its system prompt over the persona and its request
+CLAW_EVAL_USER_PROMPT = """\
+你是一个模拟用户。你的任务是根据以下人设与AI助手进行对话。
+
+## 你的人设
+{persona}
+
+## 规则
+1. 始终保持人设角色，用自然口语回复，不要暴露你是AI
+2. 根据助手的提问如实回答（基于你的人设信息）
+3. 如果助手问了你人设中没有的信息，说"不太清楚具体数字"或类似自然回复
+4. 如果助手已经给出了完整的计算结果和建议，且你没有更多问题，输出 [DONE]
+5. 如果你对回答满意或助手已充分回答了你的问题，输出 [DONE]
+6. 回复要简短自然，像真实用户一样（1-3句话）
+"""
+CLAW_EVAL_USER_ASK = "以下是到目前为止的对话：\n\n{transcript}\n\n请根据你的人设回复助手的最新消息。如果你满意了就输出 [DONE]。"
+
+
+def _claw_eval_transcript(conversation: list[dict[str, Any]]) -> str:
+    """The conversation as Claw-Eval's simulated user reads it (`_format_transcript`): each user and assistant text,
+    the user's without its `[user_agent]` tag; system messages, tool results and empty texts left out."""
+    lines = []
+    for m in conversation:
+        text = m.get("content") or ""
+        if m["role"] not in ("user", "assistant") or not isinstance(text, str) or not text:
+            continue
+        if m["role"] == "user":
+            if text.startswith(CLAW_EVAL_USER_TAG):
+                text = text[len(CLAW_EVAL_USER_TAG):].strip()
+            lines.append(f"[用户]: {text}")
+        else:
+            lines.append(f"[助手]: {text}")
+    return "\n".join(lines)
+
+
+class ClawEvalUser:
+    """Claw-Eval's simulated user (`user_agent`), played by an LLM backend as its runner plays it: each reply of the
+    agent's that made no tool call is answered, up to `max_rounds` answers (then the reply ends the episode, with no
+    request), from its system prompt over the persona and one request holding the conversation's texts, at
+    temperature 0.7; an answer holding `[DONE]`, or empty, ends the episode. Each answer opens a new turn
+    (`Env.hear`), sent as `[user_agent]` and the text."""
+
+    interactive = True
+    opens_turns = True
+
+    def __init__(self, backend: LLMBackend, persona: str, max_rounds: int, *, temperature: float = 0.7,
+                 max_tokens: int = 65536) -> None:
+        self.backend = backend
+        self.persona = persona
+        self.max_rounds = max_rounds
+        self.temperature = temperature
+        self.max_tokens = max_tokens
+        self.name = f"claw-eval-user:{backend.name}"
+
+    async def respond(self, conversation: list[dict[str, Any]], turn: int) -> UserReply:
+        """The user's answer to the agent's last message, or None (satisfied, or out of rounds)."""
+        said = [m.get("content") for m in conversation if m["role"] == "user"][1:]  # after the task's own prompt
+        answered = sum(1 for text in said if isinstance(text, str) and text.startswith(CLAW_EVAL_USER_TAG))
+        if answered >= self.max_rounds:
+            return UserReply(None)
+        response = await self.backend.complete(LLMRequest(messages=[
+            {"role": "system", "content": CLAW_EVAL_USER_PROMPT.format(persona=self.persona)},
+            {"role": "user", "content": CLAW_EVAL_USER_ASK.format(transcript=_claw_eval_transcript(conversation))},
+        ], temperature=self.temperature, max_tokens=self.max_tokens))
+        text = (response.content or "").strip()
+        if not text or "[DONE]" in text:
+            return UserReply(None, response.prompt_tokens, response.completion_tokens)
+        return UserReply(f"{CLAW_EVAL_USER_TAG}\n{text}", response.prompt_tokens, response.completion_tokens)
+
+
+def spec_user(spec: EnvSpec, backend: LLMBackend | None = None) -> ClawEvalUser | None:
+    """The simulator of the spec's `simulated_user` (None when it has none), played by `backend`, else by the model
+    $COWORKENV_USER_URL and $COWORKENV_USER_MODEL name; ValueError when none is given."""
+    user = spec.simulated_user
+    if user is None:
+        return None
+    if backend is None:
+        from coworkenv.llm import NoLLMBackend, backend_from_config
+
+        url, model = os.environ.get(USER_URL_ENV, "").strip(), os.environ.get(USER_MODEL_ENV, "").strip()
+        made = backend_from_config(url, model) if url and model else None
+        if made is None or isinstance(made, NoLLMBackend):
+            raise ValueError(f"{spec.metadata.title or spec.capability}: its user is simulated by an LLM "
+                             f"({user.form}'s simulated user, up to {user.max_rounds} answers), and none is named: "
+                             f"set ${USER_URL_ENV} and ${USER_MODEL_ENV} (an OpenAI-compatible server and its model), "
+                             "or pass user_sim=spec_user(spec, backend)")
+        backend = made
+    return ClawEvalUser(backend, user.persona, user.max_rounds)

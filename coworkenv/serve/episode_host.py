@@ -22,12 +22,15 @@ import itertools
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from coworkenv.env import Action, Env
 from coworkenv.spec import EnvSpec
+
+if TYPE_CHECKING:
+    from coworkenv.rollout.users import ClawEvalUser
 
 REPLY_TOOL = "reply_to_user"
 MESSAGE_META = "coworkenv/message"  # the `_meta` key of an MCP tool call naming the model message it is of
@@ -46,8 +49,16 @@ _REPLY_SCHEMA: dict[str, Any] = {
 class EpisodeHost:
     """An Env whose episode is driven by tool calls and replies from one external agent (thread-safe)."""
 
-    def __init__(self, spec: EnvSpec, max_steps: int = 200, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, spec: EnvSpec, max_steps: int = 200, clock: Callable[[], float] = time.monotonic,
+                 user_sim: ClawEvalUser | None = None) -> None:
+        """`user_sim`: who plays the spec's simulated user, if it has one (default: the model $COWORKENV_USER_URL
+        and $COWORKENV_USER_MODEL name; ValueError when none is)."""
         self.env = Env(spec, max_steps=max_steps)
+        self._user = user_sim
+        if user_sim is None and spec.simulated_user is not None:  # (the rollout package is loaded only for one)
+            from coworkenv.rollout.users import spec_user
+
+            self._user = spec_user(spec)
         if REPLY_TOOL in self.env.toolbox.exposed:
             raise ValueError(f"the spec exposes a tool named {REPLY_TOOL!r}, which the server uses for replies; "
                              "rename that tool")
@@ -122,7 +133,15 @@ class EpisodeHost:
     def _reply(self, message: str) -> tuple[bool, str]:
         if not message.strip():
             return False, orjson.dumps({"error": "the reply is empty; write your answer in 'message'"}).decode()
-        result = self.env.step(Action.say(message))
+        action = Action.say(message)
+        if self._user is not None and self.env.turn >= len(self.env.spec.turns) - 1:  # the simulated user answers
+            from coworkenv.llm import run_sync
+
+            user, conversation = self._user, [*self.env.messages, {"role": "assistant", "content": message}]
+            answer = run_sync(lambda: user.respond(conversation, self.env.turn)).content
+            result = self.env.step(action) if answer is None else self.env.hear(action, answer)
+        else:
+            result = self.env.step(action)
         follow_up = [m["content"] for m in result.messages if m["role"] == "user"]
         if follow_up:
             return True, orjson.dumps({"status": "delivered", "user": follow_up[-1]}).decode()

@@ -271,7 +271,7 @@ def claw_eval_score(root: Path, task_dir: Path, steps: list[dict[str, Any]],
                     judge_rule: JudgeRule | None = None,
                     now: datetime.datetime | None = None) -> tuple[float, list[str]]:
     """Claw-Eval's task score of the episode `steps` ({"call": {name, arguments}}, with the text written beside
-    it as "text", or {"say": text}), and how its
+    it as "text", or {"say": text}, or a simulated user's answer to the last {"user": text}), and how its
     services answered each call. `judge_rule`: the grader gets Claw-Eval's own `LLMJudge`, whose client answers
     by that rule (else no judge). `now`: the services' clock (`world_now`), else the wall clock."""
     with _claw_eval_src(root, judge_rule):
@@ -287,7 +287,7 @@ def claw_eval_score(root: Path, task_dir: Path, steps: list[dict[str, Any]],
             judge = LLMJudge(model_id="stand-in-judge")
         doc = yaml.safe_load((task_dir / "task.yaml").read_text(encoding="utf-8"))
         services = {s["name"]: MockService(root, s["command"], s.get("env") or {}, s["name"], now)
-                    for s in doc["services"]}
+                    for s in doc.get("services") or []}
         endpoints = {e["tool_name"]: urlparse(e["url"]).path for e in doc.get("tool_endpoints", [])}
         urls = {e["tool_name"]: e["url"] for e in doc.get("tool_endpoints", [])}
         methods = {e["tool_name"]: e.get("method", "POST") for e in doc.get("tool_endpoints", [])}
@@ -295,6 +295,10 @@ def claw_eval_score(root: Path, task_dir: Path, steps: list[dict[str, Any]],
         trace = [TraceMessage(trace_id="t", message=Message(role="user", content=[TextBlock(text=task.prompt.text)]))]
         dispatches, answers = [], []
         for n, step in enumerate(steps):
+            if "user" in step:  # the simulated user's answer, as the loop sends it (`runner/loop.py`)
+                trace.append(TraceMessage(trace_id="t", message=Message(
+                    role="user", content=[TextBlock(text=f"[user_agent]\n{step['user']}")])))
+                continue
             if "say" in step:  # empty content is no text block, as Claw-Eval's provider parses a message
                 trace.append(TraceMessage(trace_id="t", message=Message(
                     role="assistant", content=[TextBlock(text=step["say"])] if step["say"] else [])))
@@ -316,7 +320,7 @@ def claw_eval_score(root: Path, task_dir: Path, steps: list[dict[str, Any]],
                                            response_status=status,
                                            response_body=body))
         audit = {}
-        reset = {s["name"]: s.get("reset_endpoint") for s in doc["services"]}
+        reset = {s["name"]: s.get("reset_endpoint") for s in doc.get("services") or []}
         for name, service in services.items():
             if not reset.get(name):  # the runner fetches the audits of services with a reset endpoint alone
                 continue
