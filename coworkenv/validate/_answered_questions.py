@@ -49,6 +49,8 @@ Since defects142 a write that is no message also takes the requests a world rule
 by the run's clock (the audit's time of the reference's call, `EntityIndex.call_times`): a colleague's question a rule
 puts in their DM as the task starts was never read, as only the world's first messages and those the turns' changes
 put counted (by turn), and a file, a note or a ticket comment answering it wrongly passed a check on its subject.
+A DM's or a mail's requests, and those of a write addressed to people, also take the files its recipients own that
+the task reads by path (`_file_requests`: "Anya's questions are in shared/questions/anya.md", answered by DM).
 
 The final answer to the user (`told_answer_mutations`, defects121) gets the same near miss where a check reads the
 reply (`content_replies`; until defects122 also only where the request read as a question, so "reply here with the
@@ -69,6 +71,7 @@ from collections.abc import Callable, Iterator, Mapping
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
+from coworkenv.bindings import spec_catalog
 from coworkenv.checks import MISSING, render_value
 from coworkenv.spec import (
     EnvSpec,
@@ -339,7 +342,7 @@ def _questions(spec: EnvSpec, index: EntityIndex, op: str, args: dict[str, Any])
     addresses = {a for r in refs if (a := index.address(r)) is not None}
     dms = {"dm-" + "-".join(sorted({user or "me", p})): p for p in people}
     out = [str(m["text"]) for m in chat if dms.get(str(m.get("channel"))) == m.get("sender") and before(m)]
-    out += _ticket_requests(spec, index, people, addresses)
+    out += _ticket_requests(spec, index, people, addresses) + _file_requests(spec, index, people)
     return out + [f"{m.get('subject', '')}\n{m.get('body', '')}" for m in mail
                   if str(m.get("sender", "")).lower() in addresses and m.get("folder") not in ("sent", "drafts")
                   and before(m)]
@@ -376,6 +379,22 @@ def _ticket_requests(spec: EnvSpec, index: EntityIndex, people: set[str] | None,
             out.append(f"{ticket.get('title', '')}\n{ticket.get('description', '')}")
         out += [str(c.get("body", "")) for c in ticket.get("comments") or [] if by(str(c.get("author", "")))]
     return out
+
+
+def _file_requests(spec: EnvSpec, index: EntityIndex, people: set[str]) -> list[str]:
+    """What `people` (directory ids) asked the user in a file of theirs on the shared drive that the task reads by its
+    path (defects142: "Anya's questions are in shared/questions/anya.md", answered by DM), as the world held it before
+    the episode (a file the task then rewrites with the answer still asks only what it asked). Only for a message or a
+    write addressed to people: a report for nobody cites the documents it was made of, which ask nothing."""
+    files = spec.world.apps.files
+    if files is None or not people:
+        return []
+    tools = spec_catalog(spec)
+    read = {v for turn in spec.reference for step in turn.steps if step.call is not None
+            and (tool := tools.get(step.call.name)) is not None and tool.kind == "read"
+            for v in leaves(step.call.arguments) if isinstance(v, str)}
+    return [f.content for f in files.files if f.id in read and f.owner not in (index.user, "me", "")
+            and (f.owner in people or index.person_id(f.owner) in people)]
 
 
 # The parameters naming who reads a write that is no message (an invite's attendees, a note's recipients); a person
@@ -446,6 +465,8 @@ def _route_requests(spec: EnvSpec, index: EntityIndex, op: str, args: dict[str, 
     out += [str(m["text"]) for m in chat if dm_from(m)]
     if op != "tickets_comment":  # what they asked by ticket or invite (defects137); for nobody: anyone but the user
         out += _ticket_requests(spec, index, people if addressed else None, addresses)
+    if addressed:  # and in a file of theirs the task reads (defects142)
+        out += _file_requests(spec, index, people)
     return out + [f"{m.get('subject', '')}\n{m.get('body', '')}" for m in mail
                   if m.get("folder") not in ("sent", "drafts")
                   and (not addressed or str(m.get("sender", "")).lower() in addresses)]

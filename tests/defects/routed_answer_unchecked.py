@@ -383,3 +383,40 @@ DEFECTS += [
            fix=_asked_by_rule(how, True), witness=_wrong(how), gate="mutations", code="content_unchecked")
     for how, seed in (("file", 1), ("note", 13), ("comment", 3))
 ]
+
+
+def _asked_in_file(spec: Spec) -> None:
+    """The colleague asked in a file of theirs on the shared drive, not in their DM: the DM's question becomes the
+    content of a file they own, the reference reads the file where it read the DM, the turn names the file; the answer
+    is still the DM (until defects142 a DM's requests were the recipient's messages, tickets and invites, not files)."""
+    person = call(spec, "chat_send_dm")["arguments"]["person"]
+    chat = spec["world"]["apps"]["chat"]
+    asked = [m for m in chat["messages"] if m["channel"].startswith("dm-") and m["sender"] == person]
+    if len(asked) != 1:
+        raise CorpusError(f"{spec['capability']}: {len(asked)} DMs from {person}")
+    chat["messages"].remove(asked[0])
+    path = f"shared/questions/{person.removeprefix('u-')}.md"
+    spec["world"]["apps"]["files"]["files"].append({
+        "id": path, "kind": "markdown", "content": f"# Open questions\n\n- {asked[0]['text']}\n", "owner": person,
+        "modified_at": asked[0]["ts"]})
+    read = call(spec, "chat_read_channel", channel=asked[0]["channel"])
+    read.update(name="files_read_file", arguments={"path": path})
+    if spec.get("tools") is not None and "files_read_file" not in spec["tools"]:
+        spec["tools"].append("files_read_file")
+    turn = spec["turns"][0]
+    turn["content"], n = re.subn(r"\bon chat\b", f"in {path}", turn["content"], count=1)
+    if not n:
+        raise CorpusError(f"{spec['capability']}: the turn does not say where the question was asked")
+
+
+def _file_question_words(spec: Spec) -> None:
+    _asked_in_file(spec)
+    _question_words(spec)
+
+
+DEFECTS += [
+    Defect(CLASS, f"asked-in-file-dm-{seed}", f"synth:lookup_answer_source@{seed}",
+           "tells a colleague who asked in a file of theirs a wrong answer in their DM: the DM check reads only what "
+           "was asked about", breaks=_file_question_words, fix=_asked_in_file, witness=_wrong_answer,
+           gate="mutations", code="content_unchecked") for seed in (1, 13)
+]
