@@ -51,3 +51,27 @@ def test_words_asking_for_one_message_are_found(words: str, op: str, found: str)
 def test_other_words_ask_for_no_count(words: str, op: str) -> None:
     assert asked_once(_with_turn(words), 0, op) is None
 
+
+
+_CLARIFY = base_spec("synth:clarify_ambiguous_request@1")  # turn 0 asks who is meant (no write), turn 1 mails
+
+
+def _clarify(first: str, then: str = "I meant Lucas Kowalski.", first_mails: bool = False) -> EnvSpec:
+    spec = EnvSpec.model_validate(_CLARIFY)
+    turns = [spec.turns[0].model_copy(update={"content": first}), spec.turns[1].model_copy(update={"content": then})]
+    reference = list(spec.reference)
+    if first_mails:  # turn 0 sends its own mail (the one its ask was about)
+        mail = next(s for s in reference[1].steps if s.call is not None and s.call.name == "mail_send")
+        reference[0] = reference[0].model_copy(update={"steps": [*reference[0].steps, mail]})
+    return spec.model_copy(update={"turns": turns, "reference": reference})
+
+
+def test_an_earlier_turns_ask_holds_for_the_later_send() -> None:
+    """An ask in a turn that sends nothing of that kind holds for the next turn that does (defects142); one a turn
+    used for its own send, an adverb carried from a turn that wrote, or an ask for another kind does not."""
+    assert asked_once(_clarify("When you send it, keep it to a single email."), 1, "mail_send") == "a single email"
+    assert asked_once(_clarify("Send it only once, please."), 1, "mail_send") == "only once"
+    assert asked_once(_clarify("Keep it to a single email.", first_mails=True), 1, "mail_send") is None
+    assert asked_once(_clarify("Send it only once, please.", first_mails=True), 1, "mail_send") is None
+    assert asked_once(_clarify("Just one DM to Lucas."), 1, "mail_send") is None
+    assert asked_once(_clarify("Please email the notes to Lucas."), 1, "mail_send") is None

@@ -45,6 +45,12 @@ but the user asked so; a ticket counts only where the task opens it by id and no
 where the user is invited (a backlog's "svc-recs: slow responses for large accounts", reported by a member of
 #incidents, is no request the status post on svc-recs answers: 11 adapt_silent_change specs of the strict sweep's
 first 200 were rejected so before these rules, 2 with the assignee rule alone).
+Since defects142 a write that is no message also takes the requests a world rule put in the world before it was made,
+by the run's clock (the audit's time of the reference's call, `EntityIndex.call_times`): a colleague's question a rule
+puts in their DM as the task starts was never read, as only the world's first messages and those the turns' changes
+put counted (by turn), and a file, a note or a ticket comment answering it wrongly passed a check on its subject.
+A DM's or a mail's requests, and those of a write addressed to people, also take the files its recipients own that
+the task reads by path (`_file_requests`: "Anya's questions are in shared/questions/anya.md", answered by DM).
 
 The final answer to the user (`told_answer_mutations`, defects121) gets the same near miss where a check reads the
 reply (`content_replies`; until defects122 also only where the request read as a question, so "reply here with the
@@ -65,6 +71,7 @@ from collections.abc import Callable, Iterator, Mapping
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
+from coworkenv.bindings import spec_catalog
 from coworkenv.checks import MISSING, render_value
 from coworkenv.spec import (
     EnvSpec,
@@ -127,7 +134,7 @@ def answered_question_mutations(spec: EnvSpec, writes: list[tuple[int, int, Tool
             if not said:
                 continue
             texts = frozenset(params.get(k, k) for k in said)
-            questions = _route_requests(spec, index, tool.op, args, t)  # a ticket comment, a file, a note, ...
+            questions = _route_requests(spec, index, tool.op, args, t, s)  # a ticket comment, a file, a note, ...
         if not questions:
             continue
         asked = "\n".join(questions)
@@ -335,7 +342,7 @@ def _questions(spec: EnvSpec, index: EntityIndex, op: str, args: dict[str, Any])
     addresses = {a for r in refs if (a := index.address(r)) is not None}
     dms = {"dm-" + "-".join(sorted({user or "me", p})): p for p in people}
     out = [str(m["text"]) for m in chat if dms.get(str(m.get("channel"))) == m.get("sender") and before(m)]
-    out += _ticket_requests(spec, index, people, addresses)
+    out += _ticket_requests(spec, index, people, addresses) + _file_requests(spec, index, people)
     return out + [f"{m.get('subject', '')}\n{m.get('body', '')}" for m in mail
                   if str(m.get("sender", "")).lower() in addresses and m.get("folder") not in ("sent", "drafts")
                   and before(m)]
@@ -374,25 +381,57 @@ def _ticket_requests(spec: EnvSpec, index: EntityIndex, people: set[str] | None,
     return out
 
 
+def _file_requests(spec: EnvSpec, index: EntityIndex, people: set[str]) -> list[str]:
+    """What `people` (directory ids) asked the user in a file of theirs on the shared drive that the task reads by its
+    path (defects142: "Anya's questions are in shared/questions/anya.md", answered by DM), as the world held it before
+    the episode (a file the task then rewrites with the answer still asks only what it asked). Only for a message or a
+    write addressed to people: a report for nobody cites the documents it was made of, which ask nothing."""
+    files = spec.world.apps.files
+    if files is None or not people:
+        return []
+    tools = spec_catalog(spec)
+    read = {v for turn in spec.reference for step in turn.steps if step.call is not None
+            and (tool := tools.get(step.call.name)) is not None and tool.kind == "read"
+            for v in leaves(step.call.arguments) if isinstance(v, str)}
+    return [f.content for f in files.files if f.id in read and f.owner not in (index.user, "me", "")
+            and (f.owner in people or index.person_id(f.owner) in people)]
+
+
 # The parameters naming who reads a write that is no message (an invite's attendees, a note's recipients); a person
 # named otherwise (a new ticket's assignee, an owner) is handed work by it.
 _READERS = frozenset({"attendees", "recipients", "to", "cc", "person", "contact_id"})
 
 
-def _route_requests(spec: EnvSpec, index: EntityIndex, op: str, args: dict[str, Any], turn: int) -> list[str]:
+def _route_requests(spec: EnvSpec, index: EntityIndex, op: str, args: dict[str, Any], turn: int,
+                    step: int) -> list[str]:
     """The requests an answer written by another route than a message may answer (defects133): a comment on a ticket,
     a file, a note, an event's description, a to-do. Whoever the write is addressed to asked for it: for a ticket's
     comment, its reporter (and the ticket's own text: its description, its comments by others than the user); for a
     write naming people (an invite's attendees, a note's recipients), those people; their DMs with the user and
     their mails to the user count. A write addressed to nobody (a file, a note, a to-do) answers whoever sent the
-    user a DM or a mail. A message counts that is in the world from the start or put there by the changes of a turn
-    up to the write's (the run's clock does not say when the write was made, as a message's `ts` does)."""
+    user a DM or a mail. A message counts that is in the world from the start, put there by the changes of a turn
+    up to the write's, or added by a world rule before the write was made (by the run's clock: the audit's time of
+    the reference's call, `EntityIndex.call_times`; defects142: a question a rule put in the asker's DM mid-turn
+    was never read, as the turns' changes alone were). A message a later turn's changes put counts by its turn, not
+    its `ts` (a spec may date it in the past)."""
     user, first = index.user, _first_ids(spec)
     mine = (user, "me")
-    put = {str(change.record.get("id")) for k, later in enumerate(spec.turns) if k <= turn
-           for change in later.changes if isinstance(change, PutRecord) and change.app in ("chat", "mail")}
-    chat = [m for m in _messages(index, "chat", first) if m.get("id") in first or str(m.get("id")) in put]
-    mail = [m for m in _messages(index, "mail", first) if m.get("id") in first or str(m.get("id")) in put]
+    put = {k: {str(change.record.get("id")) for change in later.changes
+               if isinstance(change, PutRecord) and change.app in ("chat", "mail")}
+           for k, later in enumerate(spec.turns)}
+    up_to = set().union(*(ids for k, ids in put.items() if k <= turn))
+    later = set().union(*(ids for k, ids in put.items() if k > turn))
+    made = _when({"ts": index.call_times.get((turn, step))})
+
+    def counts(m: dict[str, Any]) -> bool:
+        ref = str(m.get("id"))
+        if m.get("id") in first or ref in up_to:
+            return True
+        when = _when(m)  # a world rule's: sent before the write
+        return ref not in later and made is not None and when is not None and when < made
+
+    chat = [m for m in _messages(index, "chat", first) if counts(m)]
+    mail = [m for m in _messages(index, "mail", first) if counts(m)]
     out: list[str] = []
     refs: list[str] = []
     if op == "tickets_comment":
@@ -426,6 +465,8 @@ def _route_requests(spec: EnvSpec, index: EntityIndex, op: str, args: dict[str, 
     out += [str(m["text"]) for m in chat if dm_from(m)]
     if op != "tickets_comment":  # what they asked by ticket or invite (defects137); for nobody: anyone but the user
         out += _ticket_requests(spec, index, people if addressed else None, addresses)
+    if addressed:  # and in a file of theirs the task reads (defects142)
+        out += _file_requests(spec, index, people)
     return out + [f"{m.get('subject', '')}\n{m.get('body', '')}" for m in mail
                   if m.get("folder") not in ("sent", "drafts")
                   and (not addressed or str(m.get("sender", "")).lower() in addresses)]

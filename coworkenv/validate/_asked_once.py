@@ -23,7 +23,10 @@ the op the tool runs: a declared `gmail_send_message` is a mail), or None: a num
 noun naming that kind of message ("one email", "a single short DM", "just one update"), or an adverb limiting the
 turn's sends to one ("only once", "exactly once", "no more than once", "email her once.", "not twice", "no
 duplicates", "avoid duplicates"). A "once" that starts a clause ("once it is fixed") or means "now" ("at once") asks
-for nothing. Creating writes are not asked here: their duplicate is always
+for nothing. An earlier turn's ask holds for a later turn's write where no turn from it up to the write's makes a write
+of that op: "When you send it, keep it to a single email." before a clarifying question, the mail sent after the
+answer (defects142: until then only the sending turn's words were read, and the duplicate was never made); an adverb
+("only once") carries so only from a turn that writes nothing (it limits that turn's sends otherwise). Creating writes are not asked here: their duplicate is always
 made; made wrong first, only where asked.
 """
 
@@ -33,6 +36,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from coworkenv.apps import TOOLS
 from coworkenv.spec import EnvSpec, ReferenceStep, ReferenceTurn, ToolCallSpec
 from coworkenv.validate._mutation_core import Mutation, turn_of
 
@@ -87,14 +91,34 @@ _PATTERNS = {op: re.compile(_ONE.replace("NOUNS", nouns), re.IGNORECASE) for op,
 
 
 def asked_once(spec: EnvSpec, turn: int, op: str) -> str | None:
-    """The words of the user's turn `turn` that ask for one item of what `op` sends (see the module docstring), or
-    None where it asks for no count, or `op` sends nothing."""
+    """The words of the user's turn `turn`, or of an earlier turn whose ask is still open, that ask for one item of
+    what `op` sends (see the module docstring), or None where none asks for a count, or `op` sends nothing."""
     pattern = _PATTERNS.get(op)
     if pattern is None or not 0 <= turn < len(spec.turns):
         return None
     content = spec.turns[turn].content
     found = pattern.search(content) or _ONCE.search(content)
-    return found.group(0) if found else None
+    if found:
+        return found.group(0)
+    for k in range(turn - 1, -1, -1):  # the nearest earlier turn first
+        ops = _written_ops(spec, k)
+        if op in ops:
+            return None  # that turn made its own: what it asked was for that one
+        content = spec.turns[k].content
+        # "one email" for the kind `op` sends; "only once" for whatever comes, where that turn wrote nothing
+        found = pattern.search(content) or (None if ops else _ONCE.search(content))
+        if found:
+            return found.group(0)
+    return None
+
+
+def _written_ops(spec: EnvSpec, turn: int) -> set[str]:
+    """The ops of the writes the reference makes in turn `turn` (a declared tool's as the op it is bound to)."""
+    if turn >= len(spec.reference):
+        return set()
+    bound = {d.name: d.bind.op for d in spec.tool_decls if d.bind.op in TOOLS}
+    ops = {bound.get(step.call.name, step.call.name) for step in spec.reference[turn].steps if step.call is not None}
+    return {op for op in ops if op in TOOLS and TOOLS[op].kind == "write"}
 
 
 def sent_wrong_first(reference: list[ReferenceTurn], t: int, s: int, call: ToolCallSpec, once: str,

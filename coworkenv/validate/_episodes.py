@@ -30,7 +30,7 @@ from coworkenv.validate._mutation_core import turn_of
 from coworkenv.validate._pace import quiet_read, reads_left
 from coworkenv.validate._reads import read_matchers, without_reads
 from coworkenv.validate._run_memo import RunMemo
-from coworkenv.validate.dependencies import made_by_step
+from coworkenv.validate.dependencies import call_times, made_by_step
 from coworkenv.validate.entities import EntityIndex, check_choices, check_values
 from coworkenv.validate.mutations import Mutation, is_write
 from coworkenv.validate.task_mutations import task_mutations
@@ -193,6 +193,7 @@ class SpecEpisodes:
                             self.oracle_entities.created[(change.app, change.table, change.id)] = \
                                 record.model_dump(mode="json")
                 made = self.made = made_by_step(self.spec.reference, self._oracle.audit, world, self.created)
+                self.oracle_entities.call_times = call_times(self.spec.reference, self._oracle.audit)
                 self.task_mutants = task_mutations(self.spec, world, self.oracle_entities, self.touched,
                                                    self.created, made, self._oracle.audit)
                 if any(python_rules(c.rule) for c in self.spec.checks):

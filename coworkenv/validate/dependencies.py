@@ -145,6 +145,20 @@ def _field_values(world: World, key: Key) -> set[str]:
     return {v for v in record.model_dump(mode="json").values() if isinstance(v, str)}
 
 
+def call_times(reference: list[ReferenceTurn], audit: list[Any]) -> dict[tuple[int, int], str]:
+    """When the reference episode made each reference call (the audit's clock, ISO), by (turn, step); calls align
+    per turn as in `made_by_step`."""
+    per_turn = [[s for s, step in enumerate(turn.steps) if step.call is not None] for turn in reference]
+    seen: dict[int, int] = {}
+    out: dict[tuple[int, int], str] = {}
+    for entry in audit:
+        k = seen.get(entry.turn, 0)
+        seen[entry.turn] = k + 1
+        if entry.turn < len(per_turn) and k < len(per_turn[entry.turn]) and entry.time:
+            out[(entry.turn, per_turn[entry.turn][k])] = str(entry.time)
+    return out
+
+
 def made_by_step(reference: list[ReferenceTurn], audit: list[Any], world: World, created: set[Key]) -> dict[
         tuple[int, int], Key]:
     """The record each reference call created, from the reference episode's audit (calls align per turn)."""

@@ -111,6 +111,8 @@ class EntityIndex:
         # Records the indexed run created, their fields as it left them (filled by whoever ran it): a fact of the
         # answer may be one of them (the title of a to-do the task adds).
         self.created: dict[tuple[str, str, str], dict[str, Any]] = {}
+        # When the indexed run made each reference call (ISO, the audit's clock), by (turn, step) (filled likewise).
+        self.call_times: dict[tuple[int, int], str] = {}
         self._holders: dict[str, set[tuple[str, str, str]]] | None = None
         self.table_ids: dict[tuple[str, str], list[str]] = {}
         self.table_of: dict[str, tuple[str, str]] = {}

@@ -344,3 +344,79 @@ DEFECTS += [
         ("invite", "an invite's description", _moved_to_invite, "file", 3),
     )
 ]
+
+
+def _asked_by_rule(how: str, checked: bool) -> Edit:
+    """The colleague's DM question is not in the world from the start: a world rule puts it in their DM with the
+    user as the task makes its first call (it arrives mid-turn), and the task answers by a write that is no message
+    (`how`: a file, a note, a to-do). Until defects142 such a write's requests were the world's first messages and
+    those the turns' changes put, judged by turn, so a question a world rule adds during the run was never read."""
+    def edit(spec: Spec) -> None:
+        person = call(spec, "chat_send_dm")["arguments"]["person"]
+        chat = spec["world"]["apps"]["chat"]
+        asked = [m for m in chat["messages"] if m["channel"].startswith("dm-") and m["sender"] == person]
+        if len(asked) != 1:
+            raise CorpusError(f"{spec['capability']}: {len(asked)} DMs from {person}")
+        _route(how, checked)(spec)
+        chat["messages"].remove(asked[0])
+        first = next(step["call"]["name"] for turn in spec["reference"] for step in turn["steps"] if step.get("call"))
+        spec["dynamics"]["rules"].append({
+            "id": "question-arrives", "on": {"kind": "action", "call": {"tool": first}},
+            "effects": [{"kind": "put_record", "app": "chat", "table": "messages",
+                         "record": {**asked[0], "ts": "$now"}}]})
+        for c in spec["checks"]:  # the question the world puts there is no change of the task's
+            if c["rule"]["kind"] == "frame":
+                c["rule"]["allow"].append({"app": "chat", "table": "messages", "where": [
+                    {"field": "channel", "op": "equals", "value": asked[0]["channel"]},
+                    {"field": "sender", "op": "equals", "value": person}]})
+        turn = spec["turns"][0]
+        turn["content"], n = re.subn(r"\basked me\b", "is asking me", turn["content"], count=1)
+        if not n:
+            raise CorpusError(f"{spec['capability']}: the turn does not say who asked")
+    return edit
+
+
+DEFECTS += [
+    Defect(CLASS, f"asked-by-rule-{how}-{seed}", f"synth:lookup_answer_source@{seed}",
+           f"answers a colleague's question that a world rule puts in their DM mid-turn with a wrong answer in a "
+           f"{how}: the check on it reads only what was asked about", breaks=_asked_by_rule(how, False),
+           fix=_asked_by_rule(how, True), witness=_wrong(how), gate="mutations", code="content_unchecked")
+    for how, seed in (("file", 1), ("note", 13), ("comment", 3))
+]
+
+
+def _asked_in_file(spec: Spec) -> None:
+    """The colleague asked in a file of theirs on the shared drive, not in their DM: the DM's question becomes the
+    content of a file they own, the reference reads the file where it read the DM, the turn names the file; the answer
+    is still the DM (until defects142 a DM's requests were the recipient's messages, tickets and invites, not files)."""
+    person = call(spec, "chat_send_dm")["arguments"]["person"]
+    chat = spec["world"]["apps"]["chat"]
+    asked = [m for m in chat["messages"] if m["channel"].startswith("dm-") and m["sender"] == person]
+    if len(asked) != 1:
+        raise CorpusError(f"{spec['capability']}: {len(asked)} DMs from {person}")
+    chat["messages"].remove(asked[0])
+    path = f"shared/questions/{person.removeprefix('u-')}.md"
+    spec["world"]["apps"]["files"]["files"].append({
+        "id": path, "kind": "markdown", "content": f"# Open questions\n\n- {asked[0]['text']}\n", "owner": person,
+        "modified_at": asked[0]["ts"]})
+    read = call(spec, "chat_read_channel", channel=asked[0]["channel"])
+    read.update(name="files_read_file", arguments={"path": path})
+    if spec.get("tools") is not None and "files_read_file" not in spec["tools"]:
+        spec["tools"].append("files_read_file")
+    turn = spec["turns"][0]
+    turn["content"], n = re.subn(r"\bon chat\b", f"in {path}", turn["content"], count=1)
+    if not n:
+        raise CorpusError(f"{spec['capability']}: the turn does not say where the question was asked")
+
+
+def _file_question_words(spec: Spec) -> None:
+    _asked_in_file(spec)
+    _question_words(spec)
+
+
+DEFECTS += [
+    Defect(CLASS, f"asked-in-file-dm-{seed}", f"synth:lookup_answer_source@{seed}",
+           "tells a colleague who asked in a file of theirs a wrong answer in their DM: the DM check reads only what "
+           "was asked about", breaks=_file_question_words, fix=_asked_in_file, witness=_wrong_answer,
+           gate="mutations", code="content_unchecked") for seed in (1, 13)
+]

@@ -15,7 +15,7 @@ sending write sends (`_asked_once`), the write is also made first with its conte
 from __future__ import annotations
 
 from tests.defects._core import Defect
-from tests.defects.asked_once_duplicated import asked, wrong_first
+from tests.defects.asked_once_duplicated import _earlier, asked, wrong_first
 
 CLASS = "sent_wrong_first"
 DETECTION = (
@@ -54,4 +54,14 @@ DEFECTS = [
     _defect("one-update-incident-2", "synth:incident_investigate_fix@2", "chat_post_message", 0,
             "Post just one update in #incidents.", "announced", "Looking into the errors now.",
             "posts a status without the service first, then the right update,"),
+]
+
+# Asked in the turn before the one that sends it (the user answers a clarifying question in between): defects142.
+DEFECTS += [
+    Defect(CLASS, "one-email-earlier-turn-clarify-3", "synth:clarify_ambiguous_request@3",
+           "mails the person a body saying nothing of the file first, then the right mail, though the first turn said "
+           "'One email only, once you know who.': 'sent-to-right-person' counts exactly one message by its words",
+           breaks=_earlier("One email only, once you know who.", "sent-to-right-person", "exact_by_words"),
+           fix=_earlier("One email only, once you know who.", "sent-to-right-person", "exact_by_whom"),
+           witness=wrong_first("mail_send", 1, "Hi, sending it over shortly."), gate=GATE, code=CODE),
 ]
