@@ -455,7 +455,6 @@ MODULES = (
     address_elsewhere_credited,
     report_asked_unread,
     like_write_unchecked,
-    link_read_as_set,
     in_list_respelled,
     unit_value_admitted,
     guard_value_unreal,
