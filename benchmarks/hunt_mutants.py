@@ -149,6 +149,14 @@ Families of mutation kinds, kept apart in the registry (`KINDS`, name -> family,
   forbidden call's text inside a longer text and in capitals, each kept field set at the end to each other value
   the table's records hold there, and each record the reference makes or changes edited at the end by a write tool of
   its app taking its id (a string field set to another value the table holds: an event's time zone).
+- `d141` (hunt141, 7 kinds, bare names; its block sits after d135's): `field_other_written` (a check on the right
+  record moved onto another field of it the task also writes, at its final value: a config entry's `version` for
+  its `value`), `count_at_most` (an exact or least count as "at most"), `cond_not_null` (a value as "set to
+  anything", `not_equals null` or `not_equals ""`, a matcher's argument too), `id_held_initially` (a check moved onto
+  a record the untouched world already has in the wanted state), `guard_last_turn` (a text guard of a multi-turn
+  task bound to its last turn), `order_reversed` (an order check's two calls swapped), `made_not_default` (a made
+  record's `equals v` as "not the table's usual value", `folder != inbox` for `folder == sent`). Its witness search
+  (for every family) adds a text guard's forbidden term said in an earlier turn's reply.
 
 Kinds whose name starts with `py_` or `python.` are sandboxed (slow) and run only with `--python`; as in
 defects69, `py_*` mutants (of `d69`, `d73`, `d77` and `d83`) are made on the examples and seed 1 only, one per base, kind and rule kind.
@@ -181,6 +189,7 @@ for files already written.
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples hunt:9-10 access_request_approval,adapt_announced_change,adapt_silent_change,clarify_ambiguous_request,delegate_and_follow_up,inbox_triage_reply,incident_investigate_fix,mail_ticket_chat_coordination,oncall_handoff,reschedule_conflict,todo_track_mail_requests:4-6 --family d129 --out d129.jsonl --summary
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples hunt:11-12 access_request_approval,adapt_announced_change,adapt_silent_change,clarify_ambiguous_request,delegate_and_follow_up,inbox_triage_reply,incident_investigate_fix,mail_ticket_chat_coordination,oncall_handoff,reschedule_conflict,todo_track_mail_requests:7-8 --family d132 --out d132.jsonl --summary
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases hunt:13-14 access_request_approval,adapt_announced_change,adapt_silent_change,clarify_ambiguous_request,delegate_and_follow_up,inbox_triage_reply,incident_investigate_fix,mail_ticket_chat_coordination,oncall_handoff,reschedule_conflict,todo_track_mail_requests:9-12 --family d135 --out d135.jsonl --summary
+    PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples hunt:15-16 access_request_approval,adapt_announced_change,adapt_silent_change,clarify_ambiguous_request,delegate_and_follow_up,inbox_triage_reply,incident_investigate_fix,mail_ticket_chat_coordination,oncall_handoff,reschedule_conflict,todo_track_mail_requests:13-14 --family d141 --out d141.jsonl --summary
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples --kinds state_to_log 'records.*drop_cond' --out o.jsonl
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --tally d65.jsonl d69.jsonl
 """
@@ -224,7 +233,7 @@ Rule = dict[str, Any]
 
 class Kind(NamedTuple):
     family: str  # "d65", "d69", "d73", "d77", "d83", "d92", "d94", "d99", "d111", "d117", "d119", "d123", "d129",
-    # "d132" or "d135"
+    # "d132", "d135" or "d141"
     rule: str  # the rule kind it mutates ("check"/"scoring" for the check's or spec's own settings)
     python: bool  # the mutant runs a Python check in the sandbox
 
@@ -316,6 +325,8 @@ KINDS: dict[str, Kind] = {
     **_kinds("d132", "any", "to_by_name bound_off_by_one dt_as_text count_at_least none_other_value"),
     **_kinds("d135", "any", "state_to_call_args none_left_as_one_done guard_contains_as_equals guard_case_sensitive "
              "ids_any_for_all guard_args_as_where guard_one_bad_value"),
+    **_kinds("d141", "any", "field_other_written count_at_most cond_not_null id_held_initially guard_last_turn "
+             "order_reversed made_not_default"),
 }
 
 
@@ -3612,6 +3623,147 @@ def episodes135_after(spec: Spec) -> Iterator[tuple[str, Episode]]:
 FAMILIES["d135"] = mutants135
 
 
+# -- defects141: the family d141 ----------------------------------------------------------------------------------
+# Hand-written verifier mistakes of yet another kind: the right record but another field of it the task writes, an
+# exact count as "at most", a value as "set to anything", a check moved onto a record that already held the value,
+# a text guard of a multi-turn task read on its last turn only, an order check turned round, a made record's state
+# as "not the table's usual state" (`folder != inbox` for `folder == sent`: a draft counts).
+def _written141(spec: Spec, fstate: dict[str, Any], app: str, table: str, rid: Any) -> dict[str, Any]:
+    """The top-level fields of record `rid` the reference changes, at their final values (scalars only)."""
+    old = next((r for r in _rows(world_table(spec, app, table)) if r.get("id") == rid), None)
+    fin = next((r for r in _rows((fstate.get(app) or {}).get(table)) if r.get("id") == rid), None)
+    if old is None or fin is None:
+        return {}
+    return {f: x for f, x in fin.items() if f != "id" and old.get(f) != x and isinstance(x, (str, int, float))}
+
+
+def _common141(spec: Spec, app: str, table: str, field: str, v: Any) -> Any:
+    """The value of `field` most records of the untouched table hold, other than `v` (a made record's "usual" state)."""
+    held = [r.get(field) for r in _rows(world_table(spec, app, table))]
+    counts: dict[str, int] = defaultdict(int)
+    for x in held:
+        if isinstance(x, str) and x != v:
+            counts[x] += 1
+    return max(counts, key=lambda x: counts[x]) if counts else None
+
+
+def _held_by_other141(spec: Spec, fstate: dict[str, Any], app: str, table: str, rid: Any,
+                      conds: list[dict[str, Any]]) -> Any:
+    """Another record of the table meeting every condition of `conds` in the untouched world and left as it was."""
+    fin = {r.get("id"): r for r in _rows((fstate.get(app) or {}).get(table))}
+    for r in _rows(world_table(spec, app, table)):
+        if r.get("id") != rid and conds and _holds(r, conds) and fin.get(r.get("id")) == r:
+            return r.get("id")
+    return None
+
+
+def _cond_kinds141(conds: list[dict[str, Any]], spec: Spec, app: str, table: str, made: bool
+                   ) -> Iterator[tuple[str, list[dict[str, Any]]]]:
+    for i, w in enumerate(conds):
+        op, v, f = w.get("op", "equals"), w.get("value"), str(w.get("field"))
+        if f == "id" or op != "equals" or v is None:
+            continue
+        yield "cond_not_null", _at129(conds, i, [{**w, "op": "not_equals", "value": None}])
+        if isinstance(v, str):
+            yield "cond_not_null", _at129(conds, i, [{**w, "op": "not_equals", "value": ""}])
+            u = _common141(spec, app, table, f, v) if made else None
+            if u is not None:
+                yield "made_not_default", _at129(conds, i, [{**w, "op": "not_equals", "value": u}])
+
+
+def rule_kinds141(rule: Rule, spec: Spec, fstate: dict[str, Any], role: str, nturns: int
+                  ) -> Iterator[tuple[str, Rule]]:
+    """(kind, new rule): defects141's mutations of one rule."""
+    k = rule["kind"]
+    if role == "completion" and k == "field":
+        t = rule["target"]
+        cond = {"field": t["field"], "op": rule.get("op", "equals"), "value": rule.get("value")}
+        for name, new in _cond_kinds141([cond], spec, t["app"], t["table"], False):
+            yield name, {**rule, "op": new[0]["op"], "value": new[0]["value"]}
+        for f, x in _written141(spec, fstate, t["app"], t["table"], t["id"]).items():
+            if f != t["field"].split(".")[0]:
+                yield "field_other_written", {**rule, "target": {**t, "field": f}, "op": "equals", "value": x}
+                break
+        if cond["op"] == "equals":
+            o = _held_by_other141(spec, fstate, t["app"], t["table"], t["id"], [cond])
+            if o is not None:
+                yield "id_held_initially", {**rule, "target": {**t, "id": o}}
+    elif role == "completion" and k == "records":
+        where = rule.get("where") or []
+        ids = [w for w in where if w.get("field") == "id" and w.get("op", "equals") == "equals"]
+        for name, new in _cond_kinds141(where, spec, rule["app"], rule["table"], not ids):
+            yield name, {**rule, "where": new}
+        if rule.get("count_op", "gte") in ("equals", "gte") and rule.get("count", 1) >= 1:
+            yield "count_at_most", {**rule, "count_op": "lte"}
+        if len(ids) == 1:
+            rid = ids[0]["value"]
+            written = _written141(spec, fstate, rule["app"], rule["table"], rid)
+            for i, w in enumerate(where):
+                f = w.get("field")
+                if w in ids or w.get("op", "equals") != "equals" or f not in written:
+                    continue
+                g = next((g for g in written if g != f and all(x.get("field") != g for x in where)), None)
+                if g is not None:
+                    yield "field_other_written", {**rule, "where": _at129(where, i, [
+                        {"field": g, "op": "equals", "value": written[g]}])}
+            rest = [w for w in where if w not in ids]
+            o = _held_by_other141(spec, fstate, rule["app"], rule["table"], rid, rest)
+            if o is not None:
+                yield "id_held_initially", {**rule, "where": [{**ids[0], "value": o}, *rest]}
+    elif k in ("called", "order") and role == "completion":
+        for key in (["call"] if k == "called" else ["first", "then"]):
+            m = rule[key]
+            tool = TOOLS.get(m["tool"])
+            for name, new in _cond_kinds141(m.get("where") or [], spec, tool.app if tool else "", "", False):
+                yield name, {**rule, key: {**m, "where": new}}
+            for a, x in (m.get("args") or {}).items():
+                if x is not None and not re.search(r"(^|_)id$", a):
+                    kept = {b: y for b, y in m["args"].items() if b != a}
+                    yield "cond_not_null", {**rule, key: {**m, "args": kept, "where": [
+                        *(m.get("where") or []), {"field": a, "op": "not_equals", "value": None}]}}
+        if k == "order":
+            yield "order_reversed", {**rule, "first": rule["then"], "then": rule["first"]}
+    if role == "guard" and k == "text" and nturns > 1 and rule.get("turn") is None:
+        yield "guard_last_turn", {**rule, "turn": nturns - 1}
+
+
+def mutants141(spec: Spec) -> Iterator[Mutant]:
+    fstate = final_state(spec)
+    nturns = len(spec["turns"])
+    for ci, c in enumerate(spec["checks"]):
+        role = c.get("role") or ("guard" if c["rule"]["kind"] in ("frame", "forbidden") else "completion")
+        for name, r in rule_kinds141(c["rule"], spec, fstate, role, nturns):
+            s2 = copy.deepcopy(spec)
+            s2["checks"][ci] = {**c, "rule": r}
+            yield Mutant(name, ci, s2, "")
+
+
+def episodes141(spec: Spec) -> Iterator[tuple[str, Episode]]:
+    """defects141's episodes: a text guard's forbidden term said in an earlier turn's reply of a multi-turn task (the
+    harm done before the last turn), and each made record's write done by its sibling write (a draft for a mail)."""
+    ref = spec["reference"]
+    if len(ref) < 2:
+        return
+    for c in spec["checks"]:
+        rule = c["rule"]
+        role = c.get("role") or "completion"
+        if rule["kind"] != "text" or role != "guard":
+            continue
+        terms = [t if isinstance(t, str) else next(iter(t), None) for t in rule.get("none_of") or []]
+        for term in [t for t in terms if isinstance(t, str) and t.strip()][:2]:
+            for t in range(len(ref) - 1):
+                r = copy.deepcopy(ref)
+                says = [s for s in r[t]["steps"] if s.get("say")]
+                if says:
+                    says[-1]["say"] = f"{says[-1]['say']} {term}"
+                else:
+                    r[t]["steps"].append({"say": term})
+                yield f"say[{t}] +{term[:30]}", r
+
+
+FAMILIES["d141"] = mutants141
+
+
 
 class Witnesses:
     """Per base, the near-reference episodes the shipped spec fails; the first one a mutant passes is its witness."""
@@ -3625,7 +3777,7 @@ class Witnesses:
             for lab, ep in itertools.chain(episodes(spec), episodes94(spec), episodes99(spec), episodes111(spec),
                                             episodes117(spec), episodes119(spec), episodes123(spec),
                                             episodes129(spec), episodes132(spec), episodes135(spec),
-                                            episodes135_kept(spec), episodes135_after(spec)):
+                                            episodes135_kept(spec), episodes135_after(spec), episodes141(spec)):
                 try:
                     if not play(spec, ep).passed:
                         self._failing[base].append((lab, ep))

@@ -178,6 +178,10 @@ NARROW_CLASSES = {
                   "value: the bad release, flag or config rolled out again, the service degraded again), so the "
                   "second fix hides the first on the final state (seeds 1-5 of every multi-turn generator and the "
                   "examples)"),
+    "written_name_unchanged": ({"scheduler_pause_failing_jobs"}, "only its references write a single name a record "
+                               "holds that is no id (the paused-jobs entry set to the one job paused; seeds 1-2 of "
+                               "every generator write ids, people, lists, times or text; seeds 1-15 of this one: "
+                               "8, 11, 12, 14, 15 pause one job)"),
 }
 
 DEFECTS = all_defects()

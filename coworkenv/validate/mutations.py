@@ -72,6 +72,7 @@ from coworkenv.validate._created_instead import created_instead_mutations
 from coworkenv.validate._date_parts import date_part_shifts
 from coworkenv.validate._declared_calls import op_params
 from coworkenv.validate._frame_created_ids import frame_created_id_mutations, frame_pinned_created
+from coworkenv.validate._held_names import held_name_mutations
 from coworkenv.validate._listed_numbers import listed_number_mutations
 from coworkenv.validate._loose_values import loose_value_mutations
 from coworkenv.validate._map_values import map_value_mutations
@@ -83,6 +84,7 @@ from coworkenv.validate._mutation_core import (
     without,
 )
 from coworkenv.validate._named_terms import named_term_mutations
+from coworkenv.validate._negated_links import negated_link_mutations
 from coworkenv.validate._partial_facts import partial_fact_mutations
 from coworkenv.validate._redone_writes import redone_write_mutations
 from coworkenv.validate._reply_mutations import reply_mutations
@@ -133,6 +135,8 @@ def near_miss_mutations(spec: EnvSpec, world: World | EntityIndex, *, max_altern
     out += _key_swaps(reference, writes, index)  # another flag of the service, in every write naming the flag
     out += date_part_shifts(spec, writes)  # a year or a month later, where a check reads the date by a digit class
     out += loose_value_mutations(spec, writes, tools, index)  # a value a loose check admits beside a written id
+    out += negated_link_mutations(spec, writes, tools, index)  # another id a `not_equals` check admits (d141)
+    out += held_name_mutations(spec, writes, tools, index)  # a written name as another record's (d141)
     out += admitted_value_mutations(spec, writes, tools, index)  # a value a check's pattern admits beside it
     out += listed_number_mutations(spec, writes, tools)  # a number an `in` list of numbers admits a distance away
     out += map_value_mutations(spec, writes, index)  # a map's word for a key (a region) set to another held one
