@@ -66,3 +66,15 @@ def test_a_reaction_waiting_on_an_ordered_time_is_reported() -> None:
         {"field": "start", "op": "gte", "value": "2026-04-15T13:00:00Z"}]}
     found = list(time_spellings(_spec(rule_on=on)))
     assert [p for p, _ in found] == ["dynamics.rules[0].on.call.where[0]"], found
+
+
+def test_a_time_kept_as_given_is_left_alone() -> None:
+    """`calendar_add_event` keeps a time without a zone as written: a check on that text is the record's."""
+    data = load_example("meeting_reschedule").model_dump(mode="json", by_alias=True)
+    data["reference"][0]["steps"].insert(0, {"call": {"name": "calendar_add_event", "arguments": {
+        "title": "Prep", "start_time": "2026-04-16T10:00:00", "end_time": "2026-04-16T11:00:00"}}})
+    data["checks"].append({"id": "probe", "role": "completion", "rule": _records(
+        ("start", "equals", "2026-04-16T10:00:00")) | {"count_op": "gte", "count": 1}})
+    assert list(time_spellings(parse_spec(data))) == []
+    data["checks"][-1]["rule"]["where"][0]["value"] = "2026-04-16T10:00:00+02:00"  # zoned: stored in UTC
+    assert [p for p, _ in time_spellings(parse_spec(data))] == [f"checks[{len(data['checks']) - 1}].rule.where[0]"]

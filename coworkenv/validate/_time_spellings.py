@@ -11,7 +11,8 @@ meets; two holes were left, both sound only while the compared value is spelled 
   2026-07-21T10:00:00+01:00` (the user's wall clock), or `due equals 2026-06-07` (a bare day on a date-time field)
   holds for no record an agent writes (the tools store UTC), so it never fires; the same written as a `completion`
   fails the honest agent. A value that is exactly a seed record's value of that field is that record's time and
-  stays allowed, and so is a bare day on a field the world holds as days.
+  stays allowed, and so is one the dynamics write, or an unzoned one the reference passes (a tool that keeps
+  such a time as given stores that text), and a bare day on a field the world holds as days.
 - a call matcher's condition on a date-time argument (`calendar_create_event`'s `start`, `todo_create`'s `due`):
   the arguments are what the agent wrote, in any offset the tool takes, and the tool stores the instant in UTC. An
   ordering condition (`where start gte 2026-11-03T08:00:00Z`, "booked within the working day") fails the agent
@@ -61,10 +62,32 @@ def _seed_values(spec: EnvSpec, app: str | None, table: str | None, field: str) 
     return [v for rec in rows if isinstance(v := field_value(rec, field), str) and _DATEISH.match(v)]
 
 
+def _written_values(spec: EnvSpec) -> frozenset[str]:
+    """Date-like strings a record can hold as written: what the dynamics put or set, and an unzoned time the
+    reference passes (a tool that keeps it as given, `calendar_add_event`, stores that text)."""
+    passed = _strings([step.call.arguments for turn in spec.reference for step in turn.steps if step.call])
+    # A zoned time the reference passes is stored in UTC by every tool, so only an unzoned one stays as written.
+    return frozenset(_strings(spec.dynamics.model_dump(mode="json")) | {v for v in passed if not _ZONED.match(v)})
+
+
+def _strings(value: Any) -> set[str]:
+    out: set[str] = set()
+    stack: list[Any] = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, str) and _DATEISH.match(item):
+            out.add(item)
+    return out
+
+
 def _stored_misfit(value: str, seeds: list[str]) -> bool:
     """Whether `value` (date-like) can never be the text a record of that field holds once an agent wrote it."""
     if value in seeds:
-        return False  # a seed record's own time
+        return False  # a seed record's own time, or one the spec writes as it is
     if _WORLD.match(value):
         return bool(seeds) and all(_DAY.match(s) for s in seeds)  # a date-time against a field of days
     if _DAY.match(value):
@@ -77,16 +100,17 @@ def _values(cond_value: Any) -> list[str]:
     return [v for v in items if isinstance(v, str) and _DATEISH.match(v)]
 
 
-def _stored(where: str, conds: list[FieldCond], spec: EnvSpec, app: str | None,
-            table: str | None) -> Iterator[tuple[str, str]]:
+def _stored(where: str, conds: list[FieldCond], spec: EnvSpec, app: str | None, table: str | None,
+            written: frozenset[str]) -> Iterator[tuple[str, str]]:
     for k, c in enumerate(conds):
-        if c.op in _EQUALITY and (why := _stored_why(c.field, c.op, c.value, spec, app, table)) is not None:
+        if c.op in _EQUALITY and (why := _stored_why(c.field, c.op, c.value, spec, app, table, written)) is not None:
             yield f"{where}.where[{k}]", why
 
 
-def _stored_why(field: str, op: str, value: Any, spec: EnvSpec, app: str | None, table: str | None) -> str | None:
+def _stored_why(field: str, op: str, value: Any, spec: EnvSpec, app: str | None, table: str | None,
+                written: frozenset[str]) -> str | None:
     seeds = _seed_values(spec, app, table, field)
-    bad = [v for v in _values(value) if _stored_misfit(v, seeds)]
+    bad = [v for v in _values(value) if v not in written and _stored_misfit(v, seeds)]
     if not bad:
         return None
     held = sorted({re.sub(r"\d", "D", s) for s in seeds}) or ["DDDD-DD-DDTDD:DD:DDZ"]
@@ -141,17 +165,18 @@ def _argument_why(tool: str, cond: str, guard: bool) -> str:
 def time_spellings(spec: EnvSpec) -> Iterator[tuple[str, str]]:
     """(path, message) for each date-time compared as text where the compared value can be spelled otherwise."""
     timed = _time_arguments(spec)
+    written = _written_values(spec)
     for _, _, where, rule in spec_rules(spec.checks):
         if isinstance(rule, FieldRule):
             t = rule.target
-            if rule.op in _EQUALITY and (why := _stored_why(t.field, rule.op, rule.value, spec, t.app,
-                                                            t.table)) is not None:
+            if rule.op in _EQUALITY and (why := _stored_why(t.field, rule.op, rule.value, spec, t.app, t.table,
+                                                            written)) is not None:
                 yield f"{where}.value", f"{t.table}[{t.id}].{why}"
         elif isinstance(rule, RecordsRule):
-            yield from _stored(where, rule.where, spec, rule.app, rule.table)
+            yield from _stored(where, rule.where, spec, rule.app, rule.table, written)
         for k, sel in enumerate(getattr(rule, "allow", None) or []):
             if isinstance(sel, Selector):
-                yield from _stored(f"{where}.allow[{k}]", sel.where, spec, sel.app, sel.table)
+                yield from _stored(f"{where}.allow[{k}]", sel.where, spec, sel.app, sel.table, written)
         for name in ("call", "first", "then"):
             matcher = getattr(rule, name, None)
             if isinstance(matcher, CallMatcher):

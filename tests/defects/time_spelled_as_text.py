@@ -89,14 +89,17 @@ def _clash(spec: Spec) -> tuple[str, str]:
     return title, next(w["value"] for w in kept if w["field"] == "start")
 
 
-def _not_on_clash(local: bool):  # type: ignore[no-untyped-def]
-    """A guard: no event of the meeting starts at the clash (at the user's wall clock and offset where `local`)."""
+def _not_on_clash(local: bool, seconds: bool = True):  # type: ignore[no-untyped-def]
+    """A guard: no event of the meeting starts at the clash (at the user's wall clock and offset where `local`;
+    without its seconds, `2026-07-21T09:00Z`, where not `seconds`)."""
     def edit(spec: Spec) -> None:
         title, start = _clash(spec)
         if local:
             start = _moment(start).astimezone(ZoneInfo(_user_zone(spec))).isoformat()
             if start.endswith("+00:00"):
                 raise CorpusError(f"{spec['capability']}: the user's zone is UTC")
+        if not seconds:
+            start = _z(_moment(start))[:-4] + "Z"
         spec["checks"].append({
             "id": "not-on-clash", "description": "the meeting is not booked onto the clash", "role": "guard",
             "rule": {"kind": "records", "app": "calendar", "table": "events", "count_op": "equals", "count": 0,
@@ -113,6 +116,25 @@ def _forbidden_past_due(spec: Spec) -> None:
         "id": "no-past-due", "description": "no task is added with a due time already past", "role": "guard",
         "rule": {"kind": "forbidden", "call": {"tool": "todo_add_task", "where": [
             {"field": "due", "op": "lte", "value": _z(first - timedelta(days=3))}]}}})
+
+
+def _free_day(as_day: bool):  # type: ignore[no-untyped-def]
+    """A guard: no task due on a free day before the first one asked for (a bare day `equals` where `as_day`, which
+    no stored due, a date-time, ever equals; else the day's window in UTC)."""
+    def edit(spec: Spec) -> None:
+        dues = [_moment(t["due"]) for t in [*_task_dues(spec), *world(spec, "todo", "tasks")] if t.get("due")]
+        taken = {d.astimezone(UTC).date() for d in dues}
+        day = min(_moment(t["due"]) for t in _task_dues(spec)).astimezone(UTC).date() - timedelta(days=1)
+        while day in taken:
+            day -= timedelta(days=1)
+        lo = datetime(day.year, day.month, day.day, tzinfo=UTC)
+        where = [{"field": "due", "op": "equals", "value": day.isoformat()}] if as_day else [
+            {"field": "due", "op": "gte", "value": _z(lo)}, {"field": "due", "op": "lt", "value": _z(lo + timedelta(days=1))}]
+        spec["checks"].append({
+            "id": "nothing-due-free-day", "description": "no task is due on the free day before the deadlines",
+            "role": "guard", "rule": {"kind": "records", "app": "todo", "table": "tasks", "count_op": "equals",
+                                      "count": 0, "where": where}})
+    return edit
 
 
 def _task_dues(spec: Spec) -> list[dict[str, Any]]:
@@ -159,6 +181,12 @@ DEFECTS = [
     _bound("moved-after-bound-example", "example:meeting_reschedule", "calendar_update_event"),
     _on_clash("not-on-clash-user-offset-2", "synth:adapt_announced_change@2"),
     _on_clash("not-on-clash-user-offset-5", "synth:adapt_announced_change@5"),
+    Defect(CLASS, "not-on-clash-no-seconds-3", "synth:adapt_announced_change@3", _ON_CLASH.replace(
+        "written at the user's offset", "written without its seconds"), breaks=_not_on_clash(False, seconds=False),
+        fix=_not_on_clash(False), gate="references", code="time_compared_as_text"),
+    Defect(CLASS, "nothing-due-on-bare-day", "synth:todo_track_mail_requests@2",
+           "adds a task due the day the guard keeps free: a bare day never equals a stored due (a date-time)",
+           breaks=_free_day(True), fix=_free_day(False), gate="references", code="time_compared_as_text"),
     Defect(CLASS, "forbidden-past-due", "synth:todo_track_mail_requests@1",
            "adds a task due days ago written in an offset east of UTC: the forbidden guard compares the text and "
            "misses it", breaks=_forbidden_past_due, gate="references", code="time_compared_as_text"),
