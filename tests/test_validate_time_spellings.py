@@ -78,3 +78,16 @@ def test_a_time_kept_as_given_is_left_alone() -> None:
     assert list(time_spellings(parse_spec(data))) == []
     data["checks"][-1]["rule"]["where"][0]["value"] = "2026-04-16T10:00:00+02:00"  # zoned: stored in UTC
     assert [p for p, _ in time_spellings(parse_spec(data))] == [f"checks[{len(data['checks']) - 1}].rule.where[0]"]
+
+
+def test_a_bound_at_the_offset_the_world_is_written_in_is_reported() -> None:
+    """A world written by hand at +02:00 and a bound in its form: `_textual_times` admits the form, the tools store
+    the agent's writes in UTC."""
+    data = load_example("meeting_reschedule").model_dump(mode="json", by_alias=True)
+    for event in data["world"]["apps"]["calendar"]["events"]:
+        event["start"] = event["start"].replace("Z", "+02:00")  # (the text only: the order is what is read here)
+    data["checks"].append({"id": "probe", "role": "guard", "rule": _records(
+        ("start", "gte", "2026-04-15T16:00:00+02:00"))})
+    assert [p for p, _ in time_spellings(parse_spec(data))] == [f"checks[{len(data['checks']) - 1}].rule.where[0]"]
+    data["checks"][-1]["rule"]["where"][0]["value"] = "2026-04-15T14:00:00Z"  # in UTC: the agent's writes sort right
+    assert list(time_spellings(parse_spec(data))) == []

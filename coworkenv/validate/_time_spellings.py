@@ -12,7 +12,10 @@ meets; two holes were left, both sound only while the compared value is spelled 
   holds for no record an agent writes (the tools store UTC), so it never fires; the same written as a `completion`
   fails the honest agent. A value that is exactly a seed record's value of that field is that record's time and
   stays allowed, and so is one the dynamics write, or an unzoned one the reference passes (a tool that keeps
-  such a time as given stores that text), and a bare day on a field the world holds as days.
+  such a time as given stores that text), and a bare day on a field the world holds as days. An ordering bound
+  (`gte`/`gt`/`lte`/`lt`) written at an offset like the world's own values of that field (a world written by hand
+  at the user's wall clock, `2026-09-28T12:00:00+02:00`, which `_textual_times` admits as the values' form) is
+  named too: the agent's writes are stored in UTC and sort by their text against it.
 - a call matcher's condition on a date-time argument (`calendar_create_event`'s `start`, `todo_create`'s `due`):
   the arguments are what the agent wrote, in any offset the tool takes, and the tool stores the instant in UTC. An
   ordering condition (`where start gte 2026-11-03T08:00:00Z`, "booked within the working day") fails the agent
@@ -103,8 +106,30 @@ def _values(cond_value: Any) -> list[str]:
 def _stored(where: str, conds: list[FieldCond], spec: EnvSpec, app: str | None, table: str | None,
             written: frozenset[str]) -> Iterator[tuple[str, str]]:
     for k, c in enumerate(conds):
-        if c.op in _EQUALITY and (why := _stored_why(c.field, c.op, c.value, spec, app, table, written)) is not None:
+        why = (_stored_why(c.field, c.op, c.value, spec, app, table, written) if c.op in _EQUALITY else
+               _offset_seeds(c.field, c.op, c.value, spec, app, table) if c.op in _ORDER else None)
+        if why is not None:
             yield f"{where}.where[{k}]", why
+
+
+def _offset_seeds(field: str, op: str, value: Any, spec: EnvSpec, app: str | None, table: str | None) -> str | None:
+    """An ordering bound written at an offset (`+02:00`) like the world's values of its field, while the tools store
+    UTC: the bound in the seeds' form passes `_textual_times`, and text order between the bound and what an agent
+    writes is not time order (a window at the user's wall clock holds none of the agent's writes)."""
+    if not isinstance(value, str) or not _DATEISH.match(value):
+        return None
+    offset = next((s for s in _seed_values(spec, app, table, field) if _ZONED.match(s) and not _WORLD.match(s)), None)
+    if offset is None or not _same_form(value, offset):
+        return None  # all seeds in UTC, or a bound in UTC (the agent's writes compare right) or in another form
+        # still (`_textual_times` names that one)
+    return (f"{field} {op} {value!r} orders a date-time as text against a field the world writes at an offset "
+            f"({offset!r}) while the tools store UTC (`Z`): the agent's writes, the seeds and the bound sort by their "
+            "offsets, not by time, so the window holds other times than it says; write the world's times and the "
+            "bound in UTC, YYYY-MM-DDTHH:MM:SSZ")
+
+
+def _same_form(a: str, b: str) -> bool:
+    return re.sub(r"\d", "9", a) == re.sub(r"\d", "9", b)
 
 
 def _stored_why(field: str, op: str, value: Any, spec: EnvSpec, app: str | None, table: str | None,
@@ -169,8 +194,10 @@ def time_spellings(spec: EnvSpec) -> Iterator[tuple[str, str]]:
     for _, _, where, rule in spec_rules(spec.checks):
         if isinstance(rule, FieldRule):
             t = rule.target
-            if rule.op in _EQUALITY and (why := _stored_why(t.field, rule.op, rule.value, spec, t.app, t.table,
-                                                            written)) is not None:
+            why = (_stored_why(t.field, rule.op, rule.value, spec, t.app, t.table, written) if rule.op in _EQUALITY
+                   else _offset_seeds(t.field, rule.op, rule.value, spec, t.app, t.table) if rule.op in _ORDER
+                   else None)
+            if why is not None:
                 yield f"{where}.value", f"{t.table}[{t.id}].{why}"
         elif isinstance(rule, RecordsRule):
             yield from _stored(where, rule.where, spec, rule.app, rule.table, written)

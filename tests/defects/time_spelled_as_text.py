@@ -20,6 +20,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from tests.defects._core import CorpusError, Defect, Spec, check, reference, world
+from tests.defects.time_bound_as_text import _early, _window
 
 CLASS = "time_spelled_as_text"
 DETECTION = (
@@ -193,4 +194,41 @@ DEFECTS = [
     Defect(CLASS, "forbidden-back-on-clash", "synth:reschedule_conflict@3",
            "moves the meeting back onto the clash writing its start in another offset: the forbidden guard compares "
            "the text and misses it", breaks=_forbidden_move_onto, gate="references", code="time_compared_as_text"),
+]
+
+
+def _world_at_offset(check_id: str):  # type: ignore[no-untyped-def]
+    """The world's values of the guard's window field and the window's bounds, all at the user's wall clock and
+    offset (a world written by hand): the bound is in the values' form, the tools still store what the agent
+    writes in UTC."""
+    def edit(spec: Spec) -> None:
+        zone = ZoneInfo(_user_zone(spec))
+        rule = _window(spec, check_id)["rule"]
+        field = next(w["field"] for w in rule["where"] if w.get("op") == "gte")
+        moved = 0
+        for rec in world(spec, rule["app"], rule["table"]):
+            if isinstance(rec.get(field), str) and rec[field].endswith("Z"):
+                rec[field] = _moment(rec[field]).astimezone(zone).isoformat()
+                moved += 1
+        for w in rule["where"]:
+            if w.get("op") in ("gte", "lt"):
+                w["value"] = _moment(w["value"]).astimezone(zone).isoformat()
+        if not moved or rule["where"][0]["value"].endswith("+00:00"):
+            raise CorpusError(f"{spec['capability']}: no world value of {field} to write at the user's offset")
+    return edit
+
+
+_LOCAL_WORLD = ("acts before the answer came: the world and the guard's window are written at the user's offset, "
+                "the write the agent makes is stored in UTC and sorts outside the window")
+
+
+def _local_world(name: str, base: str, check_id: str) -> Defect:
+    return Defect(CLASS, name, base, _LOCAL_WORLD, breaks=_world_at_offset(check_id), witness=_early(check_id),
+                  gate="references", code="time_compared_as_text")
+
+
+DEFECTS += [  # (the same edit of delegate_and_follow_up 1-2, clarify_ambiguous_request 1, 5 and adapt_announced_change 1
+    # is refused on main already: its acts-before-answer probe replays the early write, or the reference fails)
+    _local_world("told-window-world-at-offset-1", "synth:access_request_approval@1", "told-after-answer"),
+    _local_world("told-window-world-at-offset-2", "synth:access_request_approval@2", "told-after-answer"),
 ]
