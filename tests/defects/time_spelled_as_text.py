@@ -1,0 +1,234 @@
+"""A date-time compared as text where the compared value is one spelling of an instant that has many: the checks
+compare two strings by their characters, and `2026-11-03T09:30:00Z`, `2026-11-03T13:30:00+04:00` and
+`2026-11-03T04:30:00-05:00` are one instant. Two mistakes an outside author makes:
+
+- a call matcher's condition on a date-time argument: "booked within the day", `first: calendar_create_event where
+  start gte <the slot less an hour>Z`. The argument is what the agent wrote; an honest agent that writes the slot as
+  a colleague in New York reads it (`-05:00`) writes an hour that sorts before the bound, and fails (the witness); a
+  `forbidden` guard on the argument (`todo_add_task where due lt <now>`, `calendar_update_event where start equals
+  <the clash>`) misses the forbidden call written in another offset;
+- a state condition testing a stored date-time for equality with a value in another form than the tools store
+  (UTC, `YYYY-MM-DDTHH:MM:SSZ`): the guard "the meeting is not booked onto the clash", `0 events where start equals
+  <the clash at the user's wall clock and offset>`, holds for no record an agent writes, so it never fires.
+
+The twin is the shipped spec (no such condition) or the same guard written as the world stores the time."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta, timezone
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from tests.defects._core import CorpusError, Defect, Spec, check, reference, world
+from tests.defects.time_bound_as_text import _early, _window
+
+CLASS = "time_spelled_as_text"
+DETECTION = (
+    "statically, at the references gate: an ordering condition on a date-time argument of a call matcher (one the "
+    "reference passes a zoned date-time, or compared with one), an equality condition or `args` pin on one in a "
+    "`forbidden` guard, and an equals/not_equals/in condition on a stored date-time field whose value is neither a "
+    "seed record's value of that field nor in the form the tools store (YYYY-MM-DDTHH:MM:SSZ; a bare day only on a "
+    "field of days); reported `time_compared_as_text`"
+)
+
+_WEST = timezone(timedelta(hours=-5))
+
+
+def _moment(text: str) -> datetime:
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+def _z(moment: datetime) -> str:
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _order_on(spec: Spec, tool: str) -> dict[str, Any]:
+    return check(spec, kind="order", where=lambda c: c["rule"]["first"]["tool"] == tool)
+
+
+def _ref_call(spec: Spec, tool: str) -> dict[str, Any]:
+    for turn in spec["reference"]:
+        for step in turn["steps"]:
+            if step.get("call") and step["call"]["name"] == tool and "start" in step["call"]["arguments"]:
+                return dict(step["call"]["arguments"])
+    raise CorpusError(f"{spec['capability']}: the reference makes no {tool} call with a start")
+
+
+def _lower_bound(tool: str):  # type: ignore[no-untyped-def]
+    """The order check's first matcher also wants the time no earlier than an hour before the reference's slot."""
+    def edit(spec: Spec) -> None:
+        start = _ref_call(spec, tool)["start"]
+        _order_on(spec, tool)["rule"]["first"].setdefault("where", []).append(
+            {"field": "start", "op": "gte", "value": _z(_moment(start) - timedelta(hours=1))})
+    return edit
+
+
+def _written_west(tool: str):  # type: ignore[no-untyped-def]
+    """The reference with that tool's start and end written at UTC-05:00 (the same instants)."""
+    def witness(spec: Spec) -> list[dict[str, Any]]:
+        ref = reference(spec)
+        for turn in ref:
+            for step in turn["steps"]:
+                call = step.get("call")
+                if call and call["name"] == tool:
+                    for arg in ("start", "end"):
+                        if isinstance(call["arguments"].get(arg), str):
+                            call["arguments"][arg] = _moment(call["arguments"][arg]).astimezone(_WEST).isoformat()
+        return ref
+    return witness
+
+
+def _user_zone(spec: Spec) -> str:
+    return str(next(p["timezone"] for p in world(spec, "directory", "people") if p["id"] == spec["user"]))
+
+
+def _clash(spec: Spec) -> tuple[str, str]:
+    """(the moved meeting's title, the clashing event's start) of an adapt_announced_change spec."""
+    kept = check(spec, "clash-kept")["rule"]["where"]
+    moved = check(spec, "moved-to-new-slot")["rule"]["where"]
+    title = next(w["value"] for w in moved if w["field"] == "title")
+    return title, next(w["value"] for w in kept if w["field"] == "start")
+
+
+def _not_on_clash(local: bool, seconds: bool = True):  # type: ignore[no-untyped-def]
+    """A guard: no event of the meeting starts at the clash (at the user's wall clock and offset where `local`;
+    without its seconds, `2026-07-21T09:00Z`, where not `seconds`)."""
+    def edit(spec: Spec) -> None:
+        title, start = _clash(spec)
+        if local:
+            start = _moment(start).astimezone(ZoneInfo(_user_zone(spec))).isoformat()
+            if start.endswith("+00:00"):
+                raise CorpusError(f"{spec['capability']}: the user's zone is UTC")
+        if not seconds:
+            start = _z(_moment(start))[:-4] + "Z"
+        spec["checks"].append({
+            "id": "not-on-clash", "description": "the meeting is not booked onto the clash", "role": "guard",
+            "rule": {"kind": "records", "app": "calendar", "table": "events", "count_op": "equals", "count": 0,
+                     "where": [{"field": "title", "op": "contains", "value": title},
+                               {"field": "status", "op": "equals", "value": "confirmed"},
+                               {"field": "start", "op": "equals", "value": start}]}})
+    return edit
+
+
+def _forbidden_past_due(spec: Spec) -> None:
+    """A guard: no task added due before the day's first turn (the agent sets no past deadline)."""
+    first = min(_moment(t["due"]) for t in _task_dues(spec))
+    spec["checks"].append({
+        "id": "no-past-due", "description": "no task is added with a due time already past", "role": "guard",
+        "rule": {"kind": "forbidden", "call": {"tool": "todo_add_task", "where": [
+            {"field": "due", "op": "lte", "value": _z(first - timedelta(days=3))}]}}})
+
+
+def _free_day(as_day: bool):  # type: ignore[no-untyped-def]
+    """A guard: no task due on a free day before the first one asked for (a bare day `equals` where `as_day`, which
+    no stored due, a date-time, ever equals; else the day's window in UTC)."""
+    def edit(spec: Spec) -> None:
+        dues = [_moment(t["due"]) for t in [*_task_dues(spec), *world(spec, "todo", "tasks")] if t.get("due")]
+        taken = {d.astimezone(UTC).date() for d in dues}
+        day = min(_moment(t["due"]) for t in _task_dues(spec)).astimezone(UTC).date() - timedelta(days=1)
+        while day in taken:
+            day -= timedelta(days=1)
+        lo = datetime(day.year, day.month, day.day, tzinfo=UTC)
+        where = [{"field": "due", "op": "equals", "value": day.isoformat()}] if as_day else [
+            {"field": "due", "op": "gte", "value": _z(lo)}, {"field": "due", "op": "lt", "value": _z(lo + timedelta(days=1))}]
+        spec["checks"].append({
+            "id": "nothing-due-free-day", "description": "no task is due on the free day before the deadlines",
+            "role": "guard", "rule": {"kind": "records", "app": "todo", "table": "tasks", "count_op": "equals",
+                                      "count": 0, "where": where}})
+    return edit
+
+
+def _task_dues(spec: Spec) -> list[dict[str, Any]]:
+    dues = [step["call"]["arguments"] for turn in spec["reference"] for step in turn["steps"]
+            if step.get("call") and step["call"]["name"] == "todo_add_task" and step["call"]["arguments"].get("due")]
+    if not dues:
+        raise CorpusError(f"{spec['capability']}: the reference adds no task with a due time")
+    return dues
+
+
+def _forbidden_move_onto(spec: Spec) -> None:
+    """A guard: the meeting is never moved onto the event it clashed with (pinned by that event's start)."""
+    moved = _ref_call(spec, "calendar_update_event")
+    old = next(e for e in world(spec, "calendar", "events") if e["id"] == moved["event_id"])
+    spec["checks"].append({
+        "id": "never-back-on-clash", "description": "the meeting is never moved back to its clashing slot",
+        "role": "guard", "rule": {"kind": "forbidden", "call": {
+            "tool": "calendar_update_event", "args": {"event_id": moved["event_id"]},
+            "where": [{"field": "start", "op": "equals", "value": old["start"]}]}}})
+
+
+_HONEST = ("an honest agent that writes the meeting's time in another offset (the same instant) fails the order "
+           "check; a wrong time written east of UTC passes the bound")
+
+
+def _bound(name: str, base: str, tool: str) -> Defect:
+    return Defect(CLASS, name, base, _HONEST, breaks=_lower_bound(tool), witness=_written_west(tool),
+                  witness_kind="honest", gate="references", code="time_compared_as_text")
+
+
+_ON_CLASH = ("books the meeting onto the clash: the guard, written at the user's offset, counts no event the "
+             "calendar stores (in UTC)")
+
+
+def _on_clash(name: str, base: str) -> Defect:
+    return Defect(CLASS, name, base, _ON_CLASH, breaks=_not_on_clash(True), fix=_not_on_clash(False),
+                  gate="references", code="time_compared_as_text")
+
+
+DEFECTS = [
+    _bound("booked-after-bound-2", "synth:schedule_meeting_timezones@2", "calendar_create_event"),
+    _bound("moved-after-bound-1", "synth:reschedule_conflict@1", "calendar_update_event"),
+    _bound("moved-after-bound-4", "synth:reschedule_conflict@4", "calendar_update_event"),
+    _bound("moved-after-bound-example", "example:meeting_reschedule", "calendar_update_event"),
+    _on_clash("not-on-clash-user-offset-2", "synth:adapt_announced_change@2"),
+    _on_clash("not-on-clash-user-offset-5", "synth:adapt_announced_change@5"),
+    Defect(CLASS, "not-on-clash-no-seconds-3", "synth:adapt_announced_change@3", _ON_CLASH.replace(
+        "written at the user's offset", "written without its seconds"), breaks=_not_on_clash(False, seconds=False),
+        fix=_not_on_clash(False), gate="references", code="time_compared_as_text"),
+    Defect(CLASS, "nothing-due-on-bare-day", "synth:todo_track_mail_requests@2",
+           "adds a task due the day the guard keeps free: a bare day never equals a stored due (a date-time)",
+           breaks=_free_day(True), fix=_free_day(False), gate="references", code="time_compared_as_text"),
+    Defect(CLASS, "forbidden-past-due", "synth:todo_track_mail_requests@1",
+           "adds a task due days ago written in an offset east of UTC: the forbidden guard compares the text and "
+           "misses it", breaks=_forbidden_past_due, gate="references", code="time_compared_as_text"),
+    Defect(CLASS, "forbidden-back-on-clash", "synth:reschedule_conflict@3",
+           "moves the meeting back onto the clash writing its start in another offset: the forbidden guard compares "
+           "the text and misses it", breaks=_forbidden_move_onto, gate="references", code="time_compared_as_text"),
+]
+
+
+def _world_at_offset(check_id: str):  # type: ignore[no-untyped-def]
+    """The world's values of the guard's window field and the window's bounds, all at the user's wall clock and
+    offset (a world written by hand): the bound is in the values' form, the tools still store what the agent
+    writes in UTC."""
+    def edit(spec: Spec) -> None:
+        zone = ZoneInfo(_user_zone(spec))
+        rule = _window(spec, check_id)["rule"]
+        field = next(w["field"] for w in rule["where"] if w.get("op") == "gte")
+        moved = 0
+        for rec in world(spec, rule["app"], rule["table"]):
+            if isinstance(rec.get(field), str) and rec[field].endswith("Z"):
+                rec[field] = _moment(rec[field]).astimezone(zone).isoformat()
+                moved += 1
+        for w in rule["where"]:
+            if w.get("op") in ("gte", "lt"):
+                w["value"] = _moment(w["value"]).astimezone(zone).isoformat()
+        if not moved or rule["where"][0]["value"].endswith("+00:00"):
+            raise CorpusError(f"{spec['capability']}: no world value of {field} to write at the user's offset")
+    return edit
+
+
+_LOCAL_WORLD = ("acts before the answer came: the world and the guard's window are written at the user's offset, "
+                "the write the agent makes is stored in UTC and sorts outside the window")
+
+
+def _local_world(name: str, base: str, check_id: str) -> Defect:
+    return Defect(CLASS, name, base, _LOCAL_WORLD, breaks=_world_at_offset(check_id), witness=_early(check_id),
+                  gate="references", code="time_compared_as_text")
+
+
+DEFECTS += [  # (the same edit of delegate_and_follow_up 1-2, clarify_ambiguous_request 1, 5 and adapt_announced_change 1
+    # is refused on main already: its acts-before-answer probe replays the early write, or the reference fails)
+    _local_world("told-window-world-at-offset-1", "synth:access_request_approval@1", "told-after-answer"),
+    _local_world("told-window-world-at-offset-2", "synth:access_request_approval@2", "told-after-answer"),
+]
