@@ -845,6 +845,62 @@ def test_sealed_cycle_keeps_its_saved_list_to_itself() -> None:
     assert done.returncode == 0 and done.stdout.strip() == "5", (done.stdout, done.stderr)
 
 
+def test_sealed_chain_takes_no_state_to_free_what_it_steps() -> None:
+    """After `seal_chain` an `itertools.chain` has neither `__setstate__` nor `__reduce__`, so no code of the code's own
+    run by the step of the iterator a chain is on (or takes iterables from) sets that field anew and frees the iterator
+    under its C step; the corpus snippet's two routes answer 1 each; chains of lists, texts, iterators, generators,
+    `from_iterable` and a subclass step as C's did, and the errors are C's. In an interpreter of its own."""
+    code = """if True:
+        import copy, importlib.util, itertools, pickle, sys
+
+        def load(name, path):
+            spec = importlib.util.spec_from_file_location(name, path)
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+            return module
+
+        confine, attack = load("_confine", sys.argv[1]), load("attack", sys.argv[2])
+
+        class Sub(itertools.chain):
+            pass
+
+        def failing():
+            yield 1
+            raise ValueError("mid-way")
+
+        def battery():
+            out = [list(itertools.chain([1, 2], "ab", (), iter([3]), range(2))), list(itertools.chain()),
+                   list(itertools.chain.from_iterable(["xy", [4], iter(())])), list(Sub([1], [2])),
+                   list(itertools.islice(itertools.chain.from_iterable(itertools.repeat("ab")), 5)),
+                   list(map(lambda *a: a, itertools.chain("ab"), itertools.chain("cd")))]
+            for bad in (lambda: next(itertools.chain(1)), lambda: next(itertools.chain.from_iterable([None])),
+                        lambda: list(itertools.chain(failing())), lambda: itertools.chain(x=1)):
+                try:
+                    bad()
+                except (TypeError, ValueError) as exc:
+                    out.append((type(exc).__name__, str(exc)))
+            return out
+
+        before = battery()
+        assert confine.seal_chain() is None
+        assert battery() == before
+        refused = []
+        for take in (copy.copy, pickle.dumps, lambda c: c.__reduce__(), lambda c: c.__setstate__((iter(()),)),
+                     lambda c: Sub.__setstate__(c, (iter(()),)), lambda c: itertools.chain.__setstate__):
+            try:
+                take(itertools.chain([1]))
+            except (TypeError, AttributeError):
+                refused.append(True)
+        print(len(refused), attack.check())
+    """
+    root = Path(__file__).resolve().parents[1]
+    confine = root / "coworkenv" / "sandbox" / "_confine.py"
+    attack = root / "tests" / "sandbox_corpus" / "memory_chain_iterator_freed_while_it_steps.py"
+    done = subprocess.run([sys.executable, "-c", code, str(confine), str(attack)], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0 and done.stdout.strip() == "6 2", (done.stdout, done.stderr)
+
+
 def test_sealed_defaultdict_and_staticmethod_hold_what_they_call() -> None:
     """After `seal_held_callables` a defaultdict's `__missing__` and a staticmethod's call hold the callable while it
     runs: a C callable (a filter's bound `__next__`) whose own code sets the factory or the function anew goes on

@@ -679,6 +679,9 @@ def isolate(
             # itertools.cycle neither hands out nor takes the list it indexes (one cut under its index handed out
             # a slot of the table past the list's items).
             ("seal_cycle", "itertools.cycle hands out a slot past its saved list"),
+            # itertools.chain takes no state (`__setstate__` from inside the step of the iterator it was on freed that
+            # iterator under its C step).
+            ("seal_chain", "itertools.chain steps an iterator the code's own code freed"),
             # itertools.groupby answers iterators whose frames hold the keys they compare (a key's `__eq__` that
             # advanced the groupby freed the other key C compared).
             ("seal_groupby", "itertools.groupby hands the code a key it freed"),

@@ -1880,6 +1880,31 @@ def seal_cycle() -> str | None:
     return None
 
 
+
+# `itertools.chain` steps the iterator it is on and the iterator it takes iterables from by borrowed references from
+# its own fields (CPython 3.11's `chain_next`: `tp_iternext(lz->active)`, `PyIter_Next(lz->source)`), and
+# `__setstate__` (pickling's way back) set both anew on a live chain, dropping what they held. A C iterator there, the
+# chain its only holder, whose own step runs code of the code's own (a `map` stepping a generator) was freed by that
+# code's `__setstate__` while its C step ran: the map the code made next took the freed block and the old step went on
+# with its fields, stepping that map's iterators and calling its function (a use after free; a refill of the code's own
+# bytes would forge an object; seventy-fourth round). Sealed here as `seal_cycle` does: the type has neither
+# `__setstate__` nor `__reduce__` (nothing sets its fields but C's own steps, which hold what they drop no longer), so
+# a chain does not pickle or copy ("cannot pickle 'itertools.chain' object", as in CPython 3.14, which took chains'
+# pickling away); `chain.from_iterable`, subclasses and every step are C's.
+def seal_chain() -> str | None:
+    """Take `__reduce__` and `__setstate__` from `itertools.chain` (above). Returns why it could not, or None."""
+    import itertools
+
+    cls: Any = itertools.chain
+    flags = ctypes.c_ulong.from_address(id(cls) + _TP_FLAGS)
+    if (flags.value != cls.__flags__ or not cls.__flags__ & _TPFLAGS_IMMUTABLETYPE
+            or any(type(cls.__dict__.get(name)).__name__ != "method_descriptor"
+                   for name in ("__reduce__", "__setstate__"))):
+        return "itertools.chain is not the C type this bootstrap knows"
+    _install_gates(cls, flags, {}, removed=("__reduce__", "__setstate__"))
+    return None
+
+
 # C code that calls a callable it holds by a borrowed reference, from a field the callable's own code can set anew
 # (CPython 3.11): a `defaultdict`'s `__missing__` calls `default_factory` (a writable attribute), a `staticmethod`
 # object's call its function (`__init__` runs again on it). A Python function survives that (its frame holds it), a C
