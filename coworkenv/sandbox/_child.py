@@ -654,7 +654,8 @@ def isolate(
     # The buffered streams first: their seal calls the C library (seal_ctypes leaves no foreign function callable).
     # Each seal closes a way C code of CPython 3.11 hands the code raw memory (see each one in _confine).
     # What the host found once for every call (None: scan).
-    seal_args = {"seal_sqlite_hooks": (sqlite_hooks,), "seal_object_dicts": (object_dicts,)}
+    seal_args = {"seal_sqlite_hooks": (sqlite_hooks,), "seal_object_dicts": (object_dicts,),
+                 "seal_sqlite_factories": (native_file_access_confined(layers),)}
     for seal, what in (
             # First: the seals below hold `iter` among their tools, which must not be C's (its two-argument form).
             ("seal_iter", "iter(callable, sentinel) compares a sentinel the code's own code freed"),
@@ -744,6 +745,10 @@ def isolate(
             # sqlite's connections make no authorizer, progress or trace record a hook of the code's could free, and
             # a backup calls no progress callback that could free its destination.
             ("seal_sqlite_hooks", "a sqlite hook or backup progress callback frees what sqlite runs"),
+            # sqlite's factories are Python functions only, C's members out of the code's reach (a C factory that set
+            # itself anew from inside its own call was freed under its C code); after seal_sqlite_hooks, which must
+            # change `_sqlite3`'s method table before this loads it.
+            ("seal_sqlite_factories", "a sqlite factory runs on after its own code replaced it"),
             # No object's `__dict__` is replaced or deleted (an attribute store went on inserting into the dict the
             # code's own `__hash__` or `__eq__` freed that way).
             ("seal_object_dicts", "an attribute store inserts into a dict the code's own code freed"),
