@@ -918,6 +918,64 @@ def test_sealed_sqlite_factories_hold_the_callable_they_call() -> None:
     assert done.returncode == 0 and done.stdout.strip() == "3 2", (done.stdout, done.stderr)
 
 
+def test_sealed_profiler_holds_the_timer_it_calls() -> None:
+    """After `seal_profiler_timer` cProfile's C profiler calls Python functions only as its timer, so a C timer that runs
+    `__init__` again on its profiler from inside its own call is not freed under its C code: the corpus snippet's two
+    routes answer 1 each. Profiles with the default clock, C and Python timers, time units, keywords, re-initialised
+    profilers and the C errors are the same before and after. In an interpreter of its own."""
+    code = """if True:
+        import _lsprof, cProfile, importlib.util, sys, time
+
+        def load(name, path):
+            spec = importlib.util.spec_from_file_location(name, path)
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+            return module
+
+        confine, attack = load("_confine", sys.argv[1]), load("attack", sys.argv[2])
+        ticks = iter(range(10 ** 6))
+
+        def work():
+            return sorted([3, 1, 2]) + [len("ab")]
+
+        def profiled(*args, **named):
+            profiler = cProfile.Profile(*args, **named)
+            profiler.enable()
+            work()
+            profiler.disable()
+            return sorted(entry.code if isinstance(entry.code, str) else entry.code.co_name
+                          for entry in profiler.getstats())
+
+        def battery():
+            out = [profiled(), profiled(time.perf_counter), profiled(lambda: next(ticks), 0.001),
+                   profiled(timer=time.process_time_ns, timeunit=1e-9), profiled(subcalls=False, builtins=False)]
+            again = _lsprof.Profiler(time.perf_counter)
+            again.__init__(time.process_time_ns, 1e-9)
+            again.enable()
+            work()
+            again.disable()
+            out.append(len(again.getstats()) > 0)
+            for bad in (lambda: _lsprof.Profiler(1, 2, 3, 4, 5), lambda: _lsprof.Profiler(timeunit="x"),
+                        lambda: _lsprof.Profiler.__init__(object()), lambda: _lsprof.Profiler(bogus=1)):
+                try:
+                    bad()
+                except TypeError as exc:
+                    out.append(str(exc))
+            return out
+
+        before = battery()
+        assert confine.seal_profiler_timer() is None
+        assert battery() == before, (battery(), before)
+        print(attack.check())
+    """
+    root = Path(__file__).resolve().parents[1]
+    confine = root / "coworkenv" / "sandbox" / "_confine.py"
+    attack = root / "tests" / "sandbox_corpus" / "memory_profiler_timer_replaced_while_it_runs.py"
+    done = subprocess.run([sys.executable, "-c", code, str(confine), str(attack)], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0 and done.stdout.strip() == "2", (done.stdout, done.stderr)
+
+
 def test_sealed_chain_takes_no_state_to_free_what_it_steps() -> None:
     """After `seal_chain` an `itertools.chain` has neither `__setstate__` nor `__reduce__`, so no code of the code's own
     run by the step of the iterator a chain is on (or takes iterables from) sets that field anew and frees the iterator

@@ -723,6 +723,9 @@ def isolate(
             # pyexpat's parsers call Python functions only, C's descriptors out of the code's reach (a C handler
             # that set itself anew from inside its own call was freed under its C code).
             ("seal_expat_handlers", "an expat handler runs on after its own code replaced it"),
+            # cProfile's C profiler calls Python functions only as its timer, C's `__init__` out of the code's reach (a
+            # C timer that ran `__init__` again on its profiler from inside its own call was freed under its C code).
+            ("seal_profiler_timer", "a profiler's timer runs on after its own code replaced it"),
             # No code calls `sys.displayhook` from C: compile() makes no PRINT_EXPR, C's compile out of the code's
             # reach (a C hook that set the display hook anew from inside its own call was freed under its C code).
             ("seal_display_hook", "a display hook runs on after its own code replaced it"),

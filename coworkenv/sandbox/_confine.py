@@ -2524,6 +2524,57 @@ def seal_sqlite_factories(confined: bool = True) -> str | None:
     return None
 
 
+
+# cProfile's C profiler (CPython 3.11.7's `_lsprof`) calls a timer of the code's own (`Profiler(timer)`) at every
+# profiled call and return by a borrowed reference from its field (`CallExternalTimer`: `pObj->externalTimer`), and
+# `__init__` run again on a live profiler sets the field anew, dropping the old timer: a timer `items.__hash__` (a
+# method-wrapper, the only holder of its tuple) whose first item's `__hash__` ran `profiler.__init__(...)` was freed
+# with its tuple while `tuplehash` walked it, and the hash went on over the items of the tuple the code made next (a use
+# after free; seventy-sixth round). A Python function survives that (its frame holds it). Sealed here as the signal
+# handlers are: the C type's `__init__` is a gate that hands C's any timer other than None or a Python function wrapped
+# in a Python function of its own (its frame holds the timer while it runs), C's `__init__` in a box only the gate
+# opens. The profiler answers no attribute that shows its timer, so nothing unwraps. Changed for honest code: a timer
+# that is no Python function (`time.perf_counter`, a bound method) runs through one Python frame more, which the
+# profiler does not profile (its callback pauses profiling while it asks the timer).
+def _profiler_init(self: Any, /, *args: Any, _sealed_tools: Any = (), **named: Any) -> None:
+    box, function_t, type_, len_ = _sealed_tools
+    given = [*args]  # the gate's own list: nothing of the code's can change it meanwhile
+    if len_(given):
+        held = given[0]
+        if held is not None and type_(held) is not function_t:
+            def timer(*, _sealed_handler: Any = held) -> Any:
+                return _sealed_handler()
+            given[0] = timer
+    if "timer" in named:  # a dict made for this call
+        held = named["timer"]
+        if held is not None and type_(held) is not function_t:
+            def timer(*, _sealed_handler: Any = held) -> Any:
+                return _sealed_handler()
+            named["timer"] = timer
+    box.__kwdefaults__["__init__"](self, *given, **named)  # C's init on this frame's value stack only
+
+
+def seal_profiler_timer() -> str | None:
+    """Make cProfile's C profiler hold the timer it calls (above). Returns why it could not, or None."""
+    import _lsprof
+
+    cls: Any = _lsprof.Profiler
+    flags = ctypes.c_ulong.from_address(id(cls) + _TP_FLAGS)
+    if (flags.value != cls.__flags__ or not cls.__flags__ & _TPFLAGS_IMMUTABLETYPE
+            or type(cls.__dict__.get("__init__")).__name__ != "wrapper_descriptor"):
+        return "_lsprof.Profiler is not the C type this bootstrap knows"  # (subclasses follow the gate: its slot)
+    function_t: Any = type(_profiler_init)
+    box = function_t(_signal_box.__code__, {}, "_lsprof", None, None)
+    box.__kwdefaults__ = {"__init__": cls.__dict__["__init__"]}
+    tools = (box, function_t, type, len)
+    gate = function_t(_profiler_init.__code__, {}, "__init__", None, None)
+    gate.__kwdefaults__ = {"_sealed_tools": tools}
+    gate.__doc__ = cls.__dict__["__init__"].__doc__
+    _install_gates(cls, flags, {"__init__": gate})
+    _SEALED_BOXES.append((box, _profiler_init.__code__, tools))
+    return None
+
+
 # `itertools.groupby` (CPython 3.11; gh-143543 and gh-146613, fixed in later releases only) compares its target key
 # with the current one by borrowed references, in `groupby.__next__` and in its groups' `__next__`: a key's `__eq__`
 # (Python code of the code's own) that advanced the same groupby (or set its state, `__setstate__`) replaced both keys,
@@ -4142,7 +4193,7 @@ def _arg_parser(segments: list[tuple[int, int, bytes]], fname: bytes, keywords: 
 
 def sealed_codes() -> tuple[Any, ...]:
     """The code objects of the gates `seal_buffered_io`, `seal_array`, `seal_mmap`, `seal_list`, `seal_bytearray`,
-    `seal_groupby`, `seal_accumulate`, `seal_iter`, `seal_count`, `seal_atexit`, `seal_context`, `seal_cell`, `seal_weak_proxy`, `seal_mapping_proxy`, `seal_held_callables`, `seal_property`, `seal_abstract_flags`, `seal_codec_registry`, `seal_signal_handlers`, `seal_expat_handlers`, `seal_sqlite_factories`, `seal_list_order`, `seal_memoryview`, `seal_ordered_dict`, `seal_deque`, `seal_count_elements`, `seal_reentered_iterators`,
+    `seal_groupby`, `seal_accumulate`, `seal_iter`, `seal_count`, `seal_atexit`, `seal_context`, `seal_cell`, `seal_weak_proxy`, `seal_mapping_proxy`, `seal_held_callables`, `seal_property`, `seal_abstract_flags`, `seal_codec_registry`, `seal_signal_handlers`, `seal_expat_handlers`, `seal_sqlite_factories`, `seal_profiler_timer`, `seal_list_order`, `seal_memoryview`, `seal_ordered_dict`, `seal_deque`, `seal_count_elements`, `seal_reentered_iterators`,
     `seal_partial`, `seal_object_dicts` and `seal_newline_decoder` install, which the hook keeps from being changed."""
     return (_own_method_get.__code__, _own_method_set.__code__, _buffered_new.__code__, _array_setitem.__code__,
             _array_append.__code__, _array_insert.__code__, _array_extend.__code__, _array_fromlist.__code__,
@@ -4160,6 +4211,7 @@ def sealed_codes() -> tuple[Any, ...]:
             _signal_box.__code__, _signal_set.__code__, _held_unwrap.__code__, _signal_get.__code__,
             _expat_set.__code__, _expat_get.__code__, _expat_delete.__code__,
             _sqlite_factory_set.__code__, _sqlite_factory_get.__code__, _sqlite_factory_delete.__code__,
+            _profiler_init.__code__,
             _view_compare.__code__, _view_hash.__code__, _odict_compare.__code__, _odict_repr.__code__,
             _odict_copy.__code__, _odict_pop.__code__, _odict_popitem.__code__, _deque_index.__code__, _count_elements.__code__, _islice_number.__code__, _islice_new.__code__,
             _islice_steps.__code__, _zip_longest_new.__code__, _zip_longest_steps.__code__,
