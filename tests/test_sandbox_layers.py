@@ -845,6 +845,193 @@ def test_sealed_cycle_keeps_its_saved_list_to_itself() -> None:
     assert done.returncode == 0 and done.stdout.strip() == "5", (done.stdout, done.stderr)
 
 
+def test_sealed_sqlite_factories_hold_the_callable_they_call() -> None:
+    """After `seal_sqlite_factories` a connection's `text_factory` and `row_factory` and a cursor's `row_factory` hand C
+    Python functions only (or the exact `str`, `bytes`, `bytearray` and None), so a C factory that sets itself anew
+    from inside its own call is not freed under its C code: the corpus snippet's two routes answer 1 each. What honest
+    code sets, reads back and fetches is the same before and after; deleting a factory is refused. In an interpreter
+    of its own."""
+    code = """if True:
+        import importlib.util, sqlite3, sys
+
+        def load(name, path):
+            spec = importlib.util.spec_from_file_location(name, path)
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+            return module
+
+        confine, attack = load("_confine", sys.argv[1]), load("attack", sys.argv[2])
+
+        class Maker:
+            def __call__(self, cursor, row):
+                return ("made", row)
+
+        def battery():
+            out, maker, pairs = [], Maker(), {}
+            con = sqlite3.connect(":memory:")
+            con.execute("create table t(a text, b integer)")
+            con.executemany("insert into t values (?, ?)", [("x", 1), ("y", 2)])
+            for factory in (str, bytes, bytearray, lambda b: b.decode().upper(), pairs.get, None):
+                con.text_factory = factory
+                try:
+                    out.append((con.text_factory is factory, con.execute("select a from t").fetchall()))
+                except TypeError as exc:
+                    out.append(str(exc))
+            con.text_factory = str
+            for factory in (sqlite3.Row, lambda cur, row: row[::-1], maker, None):
+                con.row_factory = factory
+                cur = con.cursor()
+                rows = cur.execute("select a, b from t").fetchall()
+                out.append((con.row_factory is factory, cur.row_factory is factory,
+                            [tuple(row) if type(row) is sqlite3.Row else row for row in rows]))
+                cur.row_factory = pairs.get  # a C callable: the row, the cursor being no key
+                out.append((cur.row_factory == pairs.get, cur.execute("select a from t").fetchall()))
+            con.text_factory = 7
+            try:
+                con.execute("select a from t").fetchall()
+            except TypeError as exc:
+                out.append(str(exc))
+            try:
+                sqlite3.Cursor.row_factory.__set__(7, None)
+            except TypeError as exc:
+                out.append(type(exc).__name__)
+            out.append((type(sqlite3.Connection.text_factory).__name__ in ("member_descriptor", "factory")))
+            return out
+
+        before = battery()
+        assert confine.seal_sqlite_factories() is None
+        assert battery() == before, (battery(), before)
+        refused = 0
+        con = sqlite3.connect(":memory:")
+        for owner, name in ((con, "text_factory"), (con, "row_factory"), (con.cursor(), "row_factory")):
+            try:
+                delattr(owner, name)
+            except AttributeError:
+                refused += 1
+        print(refused, attack.check())
+    """
+    root = Path(__file__).resolve().parents[1]
+    confine = root / "coworkenv" / "sandbox" / "_confine.py"
+    attack = root / "tests" / "sandbox_corpus" / "memory_sqlite_factory_replaced_while_it_runs.py"
+    done = subprocess.run([sys.executable, "-c", code, str(confine), str(attack)], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0 and done.stdout.strip() == "3 2", (done.stdout, done.stderr)
+
+
+def test_sealed_profiler_holds_the_timer_it_calls() -> None:
+    """After `seal_profiler_timer` cProfile's C profiler calls Python functions only as its timer, so a C timer that runs
+    `__init__` again on its profiler from inside its own call is not freed under its C code: the corpus snippet's two
+    routes answer 1 each. Profiles with the default clock, C and Python timers, time units, keywords, re-initialised
+    profilers and the C errors are the same before and after. In an interpreter of its own."""
+    code = """if True:
+        import _lsprof, cProfile, importlib.util, sys, time
+
+        def load(name, path):
+            spec = importlib.util.spec_from_file_location(name, path)
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+            return module
+
+        confine, attack = load("_confine", sys.argv[1]), load("attack", sys.argv[2])
+        ticks = iter(range(10 ** 6))
+
+        def work():
+            return sorted([3, 1, 2]) + [len("ab")]
+
+        def profiled(*args, **named):
+            profiler = cProfile.Profile(*args, **named)
+            profiler.enable()
+            work()
+            profiler.disable()
+            return sorted(entry.code if isinstance(entry.code, str) else entry.code.co_name
+                          for entry in profiler.getstats())
+
+        def battery():
+            out = [profiled(), profiled(time.perf_counter), profiled(lambda: next(ticks), 0.001),
+                   profiled(timer=time.process_time_ns, timeunit=1e-9), profiled(subcalls=False, builtins=False)]
+            again = _lsprof.Profiler(time.perf_counter)
+            again.__init__(time.process_time_ns, 1e-9)
+            again.enable()
+            work()
+            again.disable()
+            out.append(len(again.getstats()) > 0)
+            for bad in (lambda: _lsprof.Profiler(1, 2, 3, 4, 5), lambda: _lsprof.Profiler(timeunit="x"),
+                        lambda: _lsprof.Profiler.__init__(object()), lambda: _lsprof.Profiler(bogus=1)):
+                try:
+                    bad()
+                except TypeError as exc:
+                    out.append(str(exc))
+            return out
+
+        before = battery()
+        assert confine.seal_profiler_timer() is None
+        assert battery() == before, (battery(), before)
+        print(attack.check())
+    """
+    root = Path(__file__).resolve().parents[1]
+    confine = root / "coworkenv" / "sandbox" / "_confine.py"
+    attack = root / "tests" / "sandbox_corpus" / "memory_profiler_timer_replaced_while_it_runs.py"
+    done = subprocess.run([sys.executable, "-c", code, str(confine), str(attack)], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0 and done.stdout.strip() == "2", (done.stdout, done.stderr)
+
+
+def test_sealed_chain_takes_no_state_to_free_what_it_steps() -> None:
+    """After `seal_chain` an `itertools.chain` has neither `__setstate__` nor `__reduce__`, so no code of the code's own
+    run by the step of the iterator a chain is on (or takes iterables from) sets that field anew and frees the iterator
+    under its C step; the corpus snippet's two routes answer 1 each; chains of lists, texts, iterators, generators,
+    `from_iterable` and a subclass step as C's did, and the errors are C's. In an interpreter of its own."""
+    code = """if True:
+        import copy, importlib.util, itertools, pickle, sys
+
+        def load(name, path):
+            spec = importlib.util.spec_from_file_location(name, path)
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+            return module
+
+        confine, attack = load("_confine", sys.argv[1]), load("attack", sys.argv[2])
+
+        class Sub(itertools.chain):
+            pass
+
+        def failing():
+            yield 1
+            raise ValueError("mid-way")
+
+        def battery():
+            out = [list(itertools.chain([1, 2], "ab", (), iter([3]), range(2))), list(itertools.chain()),
+                   list(itertools.chain.from_iterable(["xy", [4], iter(())])), list(Sub([1], [2])),
+                   list(itertools.islice(itertools.chain.from_iterable(itertools.repeat("ab")), 5)),
+                   list(map(lambda *a: a, itertools.chain("ab"), itertools.chain("cd")))]
+            for bad in (lambda: next(itertools.chain(1)), lambda: next(itertools.chain.from_iterable([None])),
+                        lambda: list(itertools.chain(failing())), lambda: itertools.chain(x=1)):
+                try:
+                    bad()
+                except (TypeError, ValueError) as exc:
+                    out.append((type(exc).__name__, str(exc)))
+            return out
+
+        before = battery()
+        assert confine.seal_chain() is None
+        assert battery() == before
+        refused = []
+        for take in (copy.copy, pickle.dumps, lambda c: c.__reduce__(), lambda c: c.__setstate__((iter(()),)),
+                     lambda c: Sub.__setstate__(c, (iter(()),)), lambda c: itertools.chain.__setstate__):
+            try:
+                take(itertools.chain([1]))
+            except (TypeError, AttributeError):
+                refused.append(True)
+        print(len(refused), attack.check())
+    """
+    root = Path(__file__).resolve().parents[1]
+    confine = root / "coworkenv" / "sandbox" / "_confine.py"
+    attack = root / "tests" / "sandbox_corpus" / "memory_chain_iterator_freed_while_it_steps.py"
+    done = subprocess.run([sys.executable, "-c", code, str(confine), str(attack)], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0 and done.stdout.strip() == "6 2", (done.stdout, done.stderr)
+
+
 def test_sealed_defaultdict_and_staticmethod_hold_what_they_call() -> None:
     """After `seal_held_callables` a defaultdict's `__missing__` and a staticmethod's call hold the callable while it
     runs: a C callable (a filter's bound `__next__`) whose own code sets the factory or the function anew goes on

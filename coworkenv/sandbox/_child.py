@@ -654,7 +654,8 @@ def isolate(
     # The buffered streams first: their seal calls the C library (seal_ctypes leaves no foreign function callable).
     # Each seal closes a way C code of CPython 3.11 hands the code raw memory (see each one in _confine).
     # What the host found once for every call (None: scan).
-    seal_args = {"seal_sqlite_hooks": (sqlite_hooks,), "seal_object_dicts": (object_dicts,)}
+    seal_args = {"seal_sqlite_hooks": (sqlite_hooks,), "seal_object_dicts": (object_dicts,),
+                 "seal_sqlite_factories": (native_file_access_confined(layers),)}
     for seal, what in (
             # First: the seals below hold `iter` among their tools, which must not be C's (its two-argument form).
             ("seal_iter", "iter(callable, sentinel) compares a sentinel the code's own code freed"),
@@ -679,6 +680,9 @@ def isolate(
             # itertools.cycle neither hands out nor takes the list it indexes (one cut under its index handed out
             # a slot of the table past the list's items).
             ("seal_cycle", "itertools.cycle hands out a slot past its saved list"),
+            # itertools.chain takes no state (`__setstate__` from inside the step of the iterator it was on freed that
+            # iterator under its C step).
+            ("seal_chain", "itertools.chain steps an iterator the code's own code freed"),
             # itertools.groupby answers iterators whose frames hold the keys they compare (a key's `__eq__` that
             # advanced the groupby freed the other key C compared).
             ("seal_groupby", "itertools.groupby hands the code a key it freed"),
@@ -719,6 +723,9 @@ def isolate(
             # pyexpat's parsers call Python functions only, C's descriptors out of the code's reach (a C handler
             # that set itself anew from inside its own call was freed under its C code).
             ("seal_expat_handlers", "an expat handler runs on after its own code replaced it"),
+            # cProfile's C profiler calls Python functions only as its timer, C's `__init__` out of the code's reach (a
+            # C timer that ran `__init__` again on its profiler from inside its own call was freed under its C code).
+            ("seal_profiler_timer", "a profiler's timer runs on after its own code replaced it"),
             # No code calls `sys.displayhook` from C: compile() makes no PRINT_EXPR, C's compile out of the code's
             # reach (a C hook that set the display hook anew from inside its own call was freed under its C code).
             ("seal_display_hook", "a display hook runs on after its own code replaced it"),
@@ -741,6 +748,10 @@ def isolate(
             # sqlite's connections make no authorizer, progress or trace record a hook of the code's could free, and
             # a backup calls no progress callback that could free its destination.
             ("seal_sqlite_hooks", "a sqlite hook or backup progress callback frees what sqlite runs"),
+            # sqlite's factories are Python functions only, C's members out of the code's reach (a C factory that set
+            # itself anew from inside its own call was freed under its C code); after seal_sqlite_hooks, which must
+            # change `_sqlite3`'s method table before this loads it.
+            ("seal_sqlite_factories", "a sqlite factory runs on after its own code replaced it"),
             # No object's `__dict__` is replaced or deleted (an attribute store went on inserting into the dict the
             # code's own `__hash__` or `__eq__` freed that way).
             ("seal_object_dicts", "an attribute store inserts into a dict the code's own code freed"),

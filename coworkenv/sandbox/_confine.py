@@ -1880,6 +1880,31 @@ def seal_cycle() -> str | None:
     return None
 
 
+
+# `itertools.chain` steps the iterator it is on and the iterator it takes iterables from by borrowed references from
+# its own fields (CPython 3.11's `chain_next`: `tp_iternext(lz->active)`, `PyIter_Next(lz->source)`), and
+# `__setstate__` (pickling's way back) set both anew on a live chain, dropping what they held. A C iterator there, the
+# chain its only holder, whose own step runs code of the code's own (a `map` stepping a generator) was freed by that
+# code's `__setstate__` while its C step ran: the map the code made next took the freed block and the old step went on
+# with its fields, stepping that map's iterators and calling its function (a use after free; a refill of the code's own
+# bytes would forge an object; seventy-fourth round). Sealed here as `seal_cycle` does: the type has neither
+# `__setstate__` nor `__reduce__` (nothing sets its fields but C's own steps, which hold what they drop no longer), so
+# a chain does not pickle or copy ("cannot pickle 'itertools.chain' object", as in CPython 3.14, which took chains'
+# pickling away); `chain.from_iterable`, subclasses and every step are C's.
+def seal_chain() -> str | None:
+    """Take `__reduce__` and `__setstate__` from `itertools.chain` (above). Returns why it could not, or None."""
+    import itertools
+
+    cls: Any = itertools.chain
+    flags = ctypes.c_ulong.from_address(id(cls) + _TP_FLAGS)
+    if (flags.value != cls.__flags__ or not cls.__flags__ & _TPFLAGS_IMMUTABLETYPE
+            or any(type(cls.__dict__.get(name)).__name__ != "method_descriptor"
+                   for name in ("__reduce__", "__setstate__"))):
+        return "itertools.chain is not the C type this bootstrap knows"
+    _install_gates(cls, flags, {}, removed=("__reduce__", "__setstate__"))
+    return None
+
+
 # C code that calls a callable it holds by a borrowed reference, from a field the callable's own code can set anew
 # (CPython 3.11): a `defaultdict`'s `__missing__` calls `default_factory` (a writable attribute), a `staticmethod`
 # object's call its function (`__init__` runs again on it). A Python function survives that (its frame holds it), a C
@@ -2394,6 +2419,159 @@ def seal_expat_handlers() -> str | None:
         handlers[name].name = name
     _install_gates(cls, flags, handlers)
     _SEALED_BOXES.extend([(box, _expat_set.__code__, set_tools), (box, _expat_get.__code__, get_tools)])
+    return None
+
+
+
+# sqlite's factories (CPython 3.11.7's `_sqlite3`): a fetched row's text goes through the connection's `text_factory`
+# (`PyObject_CallFunction(self->connection->text_factory, ...)`, for any factory but the exact `str`, `bytes` and
+# `bytearray`, which C compares by identity) and each row through the cursor's `row_factory`
+# (`pysqlite_cursor_iternext`), both called by borrowed references from their fields, which a plain attribute store sets
+# anew (the types' T_OBJECT members): a factory `items.count` (a bound method, the only holder of its list) whose
+# item's `__eq__` set `con.text_factory = str` was freed with its list while `list.count` walked it, and the count
+# compared the items of the list the code made next (a use after free; the seventy-fourth round's lead). A Python
+# function survives that (its frame holds it). Sealed here as the expat handlers are: the three attributes
+# (`Connection.text_factory`, `Connection.row_factory`, `Cursor.row_factory`, the last of which `Connection.cursor`
+# copies from the connection's in C) are descriptors of the bootstrap's (`sqlite3.factory`) whose `__set__` hands C's
+# member None, a Python function, the exact `str`, `bytes` or `bytearray`, or anything else wrapped in a Python function
+# of its own (its frame holds the factory while it runs), and whose `__get__` unwraps; C's members are in one box that
+# only these two gates open. Deleting a factory is refused (C's member took the delete and left a NULL factory that the
+# next cursor or fetch dereferenced). `_sqlite3` is loaded for this by the bootstrap, after `seal_sqlite_hooks` changed
+# its method table, and only where its native file access is confined (elsewhere the hook refuses it); a second load
+# of its file is refused, as for every extension the bootstrap loaded. Changed for honest code: a factory that is no
+# Python function (`sqlite3.Row`, `dict`, a bound method) runs one Python frame deeper.
+SQLITE_FACTORIES = (("Connection", "text_factory"), ("Connection", "row_factory"), ("Cursor", "row_factory"))
+
+
+def _sqlite_factory_set(self: Any, owner: Any, factory: Any, /, *, _sealed_tools: Any = ()) -> None:
+    box, function_t, type_, str_t, type_error, kept = _sealed_tools
+    name = self.name
+    if type_(name) is not str_t:
+        raise type_error("the factory's name must be a str")
+    if factory is not None and type_(factory) is not function_t:
+        plain = False
+        for exact in kept:  # C's identity fast paths: `str`, `bytes`, `bytearray`, never freed
+            if factory is exact:
+                plain = True
+        if not plain:
+            def factory(*args: Any, _sealed_handler: Any = factory) -> Any:
+                return _sealed_handler(*args)
+    box.__kwdefaults__[name].__set__(owner, factory)  # C's member on this frame's value stack only
+
+
+def _sqlite_factory_get(self: Any, owner: Any, cls: Any = None, /, *, _sealed_tools: Any = ()) -> Any:
+    box, unwrap, type_, str_t, type_error = _sealed_tools
+    if owner is None:
+        return self
+    name = self.name
+    if type_(name) is not str_t:
+        raise type_error("the factory's name must be a str")
+    return unwrap(box.__kwdefaults__[name].__get__(owner, cls))
+
+
+def _sqlite_factory_delete(self: Any, owner: Any, /, *, _sealed_tools: Any = ()) -> None:
+    attribute_error, = _sealed_tools
+    raise attribute_error("a sqlite factory cannot be deleted in the sandbox (set None or a callable)")
+
+
+def seal_sqlite_factories(confined: bool = True) -> str | None:
+    """Make sqlite's connections and cursors hold the factories they call (above), loading `_sqlite3` where its
+    native file access is `confined` (elsewhere the hook refuses it, and nothing is done). Returns why it could not, or
+    None (also where `_sqlite3` does not load: nothing to seal)."""
+    if not confined:
+        return None
+    try:
+        import _sqlite3
+    except ImportError:  # an interpreter built without sqlite, or its library missing: the code cannot load it either
+        return None
+
+    function_t: Any = type(_sqlite_factory_set)
+    code_t = type(_sqlite_factory_set.__code__)
+    wrapped = next((const for const in _sqlite_factory_set.__code__.co_consts if type(const) is code_t), None)
+    if wrapped is None:
+        return "the gate's wrapper has no code"
+    classes: dict[str, Any] = {}
+    for class_name, attribute in SQLITE_FACTORIES:
+        cls = classes.setdefault(class_name, getattr(_sqlite3, class_name, None))
+        if (type(cls) is not type or not cls.__flags__ & _TPFLAGS_IMMUTABLETYPE or type.__subclasses__(cls)
+                or type(cls.__dict__.get(attribute)).__name__ != "member_descriptor"
+                or ctypes.c_ulong.from_address(id(cls) + _TP_FLAGS).value != cls.__flags__):
+            return f"sqlite3.{class_name} is not the C type this bootstrap knows"
+    box = function_t(_signal_box.__code__, {}, "sqlite3", None, None)
+    box.__kwdefaults__ = {f"{class_name}.{attribute}": classes[class_name].__dict__[attribute]
+                          for class_name, attribute in SQLITE_FACTORIES}
+    unwrap = function_t(_held_unwrap.__code__, {}, "unwrap", None, None)
+    unwrap.__kwdefaults__ = {"_sealed_tools": (function_t, type, wrapped, dict)}
+    set_tools = (box, function_t, type, str, TypeError, (str, bytes, bytearray))
+    get_tools = (box, unwrap, type, str, TypeError)
+    gates: dict[str, Any] = {}
+    for code, tools, slot in ((_sqlite_factory_set.__code__, set_tools, "__set__"),
+                              (_sqlite_factory_get.__code__, get_tools, "__get__"),
+                              (_sqlite_factory_delete.__code__, (AttributeError,), "__delete__")):
+        gates[slot] = function_t(code, {}, slot, (None,) if slot == "__get__" else None, None)  # `cls`'s default
+        gates[slot].__kwdefaults__ = {"_sealed_tools": tools}
+    descriptor_t = type("factory", (), {"__slots__": ("name",), "__module__": "sqlite3", **gates})
+    for class_name in classes:
+        factories: dict[str, Any] = {}
+        for owner_name, attribute in SQLITE_FACTORIES:
+            if owner_name == class_name:
+                factories[attribute] = object.__new__(descriptor_t)
+                factories[attribute].name = f"{class_name}.{attribute}"
+        cls = classes[class_name]
+        _install_gates(cls, ctypes.c_ulong.from_address(id(cls) + _TP_FLAGS), factories)
+    _SEALED_BOXES.extend([(box, _sqlite_factory_set.__code__, set_tools),
+                          (box, _sqlite_factory_get.__code__, get_tools)])
+    return None
+
+
+
+# cProfile's C profiler (CPython 3.11.7's `_lsprof`) calls a timer of the code's own (`Profiler(timer)`) at every
+# profiled call and return by a borrowed reference from its field (`CallExternalTimer`: `pObj->externalTimer`), and
+# `__init__` run again on a live profiler sets the field anew, dropping the old timer: a timer `items.__hash__` (a
+# method-wrapper, the only holder of its tuple) whose first item's `__hash__` ran `profiler.__init__(...)` was freed
+# with its tuple while `tuplehash` walked it, and the hash went on over the items of the tuple the code made next (a use
+# after free; seventy-sixth round). A Python function survives that (its frame holds it). Sealed here as the signal
+# handlers are: the C type's `__init__` is a gate that hands C's any timer other than None or a Python function wrapped
+# in a Python function of its own (its frame holds the timer while it runs), C's `__init__` in a box only the gate
+# opens. The profiler answers no attribute that shows its timer, so nothing unwraps. Changed for honest code: a timer
+# that is no Python function (`time.perf_counter`, a bound method) runs through one Python frame more, which the
+# profiler does not profile (its callback pauses profiling while it asks the timer).
+def _profiler_init(self: Any, /, *args: Any, _sealed_tools: Any = (), **named: Any) -> None:
+    box, function_t, type_, len_ = _sealed_tools
+    given = [*args]  # the gate's own list: nothing of the code's can change it meanwhile
+    if len_(given):
+        held = given[0]
+        if held is not None and type_(held) is not function_t:
+            def timer(*, _sealed_handler: Any = held) -> Any:
+                return _sealed_handler()
+            given[0] = timer
+    if "timer" in named:  # a dict made for this call
+        held = named["timer"]
+        if held is not None and type_(held) is not function_t:
+            def timer(*, _sealed_handler: Any = held) -> Any:
+                return _sealed_handler()
+            named["timer"] = timer
+    box.__kwdefaults__["__init__"](self, *given, **named)  # C's init on this frame's value stack only
+
+
+def seal_profiler_timer() -> str | None:
+    """Make cProfile's C profiler hold the timer it calls (above). Returns why it could not, or None."""
+    import _lsprof
+
+    cls: Any = _lsprof.Profiler
+    flags = ctypes.c_ulong.from_address(id(cls) + _TP_FLAGS)
+    if (flags.value != cls.__flags__ or not cls.__flags__ & _TPFLAGS_IMMUTABLETYPE
+            or type(cls.__dict__.get("__init__")).__name__ != "wrapper_descriptor"):
+        return "_lsprof.Profiler is not the C type this bootstrap knows"  # (subclasses follow the gate: its slot)
+    function_t: Any = type(_profiler_init)
+    box = function_t(_signal_box.__code__, {}, "_lsprof", None, None)
+    box.__kwdefaults__ = {"__init__": cls.__dict__["__init__"]}
+    tools = (box, function_t, type, len)
+    gate = function_t(_profiler_init.__code__, {}, "__init__", None, None)
+    gate.__kwdefaults__ = {"_sealed_tools": tools}
+    gate.__doc__ = cls.__dict__["__init__"].__doc__
+    _install_gates(cls, flags, {"__init__": gate})
+    _SEALED_BOXES.append((box, _profiler_init.__code__, tools))
     return None
 
 
@@ -4015,7 +4193,7 @@ def _arg_parser(segments: list[tuple[int, int, bytes]], fname: bytes, keywords: 
 
 def sealed_codes() -> tuple[Any, ...]:
     """The code objects of the gates `seal_buffered_io`, `seal_array`, `seal_mmap`, `seal_list`, `seal_bytearray`,
-    `seal_groupby`, `seal_accumulate`, `seal_iter`, `seal_count`, `seal_atexit`, `seal_context`, `seal_cell`, `seal_weak_proxy`, `seal_mapping_proxy`, `seal_held_callables`, `seal_property`, `seal_abstract_flags`, `seal_codec_registry`, `seal_signal_handlers`, `seal_expat_handlers`, `seal_list_order`, `seal_memoryview`, `seal_ordered_dict`, `seal_deque`, `seal_count_elements`, `seal_reentered_iterators`,
+    `seal_groupby`, `seal_accumulate`, `seal_iter`, `seal_count`, `seal_atexit`, `seal_context`, `seal_cell`, `seal_weak_proxy`, `seal_mapping_proxy`, `seal_held_callables`, `seal_property`, `seal_abstract_flags`, `seal_codec_registry`, `seal_signal_handlers`, `seal_expat_handlers`, `seal_sqlite_factories`, `seal_profiler_timer`, `seal_list_order`, `seal_memoryview`, `seal_ordered_dict`, `seal_deque`, `seal_count_elements`, `seal_reentered_iterators`,
     `seal_partial`, `seal_object_dicts` and `seal_newline_decoder` install, which the hook keeps from being changed."""
     return (_own_method_get.__code__, _own_method_set.__code__, _buffered_new.__code__, _array_setitem.__code__,
             _array_append.__code__, _array_insert.__code__, _array_extend.__code__, _array_fromlist.__code__,
@@ -4032,6 +4210,8 @@ def sealed_codes() -> tuple[Any, ...]:
             _property_missing.__code__, _abstract_flag.__code__, _codec_search.__code__, _codec_register.__code__, _codec_unregister.__code__,
             _signal_box.__code__, _signal_set.__code__, _held_unwrap.__code__, _signal_get.__code__,
             _expat_set.__code__, _expat_get.__code__, _expat_delete.__code__,
+            _sqlite_factory_set.__code__, _sqlite_factory_get.__code__, _sqlite_factory_delete.__code__,
+            _profiler_init.__code__,
             _view_compare.__code__, _view_hash.__code__, _odict_compare.__code__, _odict_repr.__code__,
             _odict_copy.__code__, _odict_pop.__code__, _odict_popitem.__code__, _deque_index.__code__, _count_elements.__code__, _islice_number.__code__, _islice_new.__code__,
             _islice_steps.__code__, _zip_longest_new.__code__, _zip_longest_steps.__code__,

@@ -1,12 +1,13 @@
 # expect: ok
-# value: 13
+# value: 14
 # Honest twin of `memory_sqlite_hook_replaced_from_inside_itself`: sqlite answers alike in every set where it imports,
 # where the hook's bootstrap leaves connections no authorizer, progress handler or trace callback: a database file in
 # the scratch, `executemany` and `executescript`, row and text factories, user functions, aggregates, window
 # functions and collations (made, used, replaced between statements, removed), an error raised by one (refused as
 # sqlite's OperationalError), `interrupt`, `backup` (whole and page by page, with no progress callback) and
-# `iterdump`, blobs, `with` transactions, a connection closed twice and used after its close (ProgrammingError), and a
-# second connection opened inside a user function.
+# `iterdump`, blobs, `with` transactions, a connection closed twice and used after its close (ProgrammingError), a
+# second connection opened inside a user function, and factories of every kind (C callables, a callable instance,
+# a cursor's own) read back as set.
 import sqlite3
 
 
@@ -35,6 +36,13 @@ def refused(con, query, error):
     return False
 
 
+class Pair:
+    """A callable instance as a row factory."""
+
+    def __call__(self, cursor, row):
+        return ("pair", *row)
+
+
 def check(**p):
     passed = 0
     con = sqlite3.connect("app.db")
@@ -50,6 +58,22 @@ def check(**p):
     con.text_factory = bytes
     passed += con.execute("select b from t where a = 4").fetchone() == (b"n4",)
     con.text_factory = str
+    # Factories of every kind, read back as set (the seventy-fifth round hands C a Python function for each of them
+    # that is no Python function): a C bound method, a callable instance, a lambda, a cursor's own beside its
+    # connection's, a connection's copied into its next cursor.
+    upper, names = (lambda b: b.decode().upper()), {}
+    con.text_factory = upper
+    shouted = con.execute("select b from t where a = 5").fetchone()
+    con.text_factory = names.get  # a C callable: the text is no key, so None
+    missing = con.execute("select b from t where a = 5").fetchone()
+    con.text_factory = str
+    con.row_factory = Pair()
+    cur = con.cursor()
+    copied = cur.row_factory is con.row_factory and cur.execute("select a from t where a = 6").fetchone() == ("pair", 6)
+    cur.row_factory = names.get  # the cursor is no key: the row
+    own = cur.row_factory == names.get and cur.execute("select a from t where a = 7").fetchone() == (7,)
+    con.row_factory = None
+    passed += shouted == ("N5",) and missing == (None,) and con.text_factory is str and copied and own
     con.create_function("double", 1, lambda x: x * 2, deterministic=True)
     passed += con.execute("select sum(double(a)) from t").fetchone() == (9900,)
     con.create_function("double", 1, lambda x: x * 3)  # replaced between statements
