@@ -1,6 +1,5 @@
 """Fault corpus, two writers storing one dataset partition at once: two Dagster runs materializing one partition (the
-UI's "Materialize" clicked while `make run` or the taxonomy sensor's run does it), a run and a script, two machines'
-runs on one data folder.
+UI's "Materialize" clicked while `make run` or the taxonomy sensor's run does it), a run and a script.
 
 Each write checked the folder's content-addressed file and moved LATEST on its own, so the writes interleaved: two
 writers repairing one damaged file (the rerun the store asks for) each moved "the damaged file" aside, the second
