@@ -3,7 +3,7 @@
 
 import dagster as dg
 
-from assets._metadata import bar_plot, funnel_markdown, preview, schema_check, table_metadata
+from assets._metadata import bar_plot, funnel_markdown, one_run_at_a_time, preview, schema_check, table_metadata
 from assets.specs import SPECS, task_specs
 from coworkenv import store, synth, validate
 from coworkenv.llm import backend_from_config
@@ -34,6 +34,7 @@ REJECTED = "rejected_envs"
     ],
 )
 def validated_envs(context: dg.AssetExecutionContext, settings: CoworkenvSettings) -> dg.MaterializeResult:
+    one_run_at_a_time(context, ENVS)
     capability = context.partition_key
     specs = store.latest(settings.store_root, SPECS, capability)
     if specs is None:

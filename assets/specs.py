@@ -3,7 +3,7 @@
 
 import dagster as dg
 
-from assets._metadata import preview, schema_check, table_metadata
+from assets._metadata import one_run_at_a_time, preview, schema_check, table_metadata
 from assets.taxonomy import capability_taxonomy
 from coworkenv import synth, validate
 from coworkenv.llm import backend_from_config
@@ -27,6 +27,7 @@ SPECS = "task_specs"
     check_specs=[dg.AssetCheckSpec("parquet_schema", asset=SPECS, blocking=True)],
 )
 def task_specs(context: dg.AssetExecutionContext, settings: CoworkenvSettings) -> dg.MaterializeResult:
+    one_run_at_a_time(context, SPECS)
     capability = settings.taxonomy().capabilities[context.partition_key]
     count = settings.specs_per_capability or capability.quota
     # The generator mixes the capability id into each spec's seed itself, so COWORKENV_SEED=S here gives the

@@ -3,7 +3,7 @@
 
 import dagster as dg
 
-from assets._metadata import preview, schema_check, table_metadata
+from assets._metadata import one_run_at_a_time, preview, schema_check, table_metadata
 from assets.envs import ENVS, validated_envs
 from coworkenv import rollout, store
 from coworkenv.llm import backend_from_config
@@ -27,6 +27,7 @@ TRAJECTORIES = "teacher_trajectories"
     check_specs=[dg.AssetCheckSpec("parquet_schema", asset=TRAJECTORIES, blocking=True)],
 )
 def teacher_trajectories(context: dg.AssetExecutionContext, settings: CoworkenvSettings) -> dg.MaterializeResult:
+    one_run_at_a_time(context, TRAJECTORIES)
     capability = context.partition_key
     envs = store.latest(settings.store_root, ENVS, capability)
     if envs is None:

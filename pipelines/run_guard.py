@@ -144,3 +144,35 @@ def wait_for_pool(instance: dg.DagsterInstance, pool: str, say: Callable[[str], 
                 + " (stop with Ctrl-C)")
             last = holders
         time.sleep(poll_s)
+
+
+PARTITION_TAG = "dagster/partition"
+
+
+def earlier_run_of_partition(instance: dg.DagsterInstance, run_id: str, partition: str) -> dg.DagsterRun | None:
+    """A run other than `run_id` that is materializing `partition` now (started, its process alive) and began
+    before it (its start, or its creation where none is recorded; ties by run id), or None. Two runs of one partition
+    at once (the UI's "Materialize" clicked while `make run` or the taxonomy sensor's run does it, a run launched
+    twice) each read the upstream LATEST as it stood when their step began and wrote their own files: one run's step
+    read the other's specs, the records and the pointers came apart, and the partition was made twice (an LLM paid
+    twice). The later run stops, the earlier goes on."""
+    mine = instance.get_run_record_by_id(run_id)
+    if mine is None:
+        return None
+    order = _began(mine)
+    records = instance.get_run_records(dg.RunsFilter(tags={PARTITION_TAG: partition},
+                                                     statuses=[dg.DagsterRunStatus.STARTED]))
+    for record in records:
+        run = record.dagster_run
+        if run.run_id == run_id or _began(record) > order:
+            continue
+        if not run_is_orphaned(instance, run):
+            return run
+    return None
+
+
+def _began(record: dg.RunRecord) -> tuple[float, str]:
+    """When a run began (its RUN_START; its creation where none is recorded), with its id to break ties: the order of
+    starts, not of creation, which a queue may release out of order."""
+    began = record.start_time if record.start_time is not None else record.create_timestamp.timestamp()
+    return began, record.dagster_run.run_id

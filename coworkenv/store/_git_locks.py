@@ -89,25 +89,45 @@ UNSEEN_HOLDER = "a process this machine's /proc does not show (another container
 
 
 def open_unseen(path: Path) -> bool:
-    """Whether a process holds `path` open that may be one /proc does not show: a write lease cannot be taken on it
-    (EAGAIN), which the kernel refuses while any other descriptor of the file is open, in any process of this kernel,
-    whatever its PID namespace. A git writing a lock file holds it open (`index.lock` through `git add` and its
-    filters, `config.lock` while it writes). False where that cannot be told (a lease is refused for another reason:
-    another user's file, a network file system, leases turned off)."""
+    """Whether a process holds `path` open for writing that may be one /proc does not show: a write lease cannot be
+    taken on it (EAGAIN), which the kernel refuses while any other descriptor of the file is open, in any process of
+    this kernel, whatever its PID namespace, and nor can a read lease, refused while one is open for writing. A git
+    writing a lock file holds it open for writing (`index.lock` through `git add` and its filters, `config.lock`
+    while it writes); a reader alone (a backup, an antivirus scanner) is not its writer. False where that cannot be
+    told (a lease is refused for another reason: another user's file, a network file system, leases turned off)."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_NOFOLLOW | os.O_CLOEXEC)
     except OSError:
         return False
     try:
-        fcntl.fcntl(fd, fcntl.F_SETLEASE, fcntl.F_WRLCK)
-    except OSError as exc:
-        return exc.errno == errno.EAGAIN
-    else:
-        with contextlib.suppress(OSError):
-            fcntl.fcntl(fd, fcntl.F_SETLEASE, fcntl.F_UNLCK)
-        return False
+        try:
+            if _lease_taken(fd, fcntl.F_WRLCK):
+                return False
+        except OSError:
+            return False
+        # Another descriptor is open. A read lease is refused only while one is open for writing, as a git holds the
+        # lock it writes: where it is taken, only readers hold the file (a backup or an antivirus scanner reading
+        # every new file, an indexer), none of them the lock's writer.
+        try:
+            return not _lease_taken(fd, fcntl.F_RDLCK)
+        except OSError:
+            return True  # cannot tell the writers from the readers: held, as any open descriptor was
     finally:
         os.close(fd)
+
+
+def _lease_taken(fd: int, kind: int) -> bool:
+    """Whether a lease of `kind` could be taken on `fd` (then given back at once); False when refused while another
+    descriptor is open (EAGAIN); OSError when refused for another reason (another user's file, leases off)."""
+    try:
+        fcntl.fcntl(fd, fcntl.F_SETLEASE, kind)
+    except OSError as exc:
+        if exc.errno == errno.EAGAIN:
+            return False
+        raise
+    with contextlib.suppress(OSError):
+        fcntl.fcntl(fd, fcntl.F_SETLEASE, fcntl.F_UNLCK)
+    return True
 
 
 def _holders(paths: set[str], git_dir: Path, work_tree: Path) -> dict[str, list[str]]:
@@ -131,13 +151,25 @@ def _holders(paths: set[str], git_dir: Path, work_tree: Path) -> dict[str, list[
                     target = os.readlink(fd)
                 except OSError:
                     continue
-                if target in paths:
+                if target in paths and _open_for_writing(entry, fd.name):
                     found.setdefault(target, []).append(who)
             if os.path.basename(argv[0]).startswith(b"git") and _works_in(entry, work_tree, git_dir):
                 found.setdefault("", []).append(who)
         except OSError:  # gone, or another user's
             continue
     return found
+
+
+def _open_for_writing(entry: Path, fd: str) -> bool:
+    """Whether descriptor `fd` of process `entry` is open for writing (its `fdinfo` flags; True where unreadable). A
+    lock file's writer, a git, holds it open for writing; a process that only reads it (a backup or an antivirus
+    scanner reading each new file, a file indexer) is not its writer, and the lock is not held for it: taken for a
+    git at work, such a reader stopped every publish until it closed the file."""
+    try:
+        flags = next(line for line in (entry / "fdinfo" / fd).read_text().splitlines() if line.startswith("flags:"))
+        return int(flags.split()[1], 8) & os.O_ACCMODE != os.O_RDONLY
+    except (OSError, StopIteration, IndexError, ValueError):
+        return True
 
 
 def _works_in(entry: Path, work_tree: Path, git_dir: Path) -> bool:

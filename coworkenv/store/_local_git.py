@@ -544,7 +544,32 @@ class LocalGitPublisher:
         if last_alive is not None and time.time() - lock.age_s > last_alive + LEFT_WITHIN_S:
             return (f"made {time.time() - lock.age_s - last_alive:.0f} s after the interrupted publish was last seen "
                     "running")
-        return None
+        return self._someone_elses_new_commit(lock, name)
+
+    def _someone_elses_new_commit(self, lock: GitLock, name: str) -> str | None:
+        """Why a ref's lock (a branch's, a tag's, HEAD's) cannot be the interrupted publish's for what it holds: git
+        writes the value a ref moves to into its lock, and a lock naming an object made by another identity than the
+        publish's, that no ref holds yet, is another git's new commit (a user's `git commit` in another container),
+        whatever its date: a publish moves a ref only to its own objects, or back to one a ref holds. None where it
+        cannot tell (an empty lock, a value a ref holds, an object it cannot read)."""
+        if name != "HEAD.lock" and not name.startswith("refs/"):
+            return None
+        try:
+            value = lock.path.read_bytes()[:128].decode("ascii").strip()
+        except (OSError, UnicodeDecodeError):
+            return None
+        if not _OBJECT_ID.fullmatch(value):
+            return None
+        shown = self._run("cat-file", "-p", value, watch=False)
+        idents = _IDENTS.findall(shown.stdout) if shown.returncode == 0 else []
+        if not idents or _IDENTITY["GIT_AUTHOR_EMAIL"] in idents:
+            return None
+        held = self._run("for-each-ref", "--contains", f"{value}^{{commit}}", "--format=%(refname)", watch=False)
+        if held.returncode != 0 or held.stdout.strip():
+            return None
+        ref = name.removesuffix(".lock")
+        return (f"it moves {ref} to {value[:12]}, a new commit of {idents[0]} that no branch or tag holds yet: "
+                "another git's write, not the publish's")
 
     def _refuse_publish_elsewhere(self, shared: str) -> None:
         """Stop, touching nothing, when the publish marker of a repository on a network file system is not this
@@ -1130,6 +1155,9 @@ def _after_their_ancestors(ranked: list[tuple[Any, ...]], commits: dict[str, str
 # a loaded machine's thread woken late). A lock made later is someone else's (`_left_by_interrupted`).
 ALIVE_EVERY_S = 1.0
 LEFT_WITHIN_S = 30.0
+# What a ref's lock holds once written (an object id), and the identities of a commit or tag object.
+_OBJECT_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+_IDENTS = re.compile(r"^(?:author|committer|tagger) [^<\n]*<([^>\n]*)>", re.MULTILINE)
 
 
 @contextmanager

@@ -111,7 +111,12 @@ def pointer_problem(stored: Path) -> str | None:
         return str(error)
     if pointer is None or pointer.file_name != stored.name:
         names = "nothing" if pointer is None else pointer.file_name
-        return f"{stored.parent / POINTER_NAME} names {names}, not {stored.name}; re-materialize the dataset"
+        since = ""
+        if pointer is not None and (stored.parent / pointer.file_name).is_file():
+            # both files are there: another write of the folder moved LATEST after this one (nothing was lost)
+            since = (f" (another write stored {pointer.file_name} after it: two runs materializing it at once, or a "
+                     f"write outside Dagster; both files are kept)")
+        return f"{stored.parent / POINTER_NAME} names {names}, not {stored.name}{since}; re-materialize the dataset"
     return None
 
 

@@ -6,7 +6,8 @@ import hashlib
 import logging
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -349,22 +350,68 @@ def write_table(table: pa.Table, root: Path, dataset: str, partition: str | None
 
 
 def _write_content_addressed(table: pa.Table, directory: Path) -> StoredTable:
+    before = _pointer_or_none(directory)
     with _atomic.temp_file_beside(directory, suffix=".parquet") as (temp, handle):
         write_parquet(table, handle)
     try:
         content_hash = file_sha256(temp)
         final = directory / f"{content_hash[:16]}.parquet"
-        if final.exists() and file_sha256(final) == content_hash:
-            temp.unlink()
-        else:
-            if final.exists():
-                _quarantine(final)
-            _atomic.commit_file(temp, final)
+        # Two writers of one folder at once (two Dagster runs materializing one partition, a run and a script) take
+        # turns from here to the pointer: both repairing one damaged file, the second moved the first's intact file
+        # aside as damaged, or failed on the file the first had just moved (FileNotFoundError).
+        with _writers_take_turns(directory):
+            if final.exists() and file_sha256(final) == content_hash:
+                temp.unlink()
+            else:
+                if final.exists():
+                    _quarantine(final)
+                _atomic.commit_file(temp, final)
+            _say_if_written_meanwhile(directory, before, final.name)
+            write_pointer(directory, Pointer(final.name, content_hash, table.num_rows))
     except BaseException:
         temp.unlink(missing_ok=True)
         raise
-    write_pointer(directory, Pointer(final.name, content_hash, table.num_rows))
     return StoredTable(path=final, content_hash=content_hash, num_rows=table.num_rows, schema=table.schema)
+
+
+def _pointer_or_none(directory: Path) -> Pointer | None:
+    """What LATEST names now; None when nothing, or when it is unreadable (the write replaces it)."""
+    try:
+        return read_pointer(directory)
+    except ValueError:
+        return None
+
+
+def _say_if_written_meanwhile(directory: Path, before: Pointer | None, ours: str) -> None:
+    """Log, in one line, that another writer stored a version of this folder while this one wrote (its LATEST moved
+    since this write began): LATEST is about to name this write's file, and the other's is kept beside it. Without a
+    word, the other run's record named a file its folder's LATEST no longer did."""
+    now = _pointer_or_none(directory)
+    if now is None or now == before or now.file_name == ours:
+        return
+    logger.warning(
+        "%s: another writer stored %s here while this write ran (two runs materializing this dataset or partition at "
+        "once?); LATEST now names this write's %s, the last written, and %s is kept beside it (nothing was removed); "
+        "re-materialize the dataset if the other run's version was the one meant", directory, now.file_name, ours,
+        now.file_name)
+
+
+@contextmanager
+def _writers_take_turns(directory: Path) -> Iterator[None]:
+    """Hold an exclusive lock on the dataset folder itself (it leaves no file) for the block; where its file system
+    cannot lock (some network or FUSE ones), the block runs unlocked, as writes always did."""
+    fd = os.open(directory, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+    try:
+        try:
+            _atomic.lock_exclusive(fd, directory, wait=False)
+        except BlockingIOError:
+            logger.info("%s: another writer is storing a version here; waiting for it to end", directory)
+            _atomic.lock_exclusive(fd, directory)
+        except _atomic.LockError:
+            pass
+        yield
+    finally:
+        os.close(fd)  # releases the lock
 
 
 def _quarantine(path: Path) -> Path:
@@ -372,7 +419,7 @@ def _quarantine(path: Path) -> Path:
     64-bit hash prefix collision) aside, never deleting it: `<name>.damaged-<sha256 of its bytes>[:16]` beside it,
     which no reader takes (they follow LATEST) and which the same damaged bytes always get."""
     aside = path.with_name(f"{path.name}.damaged-{file_sha256(path)[:16]}")
-    _atomic.commit_file(path, aside)
+    _atomic.commit_file(path, aside)  # the same damaged bytes always get the same name: moved twice, kept once
     logger.warning("%s did not hold the content its name records (edited or damaged on disk): moved it to %s, "
                    "writing the content again", path, aside)
     return aside

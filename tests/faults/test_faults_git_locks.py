@@ -148,8 +148,9 @@ def test_a_lock_holder_is_named_without_its_arguments_which_may_hold_credentials
     (git_dir / "refs").mkdir(parents=True)
     lock = git_dir / "index.lock"
     lock.write_text("")
-    # A shell holding the lock open, with a token-bearing URL early in its command line.
-    holder = subprocess.Popen(["sh", "-c", 'exec 3<"$1"; echo open; sleep 60', "https://u:s3cr3t@x.invalid", str(lock)],
+    # A shell holding the lock open for writing, as its git writer does (a reader alone is no holder: faults69), with
+    # a token-bearing URL early in its command line.
+    holder = subprocess.Popen(["sh", "-c", 'exec 3>>"$1"; echo open; sleep 60', "https://u:s3cr3t@x.invalid", str(lock)],
                               stdout=subprocess.PIPE, text=True, start_new_session=True)
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "open"
