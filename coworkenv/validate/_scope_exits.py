@@ -48,6 +48,7 @@ from coworkenv.world import World
 Key = tuple[str, str, str]
 _MAX_RECORDS = 40  # records tried per check: a scope's bystanders are few, a big table is read only this far
 _SCALAR = str | int | float | bool
+_OUTS = 4  # counted records a refill probe takes out, at most: the records that could fill their place are the same
 
 
 def scope_exits(spec: EnvSpec, world: World, touched: set[Key], created: set[Key]) -> list[GateError]:
@@ -155,7 +156,7 @@ def _refill(world: World, rule: RecordsRule, left: set[Key], exposed: set[str], 
     ids = [rid for n, rec in enumerate(world.table(rule.app, rule.table)) if n < _MAX_RECORDS
            and isinstance(rid := getattr(rec, "id", None), str) and (rule.app, rule.table, rid) not in left]
     counted = [rid for rid in ids if all(_meets(world, rule, rid, c) for c in rule.where)]
-    for rid in counted:
+    for rid in counted[:_OUTS]:
         for cond in rule.where:
             for out, out_call in _writes(world, rule, rid, cond.field, exposed, forbidden, cond):
                 if _meets(out, rule, rid, cond) or _holds(out, rule):
