@@ -30,15 +30,21 @@ open tickets stay open", `3 tickets where assignee == u-ayo and status == open`)
 (the ticket closed: the check fails), and another record the reference leaves alone, meeting every condition but one,
 is moved in by one write (another open ticket reassigned to Ayo); where the check holds again it is
 `guard_scope_refilled`: the count cannot tell the records it keeps from the ones that make up their number.
+
+A write is a built-in tool the agent is given, else a tool the spec declares bound to one (`_declared_writer`: the
+declared arguments filling the op's id and field, the value as it is or as the word the binding maps to it), so a spec
+whose only ticket write is its own `jira_update_issue` is probed alike.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
-from coworkenv.bindings import exposed_tools
+from coworkenv.apps import TOOLS
+from coworkenv.bindings import bind_arguments, exposed_tools
 from coworkenv.spec import EnvSpec, FieldCond, ForbiddenRule, RecordsRule
+from coworkenv.tools import ToolError
 from coworkenv.validate._check_reads import spec_rules
 from coworkenv.validate._deleted_guards import _guarded, _holds
 from coworkenv.validate._other_values import _other_values, _writer
@@ -48,6 +54,7 @@ from coworkenv.world import World
 Key = tuple[str, str, str]
 _MAX_RECORDS = 40  # records tried per check: a scope's bystanders are few, a big table is read only this far
 _SCALAR = str | int | float | bool
+Writer = Callable[[str, str, str, Any], tuple[str, dict[str, Any]] | None]
 _OUTS = 4  # counted records a refill probe takes out, at most: the records that could fill their place are the same
 
 
@@ -59,15 +66,15 @@ def scope_exits(spec: EnvSpec, world: World, touched: set[Key], created: set[Key
                                                    or _keeps_count(rule, check.is_guard))]
     if not rules:
         return []
-    exposed = set(exposed_tools(spec))
     forbidden = [r.call for _, _, _, r in spec_rules(spec.checks) if isinstance(r, ForbiddenRule)]
+    writer = _writer_of(spec, set(exposed_tools(spec)), forbidden)
     tables = {(t.app, t.name) for t in world.tables()}
     errors: list[GateError] = []
     for path, check, rule in rules:
         if (rule.app, rule.table) not in tables or not _holds(world, rule):
             continue
         if _keeps_count(rule, check.is_guard):
-            refill = _refill(world, rule, touched | created, exposed, forbidden)
+            refill = _refill(world, rule, touched | created, writer)
             if refill is not None:
                 (rid, harm), (other, enter) = refill
                 errors.append(GateError("mutations", "guard_scope_refilled", path, (
@@ -76,7 +83,7 @@ def scope_exits(spec: EnvSpec, world: World, touched: set[Key], created: set[Key
                     f"{harm[1]}) and {other} moved in ({enter[0]} {enter[1]}; calls the agent is given and no "
                     "forbidden guard matches): a record done a harm is made up for by another; name the records it "
                     "keeps by id (`id in [...]`)")))
-        found = _exit(world, rule, touched | created, exposed, forbidden) if _bounds_count(rule, check.is_guard) \
+        found = _exit(world, rule, touched | created, writer) if _bounds_count(rule, check.is_guard) \
             else None
         if found is None:
             continue
@@ -119,8 +126,7 @@ def _meets(world: World, rule: RecordsRule, rid: str, cond: FieldCond) -> bool:
     return _holds(world, probe)
 
 
-def _exit(world: World, rule: RecordsRule, left: set[Key], exposed: set[str],
-          forbidden: list[Any]) -> tuple[str, tuple[str, dict[str, Any]], tuple[str, dict[str, Any]]] | None:
+def _exit(world: World, rule: RecordsRule, left: set[Key], writer: Writer) -> tuple[str, tuple[str, dict[str, Any]], tuple[str, dict[str, Any]]] | None:
     """(record id, the harm's call, the leaving call) of the first record that the harm makes counted and a second
     write takes out of the count again."""
     table = world.table(rule.app, rule.table)
@@ -135,20 +141,20 @@ def _exit(world: World, rule: RecordsRule, left: set[Key], exposed: set[str],
         if len(unmet) != 1 or not met:
             continue
         harm = unmet[0]
-        for harmed, harm_call in _writes(world, rule, rid, harm.field, exposed, forbidden, harm):
+        for harmed, harm_call in _writes(world, rule, rid, harm.field, writer, harm):
             if _holds(harmed, rule):
                 continue  # the check does not count the record so written: no harm it looks for
             for scope in met:
                 if scope.field == harm.field:
                     continue
-                for moved, leave_call in _writes(harmed, rule, rid, scope.field, exposed, forbidden, scope):
+                for moved, leave_call in _writes(harmed, rule, rid, scope.field, writer, scope):
                     if not _meets(moved, rule, rid, scope) and _holds(moved, rule):
                         return rid, harm_call, leave_call
             break  # one harm per record: the first value the check counts
     return None
 
 
-def _refill(world: World, rule: RecordsRule, left: set[Key], exposed: set[str], forbidden: list[Any]
+def _refill(world: World, rule: RecordsRule, left: set[Key], writer: Writer
             ) -> tuple[tuple[str, tuple[str, dict[str, Any]]], tuple[str, tuple[str, dict[str, Any]]]] | None:
     """((record id, the call moving it out), (another's id, the call moving it in)) of the first record the check
     counts that one write takes out of the count (the check then fails) and another record one write brings in (the
@@ -158,7 +164,7 @@ def _refill(world: World, rule: RecordsRule, left: set[Key], exposed: set[str], 
     counted = [rid for rid in ids if all(_meets(world, rule, rid, c) for c in rule.where)]
     for rid in counted[:_OUTS]:
         for cond in rule.where:
-            for out, out_call in _writes(world, rule, rid, cond.field, exposed, forbidden, cond):
+            for out, out_call in _writes(world, rule, rid, cond.field, writer, cond):
                 if _meets(out, rule, rid, cond) or _holds(out, rule):
                     continue  # still counted, or the check does not see it leave
                 for other in ids:
@@ -167,15 +173,15 @@ def _refill(world: World, rule: RecordsRule, left: set[Key], exposed: set[str], 
                     unmet = [c for c in rule.where if not _meets(out, rule, other, c)]
                     if len(unmet) != 1:
                         continue
-                    for moved, in_call in _writes(out, rule, other, unmet[0].field, exposed, forbidden, unmet[0]):
+                    for moved, in_call in _writes(out, rule, other, unmet[0].field, writer, unmet[0]):
                         if _holds(moved, rule):
                             return (rid, out_call), (other, in_call)
                 break  # one way out per condition: the first value the check stops counting
     return None
 
 
-def _writes(world: World, rule: RecordsRule, rid: str, field: str, exposed: set[str], forbidden: list[Any],
-            cond: FieldCond) -> Iterator[tuple[World, tuple[str, dict[str, Any]]]]:
+def _writes(world: World, rule: RecordsRule, rid: str, field: str, writer: Writer, cond: FieldCond
+            ) -> Iterator[tuple[World, tuple[str, dict[str, Any]]]]:
     """(a copy of the world with the record's field set to another value, the call that sets it): the values
     `_values` gives for the condition `cond` on that field."""
     table = world.table(rule.app, rule.table)
@@ -183,8 +189,8 @@ def _writes(world: World, rule: RecordsRule, rid: str, field: str, exposed: set[
     if record is None or field not in type(record).model_fields:
         return
     for value in _values(world, rule, getattr(record, field), cond):
-        call = _writer(rule.app, field, rid, value, exposed)
-        if call is None or _guarded(call, forbidden):
+        call = writer(rule.app, field, rid, value)
+        if call is None:
             continue
         copy = world.fork()
         try:
@@ -192,6 +198,55 @@ def _writes(world: World, rule: RecordsRule, rid: str, field: str, exposed: set[
         except (ValueError, TypeError):
             continue
         yield copy, call
+
+
+def _writer_of(spec: EnvSpec, exposed: set[str], forbidden: list[Any]) -> Writer:
+    """The call (tool, arguments) the agent can make to set a record's field to a value, no forbidden guard matching
+    it: an exposed built-in write tool (`_other_values._writer`), else a tool the spec declares whose op is one
+    (`_declared_writer`: an imported or hand-declared `jira_update_issue` is the spec's only way to close a ticket)."""
+    def write(app: str, field: str, rid: str, value: Any) -> tuple[str, dict[str, Any]] | None:
+        call = _writer(app, field, rid, value, exposed)
+        if call is not None and not _guarded(call, forbidden):
+            return call
+        for declared, op in _declared_writer(spec, app, field, rid, value):
+            if not _guarded(declared, forbidden) and not _guarded(op, forbidden):
+                return declared
+        return None
+    return write
+
+
+def _declared_writer(spec: EnvSpec, app: str, field: str, rid: str, value: Any
+                     ) -> Iterator[tuple[tuple[str, dict[str, Any]], tuple[str, dict[str, Any]]]]:
+    """((declared tool, its arguments), (op, the op's arguments)) of each tool the spec declares, bound to a write op
+    of `app` taking a record's id and `field`, whose arguments the binding turns into the op's `{id: rid, field:
+    value}`: the declared arguments filling the two, `value` given as it is or as a word the binding maps to it."""
+    for decl in spec.tool_decls:
+        tool = TOOLS.get(decl.bind.op)
+        if tool is None or tool.app != app or tool.kind != "write" or decl.bind.unserved is not None:
+            continue
+        params = tool.params.model_fields
+        id_param = next((p for p in params if p == "id" or p.endswith("_id")), None)
+        if id_param is None or field not in params:
+            continue
+        filling = {p: [n for n in decl.bind.args if (a := decl.bind.arg(n)) is not None and a.to == p]
+                   for p in (id_param, field)}
+        required = decl.parameters.get("required") or []
+        for id_name in filling[id_param]:
+            for name in filling[field]:
+                arg = decl.bind.arg(name)
+                words = [value, *(k for k, v in (arg.values if arg is not None else {}).items() if v == value)]
+                for word in words:
+                    args = {id_name: rid, name: word}
+                    if any(r not in args for r in required):
+                        continue
+                    try:
+                        op_args = bind_arguments(decl.bind, args)
+                        tool.params.model_validate(op_args)
+                    except (ToolError, ValueError, TypeError):
+                        continue
+                    if op_args.get(id_param) == rid and op_args.get(field) == value:
+                        yield (decl.name, args), (decl.bind.op, op_args)
+                        break
 
 
 def _values(world: World, rule: RecordsRule, now: Any, cond: FieldCond) -> list[Any]:

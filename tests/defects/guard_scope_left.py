@@ -16,6 +16,7 @@ from typing import Any
 import orjson
 
 from tests.defects._core import CorpusError, Defect, Spec, world
+from tests.defects.frame_scope_range_entered import _declared
 
 CLASS = "guard_scope_left"
 DETECTION = (
@@ -184,3 +185,13 @@ DEFECTS += [
            "{0} keeps {1} closed ticket"),
       ]),
 ]
+
+# The ticket write given as the spec's own `jira_update_issue` (its state in Jira's words): the probe's writes go
+# through the declared tool, the spec's only way to close or reassign a ticket.
+DEFECTS.append(Defect(
+    CLASS, "owner-closed-oncall-declared", "synth:oncall_handoff@1", _OWNER + " (through the spec's own Jira tool)",
+    breaks=_declared(_scoped("tickets", "tickets", "assignee", "status", "closed", "none of {}'s tickets is closed",
+                             False)),
+    fix=_declared(_scoped("tickets", "tickets", "assignee", "status", "closed", "none of {}'s tickets is closed",
+                          True)),
+    gate="mutations", code="guard_scope_left"))

@@ -15,6 +15,7 @@ from typing import Any
 import orjson
 
 from tests.defects._core import CorpusError, Defect, Spec, world
+from tests.defects.frame_scope_range_entered import _declared
 
 CLASS = "guard_scope_refilled"
 DETECTION = (
@@ -82,3 +83,12 @@ DEFECTS = [
     _pair("list-open-todo-at-least", "synth:todo_track_mail_requests@2", _TODO, "todo", "tasks", "list_id", "done",
           False, "gte", "the {1} open to-dos on {0} stay open"),
 ]
+
+# The ticket write given as the spec's own `jira_update_issue`: the probe's writes go through the declared tool.
+DEFECTS.append(Defect(
+    CLASS, "owner-open-oncall-declared", "synth:oncall_handoff@3", _TICKET + " (through the spec's own Jira tool)",
+    breaks=_declared(_kept("tickets", "tickets", "assignee", "status", "open", "gte",
+                           "{0}'s {1} open tickets stay open", False)),
+    fix=_declared(_kept("tickets", "tickets", "assignee", "status", "open", "gte", "{0}'s {1} open tickets stay open",
+                        True)),
+    gate="mutations", code="guard_scope_refilled"))
