@@ -38,23 +38,20 @@ whose only ticket write is its own `jira_update_issue` is probed alike.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
-from coworkenv.apps import TOOLS
-from coworkenv.bindings import bind_arguments, exposed_tools
+from coworkenv.bindings import exposed_tools
 from coworkenv.spec import EnvSpec, FieldCond, ForbiddenRule, RecordsRule
-from coworkenv.tools import ToolError
 from coworkenv.validate._check_reads import spec_rules
-from coworkenv.validate._deleted_guards import _guarded, _holds
-from coworkenv.validate._other_values import _other_values, _writer
+from coworkenv.validate._deleted_guards import _holds
+from coworkenv.validate._other_values import Writer, _other_values, _writer_of
 from coworkenv.validate.gates import GateError
 from coworkenv.world import World
 
 Key = tuple[str, str, str]
 _MAX_RECORDS = 40  # records tried per check: a scope's bystanders are few, a big table is read only this far
 _SCALAR = str | int | float | bool
-Writer = Callable[[str, str, str, Any], tuple[str, dict[str, Any]] | None]
 _OUTS = 4  # counted records a refill probe takes out, at most: the records that could fill their place are the same
 
 
@@ -198,55 +195,6 @@ def _writes(world: World, rule: RecordsRule, rid: str, field: str, writer: Write
         except (ValueError, TypeError):
             continue
         yield copy, call
-
-
-def _writer_of(spec: EnvSpec, exposed: set[str], forbidden: list[Any]) -> Writer:
-    """The call (tool, arguments) the agent can make to set a record's field to a value, no forbidden guard matching
-    it: an exposed built-in write tool (`_other_values._writer`), else a tool the spec declares whose op is one
-    (`_declared_writer`: an imported or hand-declared `jira_update_issue` is the spec's only way to close a ticket)."""
-    def write(app: str, field: str, rid: str, value: Any) -> tuple[str, dict[str, Any]] | None:
-        call = _writer(app, field, rid, value, exposed)
-        if call is not None and not _guarded(call, forbidden):
-            return call
-        for declared, op in _declared_writer(spec, app, field, rid, value):
-            if not _guarded(declared, forbidden) and not _guarded(op, forbidden):
-                return declared
-        return None
-    return write
-
-
-def _declared_writer(spec: EnvSpec, app: str, field: str, rid: str, value: Any
-                     ) -> Iterator[tuple[tuple[str, dict[str, Any]], tuple[str, dict[str, Any]]]]:
-    """((declared tool, its arguments), (op, the op's arguments)) of each tool the spec declares, bound to a write op
-    of `app` taking a record's id and `field`, whose arguments the binding turns into the op's `{id: rid, field:
-    value}`: the declared arguments filling the two, `value` given as it is or as a word the binding maps to it."""
-    for decl in spec.tool_decls:
-        tool = TOOLS.get(decl.bind.op)
-        if tool is None or tool.app != app or tool.kind != "write" or decl.bind.unserved is not None:
-            continue
-        params = tool.params.model_fields
-        id_param = next((p for p in params if p == "id" or p.endswith("_id")), None)
-        if id_param is None or field not in params:
-            continue
-        filling = {p: [n for n in decl.bind.args if (a := decl.bind.arg(n)) is not None and a.to == p]
-                   for p in (id_param, field)}
-        required = decl.parameters.get("required") or []
-        for id_name in filling[id_param]:
-            for name in filling[field]:
-                arg = decl.bind.arg(name)
-                words = [value, *(k for k, v in (arg.values if arg is not None else {}).items() if v == value)]
-                for word in words:
-                    args = {id_name: rid, name: word}
-                    if any(r not in args for r in required):
-                        continue
-                    try:
-                        op_args = bind_arguments(decl.bind, args)
-                        tool.params.model_validate(op_args)
-                    except (ToolError, ValueError, TypeError):
-                        continue
-                    if op_args.get(id_param) == rid and op_args.get(field) == value:
-                        yield (decl.name, args), (decl.bind.op, op_args)
-                        break
 
 
 def _values(world: World, rule: RecordsRule, now: Any, cond: FieldCond) -> list[Any]:
