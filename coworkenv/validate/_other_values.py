@@ -13,7 +13,8 @@ closing the ticket).
 For each record of the world before the episode that a field check (its target) or a records check (an `id equals`
 condition) names, and each top-level field of it the check reads (the target's field, a `where` condition's field
 other than `id`) that the reference's run leaves at its value, where the agent is given a write tool of the record's
-app taking an id and that field, and no forbidden guard matches that call: the field is set, in a copy of the world,
+app taking an id and that field, or a tool the spec declares bound to one (`_declared_writer`), and no forbidden guard
+matches that call: the field is set, in a copy of the world,
 to each other value a record of the table holds there (the values the field really takes: `closed`, `resolved`,
 `in_progress`); where every state check reading that field of the record holds, as it did before, for one of them,
 each such check is reported (`guard_misses_value`). Judged on the world alone, as `_deleted_guards` judges a
@@ -23,18 +24,20 @@ check the value the record must keep (`status equals open`, or `0 where id == R 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from coworkenv.apps import TOOLS
-from coworkenv.bindings import exposed_tools
+from coworkenv.bindings import bind_arguments, declared_tool, exposed_tools
 from coworkenv.spec import EnvSpec, FieldRule, ForbiddenRule, RecordsRule
+from coworkenv.tools import ToolError
 from coworkenv.validate._check_reads import spec_rules
 from coworkenv.validate._deleted_guards import _guarded, _holds
 from coworkenv.validate.gates import GateError
 from coworkenv.world import World
 
 Key = tuple[str, str, str]
+Writer = Callable[[str, str, str, Any], tuple[str, dict[str, Any]] | None]
 _MAX_VALUES = 6  # the other values tried per field: a table's distinct values of a kept field are few
 
 
@@ -53,6 +56,7 @@ def other_value_guards(spec: EnvSpec, world: World, changed: dict[Key, dict[str,
     if not reading:
         return []
     forbidden = [r.call for _, _, _, r in spec_rules(spec.checks) if isinstance(r, ForbiddenRule)]
+    writer = _writer_of(spec, exposed, forbidden)
     tables = {(t.app, t.name) for t in world.tables()}
     errors: list[GateError] = []
     for ((app, table, rid), field), rules in sorted(reading.items(), key=lambda kv: (kv[0][0], kv[0][1])):
@@ -70,8 +74,8 @@ def other_value_guards(spec: EnvSpec, world: World, changed: dict[Key, dict[str,
         if _ordered(rules, field) or not all(_holds(world, rule) for _, _, rule in rules):
             continue  # a window on a time or a number is narrow by design
         for other in _other_values(world, app, table, field, kept):
-            call = _writer(app, field, rid, other, exposed)
-            if call is None or _guarded(call, forbidden):
+            call = writer(app, field, rid, other)
+            if call is None:
                 continue
             moved = world.fork()
             try:
@@ -148,3 +152,53 @@ def _writer(app: str, field: str, rid: str, value: Any, exposed: set[str]) -> tu
             continue
         return name, args
     return None
+
+
+def _writer_of(spec: EnvSpec, exposed: set[str], forbidden: list[Any]) -> Writer:
+    """The call (tool, arguments) the agent can make to set a record's field to a value, no forbidden guard matching
+    it: an exposed built-in write tool (`_writer`), else a tool the spec declares whose op is one
+    (`_declared_writer`: an imported or hand-declared `jira_update_issue` is the spec's only way to close a ticket)."""
+    def write(app: str, field: str, rid: str, value: Any) -> tuple[str, dict[str, Any]] | None:
+        call = _writer(app, field, rid, value, exposed)
+        if call is not None and not _guarded(call, forbidden):
+            return call
+        for declared, op in _declared_writer(spec, app, field, rid, value):
+            if not _guarded(declared, forbidden) and not _guarded(op, forbidden):
+                return declared
+        return None
+    return write
+
+
+def _declared_writer(spec: EnvSpec, app: str, field: str, rid: str, value: Any
+                     ) -> Iterator[tuple[tuple[str, dict[str, Any]], tuple[str, dict[str, Any]]]]:
+    """((declared tool, its arguments), (op, the op's arguments)) of each tool the spec declares, bound to a write op
+    of `app` taking a record's id and `field`, whose arguments the binding turns into the op's `{id: rid, field:
+    value}`: the declared arguments filling the two, `value` given as it is or as a word the binding maps to it."""
+    for decl in spec.tool_decls:
+        tool = TOOLS.get(decl.bind.op)
+        if tool is None or tool.app != app or tool.kind != "write" or decl.bind.unserved is not None:
+            continue
+        params = tool.params.model_fields
+        id_param = next((p for p in params if p == "id" or p.endswith("_id")), None)
+        if id_param is None or field not in params:
+            continue
+        filling = {p: [n for n in decl.bind.args if (a := decl.bind.arg(n)) is not None and a.to == p]
+                   for p in (id_param, field)}
+        required = decl.parameters.get("required") or []
+        for id_name in filling[id_param]:
+            for name in filling[field]:
+                arg = decl.bind.arg(name)
+                words = [value, *(k for k, v in (arg.values if arg is not None else {}).items() if v == value)]
+                for word in words:
+                    args = {id_name: rid, name: word}
+                    if any(r not in args for r in required):
+                        continue
+                    try:
+                        declared_tool(decl).validate(args)  # the declared schema (an enum refusing the word)
+                        op_args = bind_arguments(decl.bind, args)
+                        tool.params.model_validate(op_args)
+                    except (ToolError, ValueError, TypeError):
+                        continue
+                    if op_args.get(id_param) == rid and op_args.get(field) == value:
+                        yield (decl.name, args), (decl.bind.op, op_args)
+                        break

@@ -20,7 +20,8 @@ answered a question that still passes when made before the answer is `acts_befor
 the task leaves alone that still holds once the record is deleted (a negation, a count of 0), where the agent is given
 the app's delete tool, is `guard_holds_deleted` (see `_deleted_guards`). A `count 0` check picking its records by a
 value the agent can write, which a harmed record leaves by a second write (reassigned, moved to another list), is
-`guard_scope_left` (see `_scope_exits`).
+`guard_scope_left` (see `_scope_exits`); a guard's count of as many as there are picked alike, which a record moved in
+makes up for a harmed one leaving, is `guard_scope_refilled` (the same module).
 """
 
 from __future__ import annotations

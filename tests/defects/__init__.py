@@ -136,6 +136,7 @@ from tests.defects import (
     guard_rollback_evades,
     guard_same_effect,
     guard_scope_left,
+    guard_scope_refilled,
     guard_three_step,
     guard_two_step,
     guard_value_unreal,
@@ -542,6 +543,7 @@ MODULES = (
     written_name_unchanged,
     frame_scope_range_entered,
     frame_created_id,
+    guard_scope_refilled,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.

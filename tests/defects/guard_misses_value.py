@@ -14,6 +14,7 @@ import orjson
 
 from coworkenv.apps.tickets import TRANSITIONS
 from tests.defects._core import CorpusError, Defect, Spec, reference, world
+from tests.defects.frame_scope_range_entered import _declared
 
 CLASS = "guard_misses_value"
 DETECTION = (
@@ -134,3 +135,11 @@ DEFECTS = [
     _defect("meeting-location-not-equals", "synth:reschedule_conflict@1", _ROOM, "calendar", "events", "location",
             "calendar_update_event", "event_id", form="field"),
 ]
+
+# The ticket write given as the spec's own `jira_update_issue` (its state in Jira's words, `done` for resolved): the
+# probe sets the kept field through the declared tool, the spec's only way to change a ticket.
+DEFECTS.append(Defect(
+    CLASS, "handoff-status-not-equals-declared", "synth:oncall_handoff@1", _STATUS + " (through the spec's own Jira "
+    "tool)", breaks=_declared(_breaks("tickets", "tickets", "status", "tickets_update", "field")),
+    fix=_declared(_fix("tickets", "tickets", "status", "tickets_update")), gate="mutations",
+    code="guard_misses_value"))
