@@ -171,6 +171,7 @@ from tests.defects import (
     made_text_read_as_set,
     made_wrong_first,
     map_key_present,
+    map_value_read_as_set,
     name_bounded,
     namesake_record,
     nested_rule_evades,
@@ -540,6 +541,7 @@ MODULES = (
     made_record_call_checked,
     link_read_as_set,
     written_name_unchanged,
+    map_value_read_as_set,
     frame_scope_range_entered,
     frame_created_id,
 )
