@@ -1,6 +1,7 @@
 """A setting written into a map read only by what it is not: the new config version's `values.region equals
 eu-west-1` written `values.region not_equals eu-central-1` ("no longer the bad region") or `not_contains` it, or a
-part of it (`not_contains central`). The condition reads the key's value, yet admits every region but one: the agent
+part of it (`not_contains central`), or moved onto a `called` check of the write (`changes.region not_equals
+eu-central-1`). The condition reads the key's value, yet admits every region but one: the agent
 that sets `eu-west-2` passes. The write's near misses for a map's word are the other values the world holds under
 the key (`_map_values`); where the only one is the bad value the condition excludes (correct_bad_data 4, 5 and 20:
 every service but the broken ones runs eu-west-1), none passed the condition and none tried another region. The sound twin
@@ -41,8 +42,25 @@ def _negated(which: int, op: str, part: int | None = None) -> Edit:
     return edit
 
 
+def _by_call(which: int) -> Edit:
+    """The `which`-th map condition moved off the new config onto a `called` check of the write: the call set the
+    key to anything but the old value (`services_update_config where changes.region not_equals eu-central-1`)."""
+    def edit(spec: Spec) -> None:
+        r, i = _nth(spec, which)
+        key = r["where"][i]["field"].partition(".")[2]
+        old = _old(spec, which, key)
+        svc = next(str(w["value"]) for w in r["where"] if w["field"] == "id").partition("@")[0]
+        del r["where"][i]
+        spec["checks"].append({"id": f"{svc}-{key}-changed", "description": f"{svc}'s {key} set away from {old}",
+                               "rule": {"kind": "called", "call": {
+                                   "tool": "services_update_config", "args": {"service": svc},
+                                   "where": [{"field": f"changes.{key}", "op": "not_equals", "value": old}]}}})
+    return edit
+
+
 def _defect(name: str, base: str, which: int, op: str, part: int | None = None) -> Defect:
-    return Defect(CLASS, name, base, _AWAY, breaks=_negated(which, op, part),
+    breaks = _by_call(which) if op == "called" else _negated(which, op, part)
+    return Defect(CLASS, name, base, _AWAY, breaks=breaks,
                   witness=_other_value(which, "services_update_config", "changes"),
                   gate="mutations", code="negated_value_accepted")
 
@@ -58,4 +76,6 @@ DEFECTS = [
     _defect("region-lacks-part-5-second", "synth:correct_bad_data@5", 1, "not_contains", 1),
     _defect("region-not-old-20-second", "synth:correct_bad_data@20", 1, "not_equals"),
     _defect("region-lacks-part-20", "synth:correct_bad_data@20", 0, "not_contains", 0),
+    _defect("region-call-not-old-4-third", "synth:correct_bad_data@4", 2, "called"),
+    _defect("region-call-not-old-20", "synth:correct_bad_data@20", 0, "called"),
 ]
