@@ -182,6 +182,10 @@ NARROW_CLASSES = {
                                "holds that is no id (the paused-jobs entry set to the one job paused; seeds 1-2 of "
                                "every generator write ids, people, lists, times or text; seeds 1-15 of this one: "
                                "8, 11, 12, 14, 15 pause one job)"),
+    "map_value_read_as_set": ({"correct_bad_data"}, "only its references write a word into a map that a check reads "
+                              "(a config's region or TLS version; access_request_approval's viewers are a list); "
+                              "seeds 1-20: 4, 5 and 20 hold no region but the broken and the right one, the others "
+                              "hold a third value the map near misses already try"),
 }
 
 DEFECTS = all_defects()

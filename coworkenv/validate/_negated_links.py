@@ -17,10 +17,21 @@ whose op is `not_equals` or `not_contains` and which holds for the written id, t
 the condition admits too are tried as near misses (`negated_link_accepted`, core: a check reads the link). One that
 another check pins (an exact condition beside it) fails that check; a tool that refuses the other id fails the
 write. Where no completion check reads a written id by negation, no near miss is made.
+
+A value a write puts into a map (`services_update_config(changes={"region": "eu-west-1"})`) read the same way
+(`values.region not_equals eu-central-1`, "no longer the bad region") slipped through too: its near misses
+(`_map_values`) are the other values the world holds under the key, and where the only one is the value the condition
+excludes (the service's own bad region), none passed the condition, so nothing tried `eu-west-2` (defects144: 2 of 4
+correct_bad_data seeds tried accepted such a check, witnessed by the agent that sets `eu-west-2`). So each map
+value of a write (a word, or a record's id as above; not a person, a channel or free text) that a completion check
+reads by negation on its key (the field's last part, `values.region`; `changes.region` for a matcher) is tried as
+the first values the condition admits too (`negated_value_accepted`, core): the values any record of the world holds
+under that key (a field of that name or a map's entry), then the written value with its last digit moved.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -30,10 +41,11 @@ from coworkenv.spec_regex import PatternRefused, PatternTimeout
 from coworkenv.tools import ToolDef
 from coworkenv.validate._check_reads import spec_rules
 from coworkenv.validate._mutation_core import Mutation, replaced
-from coworkenv.validate.entities import EntityIndex
+from coworkenv.validate.entities import MAX_ID_CHARS, EntityIndex
 
 _NEGATIONS = frozenset({"not_equals", "not_contains"})
 _PER_ARGUMENT = 2  # other ids tried per written link
+_WORD = re.compile(r"[A-Za-z0-9][\w.:/@-]*")  # a map's word value: a region, a tier, a version; no sentence
 
 # (check id, op, expected) of one negated condition
 _Cond = tuple[str, str, Any]
@@ -50,6 +62,7 @@ def negated_link_mutations(spec: EnvSpec, writes: list[tuple[int, int, ToolCallS
         tool = tools.get(call.name)
         if tool is None:
             continue
+        out += _map_value_mutations(spec, t, s, call, tool, conds, index)
         for name, value in call.arguments.items():
             if not isinstance(value, str) or value not in index.table_of or index.is_recipient(value):
                 continue
@@ -73,6 +86,55 @@ def negated_link_mutations(spec: EnvSpec, writes: list[tuple[int, int, ToolCallS
                 if found >= _PER_ARGUMENT:
                     break
     return out
+
+
+def _map_value_mutations(spec: EnvSpec, t: int, s: int, call: ToolCallSpec, tool: ToolDef,
+                         conds: dict[tuple[str, str], list[_Cond]], index: EntityIndex) -> list[Mutation]:
+    """Near misses of each map value of one write that a negated condition reads (see the module)."""
+    out: list[Mutation] = []
+    for name, value in call.arguments.items():
+        if not isinstance(value, dict):
+            continue
+        for key, leaf in value.items():
+            if not isinstance(leaf, str) or len(leaf) > MAX_ID_CHARS or not _WORD.fullmatch(leaf) \
+                    or index.is_recipient(leaf):
+                continue
+            reading = [c for c in (*conds.get((tool.app, key), []), *conds.get(("call:" + call.name, key), []))
+                       if _holds(leaf, c[1], c[2])]
+            if not reading:
+                continue
+            found = 0
+            for other in _other_values(leaf, key, index):
+                admitting = next((c for c in reading if _holds(other, c[1], c[2])), None)
+                if admitting is None:
+                    continue
+                step = ReferenceStep(call=ToolCallSpec(name=call.name, arguments={
+                    **call.arguments, name: {**value, key: other}}))
+                out.append(Mutation("change_arg", f"reference[{t}].steps[{s}].call.arguments.{name}.{key}",
+                                    f"{call.name}: {name}.{key} {leaf!r} -> {other!r}, which check {admitting[0]} "
+                                    f"reads only as {admitting[1]} {admitting[2]!r} and admits as well: compare the "
+                                    "value exactly (equals the value the task asks for)",
+                                    replaced(spec.reference, t, s, step), code="negated_value_accepted"))
+                found += 1
+                if found >= _PER_ARGUMENT:
+                    break
+    return out
+
+
+def _other_values(leaf: str, key: str, index: EntityIndex) -> list[str]:
+    """Values to try for a map's `leaf` under `key`: the other ids of its table where it is an id, else the texts
+    records hold under `key` (a field of that name, a map's entry), then `leaf` with its last digit moved."""
+    if leaf in index.table_of:
+        return [i for i in index.table_ids.get(index.table_of[leaf], []) if i != leaf]
+    held: list[str] = []
+    for (app, table), ids in index.table_ids.items():
+        for rid in ids:
+            for field, v in (index.record(app, table, rid) or {}).items():
+                found = v.get(key) if isinstance(v, dict) else v if field == key else None
+                if isinstance(found, str):
+                    held.append(found)
+    moved = re.sub(r"(\d)(?!.*\d)", lambda m: str((int(m.group(1)) + 1) % 10), leaf)
+    return [v for v in dict.fromkeys([*held, moved]) if v.lower() != leaf.lower()]
 
 
 def _negated_conditions(spec: EnvSpec) -> dict[tuple[str, str], list[_Cond]]:
