@@ -918,6 +918,66 @@ def test_sealed_sqlite_factories_hold_the_callable_they_call() -> None:
     assert done.returncode == 0 and done.stdout.strip() == "3 2", (done.stdout, done.stderr)
 
 
+def test_sealed_sqlite_statement_cache_is_held_while_it_runs() -> None:
+    """After `seal_sqlite_statement_cache` each sqlite connection's statement cache is a Python function of the
+    bootstrap's (a bound method), made by one `_sqlite3`'s state holds instead of `functools.lru_cache`, whose frame holds
+    C's cache while it runs and which answers C statements only: `close()` or a failed `__init__` from the SQL's own hash
+    no longer frees it under its C code, `functools`' globals no longer decide what it is, and a subclass's `__call__`
+    answering an int is refused; the corpus snippet's four routes answer 1 each. Statements
+    asked again under every cache size, SQL as a `str` subclass, a `Connection` subclass with its own `__call__`,
+    connections initialised again and closed, and their errors are the same before and after. In an interpreter of
+    its own."""
+    code = """if True:
+        import functools, gc, importlib.util, sqlite3, sys
+
+        def load(name, path):
+            spec = importlib.util.spec_from_file_location(name, path)
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+            return module
+
+        confine, attack = load("_confine", sys.argv[1]), load("attack", sys.argv[2])
+
+        class Sql(str):
+            pass
+
+        class Sub(sqlite3.Connection):
+            def __call__(self, sql):  # a subclass's own, answering the base's statement
+                return super().__call__(sql)
+
+        def battery():
+            out = []
+            for size in (-1, 0, 1, 2, 128):
+                con = sqlite3.connect(":memory:", cached_statements=size, factory=Sub)
+                con.execute("create table t(a)")
+                con.executemany(Sql("insert into t values (?)"), [(n,) for n in range(5)])
+                out.append([con.execute(Sql(f"select count(*) + {n % 3} from t")).fetchone() for n in range(7)])
+                con.__init__(":memory:")
+                out.append(con.execute("select 1").fetchall())
+                con.close()
+                for bad in (lambda: con.execute("select 1"), lambda: sqlite3.connect(":memory:").execute(7),
+                            lambda: sqlite3.connect(":memory:").execute("select from")):
+                    try:
+                        bad()
+                    except (sqlite3.Error, TypeError) as exc:
+                        out.append((type(exc).__name__, str(exc)))
+            return out
+
+        before = battery()
+        assert confine.seal_sqlite_statement_cache() is None
+        assert battery() == before, (battery(), before)
+        con = sqlite3.connect(":memory:")
+        held = [type(ref).__name__ for ref in gc.get_referents(con)]
+        print("method" in held and "_lru_cache_wrapper" not in held, attack.check())
+    """
+    root = Path(__file__).resolve().parents[1]
+    confine = root / "coworkenv" / "sandbox" / "_confine.py"
+    attack = root / "tests" / "sandbox_corpus" / "memory_sqlite_statement_cache_freed_while_it_runs.py"
+    done = subprocess.run([sys.executable, "-c", code, str(confine), str(attack)], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0 and done.stdout.strip() == "True 4", (done.stdout, done.stderr)
+
+
 def test_sealed_profiler_holds_the_timer_it_calls() -> None:
     """After `seal_profiler_timer` cProfile's C profiler calls Python functions only as its timer, so a C timer that runs
     `__init__` again on its profiler from inside its own call is not freed under its C code: the corpus snippet's two

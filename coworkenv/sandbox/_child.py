@@ -655,7 +655,8 @@ def isolate(
     # Each seal closes a way C code of CPython 3.11 hands the code raw memory (see each one in _confine).
     # What the host found once for every call (None: scan).
     seal_args = {"seal_sqlite_hooks": (sqlite_hooks,), "seal_object_dicts": (object_dicts,),
-                 "seal_sqlite_factories": (native_file_access_confined(layers),)}
+                 "seal_sqlite_factories": (native_file_access_confined(layers),),
+                 "seal_sqlite_statement_cache": (native_file_access_confined(layers),)}
     for seal, what in (
             # First: the seals below hold `iter` among their tools, which must not be C's (its two-argument form).
             ("seal_iter", "iter(callable, sentinel) compares a sentinel the code's own code freed"),
@@ -752,6 +753,10 @@ def isolate(
             # itself anew from inside its own call was freed under its C code); after seal_sqlite_hooks, which must
             # change `_sqlite3`'s method table before this loads it.
             ("seal_sqlite_factories", "a sqlite factory runs on after its own code replaced it"),
+            # sqlite's statement caches are Python functions holding C's cache while it runs, made by a function of
+            # the bootstrap's, not `functools.lru_cache` (a `close()` or `__init__` from the cache's own key hash freed
+            # it under its C code); after seal_sqlite_factories, which loads `_sqlite3`.
+            ("seal_sqlite_statement_cache", "a sqlite statement cache runs on after its own code freed it"),
             # No object's `__dict__` is replaced or deleted (an attribute store went on inserting into the dict the
             # code's own `__hash__` or `__eq__` freed that way).
             ("seal_object_dicts", "an attribute store inserts into a dict the code's own code freed"),

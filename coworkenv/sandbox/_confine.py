@@ -546,6 +546,8 @@ def disable_name_services(libc: ctypes.CDLL) -> str | None:
 # word 32, tp_new word 39.
 _WORD = ctypes.sizeof(ctypes.c_void_p)
 _TP_CALL, _TP_FLAGS, _TP_BASE, _TP_NEW = 16 * _WORD, 21 * _WORD, 32 * _WORD, 39 * _WORD
+# PyModuleObject's `md_def` and `md_state`; PyModuleDef's `m_name` and `m_size` (3.11's layout)
+_MODULE_DEF, _MODULE_STATE, _DEF_NAME, _DEF_SIZE = 3 * _WORD, 4 * _WORD, 5 * _WORD, 7 * _WORD
 _TPFLAGS_BASETYPE = 1 << 10
 CTYPES_BASES = ("_SimpleCData", "_Pointer", "Structure", "Union", "Array", "CFuncPtr")
 POINTER_CODES = ("z", "Z", "O", "X")  # char*, wchar_t*, PyObject*, BSTR: simple types that dereference an address
@@ -2524,6 +2526,80 @@ def seal_sqlite_factories(confined: bool = True) -> str | None:
     return None
 
 
+# sqlite's statement cache (CPython 3.11.7's `_sqlite3`): a cursor's `execute` asks the connection's statement cache for
+# the statement of its SQL by a borrowed reference from the connection's field (`get_statement_from_cache`:
+# `self->connection->statement_cache`), a C `functools._lru_cache_wrapper` that the connection alone holds, which
+# `close()` or `__init__` run again on the connection drops, and C uses what it answers as a statement without looking
+# at its type. The cache hashes its key (a tuple holding the SQL: a `str` subclass of the code's own runs its
+# `__hash__`): a `__hash__` that closed the connection freed the cache under its own C code, which went on reading its
+# freed fields (a NULL dictionary: SIGSEGV on plain 3.11.7; a refill of the code's own would forge one). The cache is
+# whatever `functools.lru_cache` returns (the function `_sqlite3` keeps in its module state since it loaded, which
+# reads `functools`' module dict, the code's to set), and it answers what the connection's `__call__` answers (a
+# subclass's own): an int taken for a statement crashed plain 3.11.7 (seventy-seventh round). Sealed here: `_sqlite3`'s
+# state holds a bound method of the bootstrap's instead of `functools.lru_cache` (its one slot, found by that
+# function's identity, rewritten with the reference counted), which makes each connection's cache a bound method whose
+# frame holds C's `_lru_cache_wrapper` (the C type taken before the code runs) while it runs and which answers C only
+# an exact `sqlite3.Statement` (anything else: sqlite's ProgrammingError). Each holds its tools in the tuple it is
+# bound to (a method's `__self__` is read-only): nothing the code can reach changes them. Changed for honest code:
+# each `execute` asks its statement through one Python frame more.
+def _sqlite_statement_cache(tools: Any, maxsize: Any, /) -> Any:
+    method_t = tools[0]
+    return method_t(tools[1], (tools, maxsize))  # `_sqlite_statement_maker`, bound to this size
+
+
+def _sqlite_statement_maker(bound: Any, connection: Any, /) -> Any:
+    tools, maxsize = bound
+    method_t, _, statement, lru_wrapper_t, cache_info_t, statement_t, type_, error = tools
+    made = lru_wrapper_t(connection, maxsize, False, cache_info_t)
+    return method_t(statement, (made, statement_t, type_, error))
+
+
+def _sqlite_statement(bound: Any, sql: Any, /) -> Any:
+    made, statement_t, type_, error = bound  # this frame holds the C cache while it runs
+    answered = made(sql)
+    if type_(answered) is not statement_t:
+        raise error("a sqlite connection's __call__ must answer a sqlite3.Statement in the sandbox")
+    return answered
+
+
+def seal_sqlite_statement_cache(confined: bool = True) -> str | None:
+    """Make sqlite's connections hold the statement cache they ask while it runs, and take statements only from it
+    (above), where `_sqlite3` loads (`confined`, as for `seal_sqlite_factories`). Returns why it could not, or None
+    (also where `_sqlite3` does not load: nothing to seal)."""
+    if not confined:
+        return None
+    try:
+        import _sqlite3
+    except ImportError:
+        return None
+    import _functools
+    import functools
+    import types
+
+    definition = ctypes.c_void_p.from_address(id(_sqlite3) + _MODULE_DEF).value
+    state = ctypes.c_void_p.from_address(id(_sqlite3) + _MODULE_STATE).value
+    if (type(_sqlite3) is not type(sys) or not definition or not state
+            or ctypes.string_at(ctypes.c_void_p.from_address(definition + _DEF_NAME).value or 0) != b"_sqlite3"):
+        return "_sqlite3 is not the module this bootstrap knows"
+    size = ctypes.c_ssize_t.from_address(definition + _DEF_SIZE).value
+    known = id(functools.lru_cache)
+    slots = [state + i for i in range(0, size - size % _WORD, _WORD)
+             if ctypes.c_size_t.from_address(state + i).value == known]
+    if len(slots) != 1 or type(functools.lru_cache) is not type(_sqlite_statement_cache):
+        return "_sqlite3's state does not hold functools.lru_cache as this bootstrap knows"
+    probe = _sqlite3.connect(":memory:")  # a statement's type: `_sqlite3` names it nowhere
+    statement_t = type(probe("select 1"))
+    probe.close()
+    function_t: Any = type(_sqlite_statement_cache)
+    made = [function_t(gate.__code__, {}, gate.__name__, None, None)
+            for gate in (_sqlite_statement_cache, _sqlite_statement_maker, _sqlite_statement)]
+    tools = (types.MethodType, made[1], made[2], _functools._lru_cache_wrapper, functools._CacheInfo, statement_t,
+             type, _sqlite3.ProgrammingError)
+    cache = types.MethodType(made[0], tools)
+    ctypes.pythonapi.Py_IncRef(ctypes.py_object(cache))  # the state's reference, which the module's clear drops
+    ctypes.c_size_t.from_address(slots[0]).value = id(cache)  # the old function keeps the reference it had
+    return None
+
 
 # cProfile's C profiler (CPython 3.11.7's `_lsprof`) calls a timer of the code's own (`Profiler(timer)`) at every
 # profiled call and return by a borrowed reference from its field (`CallExternalTimer`: `pObj->externalTimer`), and
@@ -4193,7 +4269,7 @@ def _arg_parser(segments: list[tuple[int, int, bytes]], fname: bytes, keywords: 
 
 def sealed_codes() -> tuple[Any, ...]:
     """The code objects of the gates `seal_buffered_io`, `seal_array`, `seal_mmap`, `seal_list`, `seal_bytearray`,
-    `seal_groupby`, `seal_accumulate`, `seal_iter`, `seal_count`, `seal_atexit`, `seal_context`, `seal_cell`, `seal_weak_proxy`, `seal_mapping_proxy`, `seal_held_callables`, `seal_property`, `seal_abstract_flags`, `seal_codec_registry`, `seal_signal_handlers`, `seal_expat_handlers`, `seal_sqlite_factories`, `seal_profiler_timer`, `seal_list_order`, `seal_memoryview`, `seal_ordered_dict`, `seal_deque`, `seal_count_elements`, `seal_reentered_iterators`,
+    `seal_groupby`, `seal_accumulate`, `seal_iter`, `seal_count`, `seal_atexit`, `seal_context`, `seal_cell`, `seal_weak_proxy`, `seal_mapping_proxy`, `seal_held_callables`, `seal_property`, `seal_abstract_flags`, `seal_codec_registry`, `seal_signal_handlers`, `seal_expat_handlers`, `seal_sqlite_factories`, `seal_sqlite_statement_cache`, `seal_profiler_timer`, `seal_list_order`, `seal_memoryview`, `seal_ordered_dict`, `seal_deque`, `seal_count_elements`, `seal_reentered_iterators`,
     `seal_partial`, `seal_object_dicts` and `seal_newline_decoder` install, which the hook keeps from being changed."""
     return (_own_method_get.__code__, _own_method_set.__code__, _buffered_new.__code__, _array_setitem.__code__,
             _array_append.__code__, _array_insert.__code__, _array_extend.__code__, _array_fromlist.__code__,
@@ -4211,7 +4287,8 @@ def sealed_codes() -> tuple[Any, ...]:
             _signal_box.__code__, _signal_set.__code__, _held_unwrap.__code__, _signal_get.__code__,
             _expat_set.__code__, _expat_get.__code__, _expat_delete.__code__,
             _sqlite_factory_set.__code__, _sqlite_factory_get.__code__, _sqlite_factory_delete.__code__,
-            _profiler_init.__code__,
+            _profiler_init.__code__, _sqlite_statement_cache.__code__, _sqlite_statement_maker.__code__,
+            _sqlite_statement.__code__,
             _view_compare.__code__, _view_hash.__code__, _odict_compare.__code__, _odict_repr.__code__,
             _odict_copy.__code__, _odict_pop.__code__, _odict_popitem.__code__, _deque_index.__code__, _count_elements.__code__, _islice_number.__code__, _islice_new.__code__,
             _islice_steps.__code__, _zip_longest_new.__code__, _zip_longest_steps.__code__,

@@ -1,5 +1,5 @@
 # expect: ok
-# value: 14
+# value: 15
 # Honest twin of `memory_sqlite_hook_replaced_from_inside_itself`: sqlite answers alike in every set where it imports,
 # where the hook's bootstrap leaves connections no authorizer, progress handler or trace callback: a database file in
 # the scratch, `executemany` and `executescript`, row and text factories, user functions, aggregates, window
@@ -7,7 +7,9 @@
 # sqlite's OperationalError), `interrupt`, `backup` (whole and page by page, with no progress callback) and
 # `iterdump`, blobs, `with` transactions, a connection closed twice and used after its close (ProgrammingError), a
 # second connection opened inside a user function, and factories of every kind (C callables, a callable instance,
-# a cursor's own) read back as set.
+# a cursor's own) read back as set, and statement caches of every size (SQL as a `str` subclass, a `Connection`
+# subclass, a connection initialised again) beside `functools.lru_cache` for the code's own functions.
+import functools
 import sqlite3
 
 
@@ -116,6 +118,32 @@ def check(**p):
     with con:
         con.execute("insert into u values (3)")
     passed += con.execute("select count(*) from u").fetchone() == (3,)
+
+    # Statement caches (each a Python function of the bootstrap's holding C's cache since the seventy-seventh round):
+    # statements asked again under caches of no, one and 128 statements, SQL as a `str` subclass, a `Connection`
+    # subclass, a connection initialised again; and `functools.lru_cache` for a function of the code's own.
+    class Sql(str):
+        pass
+
+    class Counted(sqlite3.Connection):
+        def __call__(self, sql):  # asked for each statement the cache has not kept
+            self.asked = getattr(self, "asked", 0) + 1
+            return super().__call__(sql)
+
+    answers = []
+    for size in (0, 1, 128):
+        small = sqlite3.connect(":memory:", cached_statements=size, factory=Counted)
+        answers.append([small.execute(Sql(f"select {n % 3}")).fetchone()[0] for n in range(6)] + [small.asked])
+        small.__init__(":memory:")
+        answers.append(small.execute("select 7").fetchone()[0])
+        small.close()
+
+    @functools.lru_cache(maxsize=2)
+    def square(n):
+        return n * n
+
+    squares = [square(n) for n in (2, 3, 2)]
+    passed += answers == [[0, 1, 2, 0, 1, 2, 6], 7, [0, 1, 2, 0, 1, 2, 6], 7, [0, 1, 2, 0, 1, 2, 3], 7] and squares == [4, 9, 4] and square.cache_info().hits == 1
 
     def other(x):
         inner = sqlite3.connect(":memory:")
