@@ -14,7 +14,9 @@ child reaches the next: each is a fork of the server, which runs no case itself.
 What a fork cannot reproduce is left to fresh interpreters (`run` answers None, and the caller starts one): an
 environment whose variables the interpreter reads at start-up (PYTHON*, the locale's) differs from the server's, or
 the server holds a descriptor other than 0-2 and its socket, or a Python thread (one could hold a lock at the
-fork), or a fault point's original is held where a fresh child would hold the replacement (`bound_elsewhere`). The threads native libraries start when imported (pyarrow's and polars' jemalloc background threads,
+fork), or a fault point's original is held where a fresh child would hold the replacement and no name can be rebound
+(`fork_plan`), or the child's environment differs in a variable the preload read while importing
+(`environment_reads`). The preload is frozen (`gc.freeze`) in each child, out of its collections. The threads native libraries start when imported (pyarrow's and polars' jemalloc background threads,
 OpenBLAS's pool, polars' spill cleaner) are not carried into a child, as in the suite's other fork servers
 (`tests.support.pipeline_child`, `tests.support.preloaded_python`): jemalloc and OpenBLAS take their locks around a
 fork (pthread_atfork) and start them again when used. The server's children share its hash secret and address
@@ -73,7 +75,10 @@ while True:
     if not message:
         break
     request = json.loads(message)
-    bound, rebind = fork_plan(request["argv"], before_arming)
+    try:
+        bound, rebind = fork_plan(request["argv"], before_arming)
+    except Exception as error:  # a fresh child then, rather than no child
+        bound, rebind = f"the fork could not be planned: {error!r}", {}
     differing = sorted(name for name in read_at_import if request["env"].get(name) != started_with.get(name))
     if differing:
         bound = f"the preloaded modules read {differing} from the environment, where this child's differs"
