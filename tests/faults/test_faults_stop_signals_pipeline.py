@@ -7,6 +7,7 @@ a SIGHUP."""
 from __future__ import annotations
 
 import json
+import os
 import signal
 from pathlib import Path
 
@@ -76,3 +77,18 @@ def test_a_preloaded_child_starts_as_a_fresh_one_would() -> None:
     assert server.forked == before + 1, "the preloaded child was started fresh: the server refused or is broken"
     assert (forked.returncode, forked.stderr) == (fresh.returncode, fresh.stderr) == (0, "to stderr\n")
     assert json.loads(forked.stdout) == json.loads(fresh.stdout)
+
+
+def test_a_child_whose_environment_differs_where_the_preload_read_it_starts_fresh() -> None:
+    """The server's preload reads COLUMNS while importing (argparse's help formatter asks `shutil` for the terminal's
+    width): a child with another width is refused by the server (the caller then starts a fresh one), one with only a
+    variable nothing read at import is forked."""
+    server = fault_child_server.server()
+    env = {**os.environ, "PYTHONPATH": str(fault_child_server.ROOT)}
+    refused, forked = len(server.refused), server.forked
+    narrow = {**env, "COLUMNS": "37" if env.get("COLUMNS") != "37" else "38"}
+    assert server.run(["--call", DESCRIBE, "--"], narrow, 120) is None
+    assert len(server.refused) == refused + 1 and "COLUMNS" in server.refused[-1], server.refused[-1:]
+    done = server.run(["--call", DESCRIBE, "--"], {**env, "FAULT_CHILD_UNREAD": "1"}, 120)
+    assert done is not None and done[0] == 0 and server.forked == forked + 1, done
+    assert json.loads(done[1])["environ"]["FAULT_CHILD_UNREAD"] == "1"

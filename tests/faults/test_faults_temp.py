@@ -35,11 +35,12 @@ def test_an_unusable_temp_or_home_folder_changes_no_byte_of_the_output(tmp_path:
     out, clean = tmp_path / "out", tmp_path / "clean"
     if work == "synth":
         args = ["--out", str(out), "-c", CAPABILITY, "--n", "1"]
-        done = run_child(["synth", *args], env=env, unset=unset)
+        done = run_child(["synth", *args], env=env, unset=unset, preloaded=True)
         assert done.returncode == 0, done.stderr
-        assert run_child(["synth", "--out", str(clean), *args[2:]]).returncode == 0
+        assert run_child(["synth", "--out", str(clean), *args[2:]], preloaded=True).returncode == 0
     else:
-        done = run_child([str(out), "v1"], call="tests.faults.harness:publish_release", env=env, unset=unset)
+        done = run_child([str(out), "v1"], call="tests.faults.harness:publish_release", env=env, unset=unset,
+                         preloaded=True)
         assert done.returncode == 0, done.stderr
         publish_release(str(clean), "v1")
     assert snapshot(out) == snapshot(clean) and snapshot(out)
@@ -59,7 +60,7 @@ def test_a_temp_folder_filling_up_during_a_publish_leaves_the_last_version(tmp_p
     publish_release(str(repo), "v1")
     before = snapshot(repo)
     failed = run_child(args, call=f"tests.faults.harness:{scenario}", fail=(f"{STAGING_WRITE}:{nth}:ENOSPC",),
-                       env={"TMPDIR": str(temp)})
+                       env={"TMPDIR": str(temp)}, preloaded=True)
     assert failed.returncode != 0
     assert "No space left on device" in failed.stderr.strip().splitlines()[-1], failed.stderr
     assert snapshot(repo) == before and LocalGitPublisher(repo).published_versions() == ["v1"]

@@ -14,7 +14,9 @@ child reaches the next: each is a fork of the server, which runs no case itself.
 What a fork cannot reproduce is left to fresh interpreters (`run` answers None, and the caller starts one): an
 environment whose variables the interpreter reads at start-up (PYTHON*, the locale's) differs from the server's, or
 the server holds a descriptor other than 0-2 and its socket, or a Python thread (one could hold a lock at the
-fork), or a fault point's original is held where a fresh child would hold the replacement (`bound_elsewhere`). The threads native libraries start when imported (pyarrow's and polars' jemalloc background threads,
+fork), or a fault point's original is held where a fresh child would hold the replacement and no name can be rebound
+(`fork_plan`), or the child's environment differs in a variable the preload read while importing
+(`environment_reads`). The preload is frozen (`gc.freeze`) in each child, out of its collections. The threads native libraries start when imported (pyarrow's and polars' jemalloc background threads,
 OpenBLAS's pool, polars' spill cleaner) are not carried into a child, as in the suite's other fork servers
 (`tests.support.pipeline_child`, `tests.support.preloaded_python`): jemalloc and OpenBLAS take their locks around a
 fork (pthread_atfork) and start them again when used. The server's children share its hash secret and address
@@ -35,6 +37,7 @@ import selectors
 import socket
 import subprocess
 import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -56,10 +59,14 @@ _SERVE = r"""
 import importlib, json, os, socket, sys, threading
 importlib.import_module("tests.faults.child")
 before_arming = set(sys.modules)  # what a fresh child has imported when it arms its fault points
-for name in sys.argv[2:]:
-    importlib.import_module(name)
+from tests.support.fault_child_server import environment_reads, fork_plan, rebind_when_armed
+started_with = dict(os.environ)  # the preload may set variables (polars its allocator's) as a fresh child's would
+with environment_reads() as read_at_import:  # what a fresh child would read from its own environment instead
+    for name in sys.argv[2:]:
+        importlib.import_module(name)
 channel = socket.socket(fileno=int(sys.argv[1]))
-from tests.support.fault_child_server import bound_elsewhere
+import gc
+gc.collect()  # no garbage left to freeze with the preload (see the fork below)
 def _answer(reply):
     channel.sendall(json.dumps(reply).encode() + b"\n")
 _answer({"ready": True})
@@ -68,7 +75,13 @@ while True:
     if not message:
         break
     request = json.loads(message)
-    bound = bound_elsewhere(request["argv"], before_arming)
+    try:
+        bound, rebind = fork_plan(request["argv"], before_arming)
+    except Exception as error:  # a fresh child then, rather than no child
+        bound, rebind = f"the fork could not be planned: {error!r}", {}
+    differing = sorted(name for name in read_at_import if request["env"].get(name) != started_with.get(name))
+    if differing:
+        bound = f"the preloaded modules read {differing} from the environment, where this child's differs"
     if bound:
         for fd in fds:
             os.close(fd)
@@ -84,7 +97,15 @@ while True:
         continue
     sys.stdout.flush()
     sys.stderr.flush()
+    # The preload's objects kept out of the child's collections (gc.freeze, as the gc module's documentation
+    # advises before a fork): a collection of the oldest generation in the child would otherwise walk every object
+    # of the preload (Dagster's, the CLI's: a fresh child running `synth` has few of them), writing to each one's
+    # header and so copying nearly every page of the heap. Thawed again here once forked: `fork_plan` looks for
+    # holders with gc.get_referrers, which does not search frozen objects.
+    gc.freeze()
     pid = os.fork()
+    if pid != 0:
+        gc.unfreeze()
     if pid == 0:
         channel.close()
         os.dup2(fds[0], 1)
@@ -95,6 +116,8 @@ while True:
         os.environ.update(request["env"])
         os.chdir(request["cwd"])
         sys.argv = [sys.modules["tests.faults.child"].__file__, *request["argv"]]
+        if rebind:
+            rebind_when_armed(sys.modules["tests.faults.child"], rebind)
         sys.modules["tests.faults.child"].main(sys.argv[1:])
         raise SystemExit(0)
     for fd in fds:
@@ -105,19 +128,75 @@ while True:
 """
 
 
-def bound_elsewhere(argv: list[str], before_arming: set[str]) -> str | None:
+@contextlib.contextmanager
+def environment_reads() -> Iterator[set[str]]:
+    """The names of the environment variables read one by one (`os.environ[...]`, `.get`, `os.getenv`, `in`; the
+    same through `os.environb`) while the block runs, absent ones included: what an import may have kept (a width, a
+    folder) that a fresh child would have taken from its own environment. A copy of the whole environment
+    (`dict(os.environ)`, which reads each variable after listing them) is not counted: at import the preload makes
+    one only to hand it to a program it runs (`platform.architecture()` running `file`, as Dagster's vendored
+    croniter asks whether it runs on 32 bits), whose answer no variable changes. Reads that bypass `os.environ`
+    (C code's `getenv`, `posix.environ`) are not seen."""
+    read: set[str] = set()
+    environments = (os.environ, os.environb)
+    kinds = [type(environment) for environment in environments]
+
+    class Recording(os._Environ):  # type: ignore[misc,type-arg]  # os._Environ is generic only in typeshed
+        listed: set[object] = set()  # listed by an iteration and not yet read: a copy's reads
+
+        def __iter__(self) -> Iterator[object]:
+            for key in super().__iter__():
+                self.listed.add(key)
+                yield key
+
+        def __getitem__(self, key: object) -> object:
+            if key in self.listed:
+                self.listed.discard(key)
+            else:
+                read.add(os.fsdecode(key))  # type: ignore[arg-type]
+            return super().__getitem__(key)
+
+    try:
+        for environment in environments:
+            environment.__class__ = Recording
+        yield read
+    finally:
+        for environment, kind in zip(environments, kinds, strict=True):
+            environment.__class__ = kind
+
+
+def bound_elsewhere(argv: list[str], before_arming: set[str],
+                    imported_by: Callable[[list[str]], set[str]] | None = None) -> str | None:
     """Why a child with these arguments, forked from this interpreter, would not meet its fault points as a fresh one
-    does (None where it would). A fault point (`--kill`/`--fail MODULE:ATTR:...`) replaces MODULE.ATTR once the child
-    is armed; a module imported after that which binds ATTR by name (`from MODULE import ATTR`) holds the replacement
-    in a fresh child, but the original in a fork of an interpreter that imported it before. So the original may be held
-    only by what a fresh child has surely imported when armed: `before_arming` (`tests.faults.child`'s imports),
-    MODULE and its packages, the module that defines ATTR (and for Class.method, the class); anything else refuses the
-    fork (the child then starts fresh)."""
+    does (None where it would, `fork_plan`'s rebinding done)."""
+    return fork_plan(argv, before_arming, imported_by)[0]
+
+
+def fork_plan(argv: list[str], before_arming: set[str],
+              imported_by: Callable[[list[str]], set[str]] | None = None) -> tuple[str | None, dict[str, list[str]]]:
+    """(why not to fork, None where a fork will do; for each fault point's MODULE:ATTR, the modules whose names must
+    be bound to the replacement once it is armed).
+
+    A fault point (`--kill`/`--fail MODULE:ATTR:...`) replaces MODULE.ATTR once the child arms it; a module imported
+    after that which binds ATTR by name (`from MODULE import ATTR`) holds the replacement in a fresh child, but the
+    original in a fork of an interpreter that imported it before. What a fresh child has imported when it arms the
+    point holds the original in both: `before_arming` (`tests.faults.child`'s imports), MODULE's packages, the module
+    that defines ATTR (and for Class.method, the class), and what a fresh child's arming imports up to this point
+    (`imported_by`: the modules a fresh `tests.faults.child` imports with these MODULEs, asked of a fresh
+    interpreter: default `imported_in_a_fresh_child`). Any other module's namespace holding the original is named
+    for rebinding (`rebind_when_armed`: each of its names bound to the original then names the replacement, as the
+    module's import after the arming would have bound it); a holder of another kind (a tuple, a closure, a class)
+    refuses the fork, and the child starts fresh."""
     import gc
 
-    specs = [argv[i + 1] for i, arg in enumerate(argv[:-1]) if arg in ("--kill", "--fail")]
+    specs = [*(argv[i + 1] for i, arg in enumerate(argv[:-1]) if arg == "--kill"),
+             *(argv[i + 1] for i, arg in enumerate(argv[:-1]) if arg == "--fail")]  # the child's order of arming
+    namespace_of = {id(vars(module)): name for name, module in list(sys.modules.items()) if module is not None}
+    rebind: dict[str, list[str]] = {}
+    armed: list[str] = []
     for spec in specs:
         module_name, attr = spec.split(":")[:2]
+        armed.append(module_name)
         if module_name not in sys.modules:
             continue  # imported by the child's own arming, as a fresh child imports it
         owner: object = sys.modules[module_name]
@@ -131,11 +210,97 @@ def bound_elsewhere(argv: list[str], before_arming: set[str]) -> str | None:
         namespaces = [vars(sys.modules[early_name]) for early_name in early if early_name in sys.modules]
         if path:
             namespaces += [ns for ns in gc.get_referents(vars(owner)) if isinstance(ns, dict)]  # behind the proxy
+        late: list[str] = []
         for holder in gc.get_referrers(original):
-            if not any(holder is namespace for namespace in namespaces):
-                held_by = holder.get("__name__", "?") if isinstance(holder, dict) else type(holder).__name__
-                return f"{spec}: its original is held by {held_by}, which a fresh child imports after the arming"
-    return None
+            if any(holder is namespace for namespace in namespaces):
+                continue
+            if id(holder) in namespace_of:
+                late.append(namespace_of[id(holder)])
+                continue
+            held_by = holder.get("__name__", "?") if isinstance(holder, dict) else type(holder).__name__
+            return f"{spec}: its original is held by {held_by}, which a fresh child imports after the arming", {}
+        for holder in late:
+            source = _bound_from(holder, original, name)
+            if source in early and source != module_name:
+                continue  # the original in a fresh child too: taken from a module the arming left alone
+            if source != module_name:  # bound some other way, or through a module of its own imports
+                return (f"{spec}: its original is held by {holder}, which a fresh child imports after the arming, and "
+                        f"not only by `from {module_name} import {name}`"), {}
+            if holder not in (imported_by or imported_in_a_fresh_child)(armed):  # else the original in both
+                rebind.setdefault(f"{module_name}:{attr}", []).append(holder)
+    return None, rebind
+
+
+def _bound_from(holder: str, original: object, name: str) -> str | None:
+    """The module `holder` took `original` from, where each of its names bound to it is bound by one statement
+    `from MODULE import NAME [as ...]` of its source (None otherwise: the fork's answer could not be told)."""
+    import ast
+    import importlib.util
+
+    module = sys.modules[holder]
+    names = {key for key, value in vars(module).items() if value is original}
+    try:
+        tree = ast.parse(Path(str(module.__file__)).read_text())
+    except (OSError, SyntaxError, TypeError, ValueError):
+        return None
+    sources: dict[str, set[str]] = {key: set() for key in names}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            package = holder if module.__spec__ and module.__spec__.submodule_search_locations else \
+                holder.rpartition(".")[0]
+            source = importlib.util.resolve_name("." * node.level + (node.module or ""), package) if node.level \
+                else str(node.module)
+            for alias in node.names:
+                if alias.name == name and (alias.asname or alias.name) in sources:
+                    sources[alias.asname or alias.name].add(source)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr, ast.FunctionDef,
+                               ast.AsyncFunctionDef, ast.ClassDef, ast.Global)):
+            bound = [t.id for t in ast.walk(node) if isinstance(t, ast.Name) and isinstance(t.ctx, ast.Store)]
+            bound += [node.name] if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) else []
+            if any(key in sources for key in bound) and not isinstance(node, ast.Global):
+                return None  # bound some other way too
+    found = {source for each in sources.values() for source in each}
+    return found.pop() if len(found) == 1 and all(len(each) == 1 for each in sources.values()) else None
+
+
+_imported: dict[tuple[str, ...], set[str]] = {}
+
+
+def imported_in_a_fresh_child(modules: list[str]) -> set[str]:
+    """The modules a fresh interpreter has imported once `tests.faults.child` and `modules` are (in that order, as the
+    child's arming imports them): asked of one, once per list."""
+    key = tuple(modules)
+    if key not in _imported:
+        code = ("import importlib, json, sys\nimportlib.import_module('tests.faults.child')\n"
+                "for name in sys.argv[1:]:\n    importlib.import_module(name)\nprint(json.dumps(sorted(sys.modules)))")
+        done = subprocess.run([sys.executable, "-c", code, *modules], capture_output=True, text=True, check=True,
+                              cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+        _imported[key] = set(json.loads(done.stdout.splitlines()[-1]))
+    return _imported[key]
+
+
+def rebind_when_armed(child: object, rebind: dict[str, list[str]]) -> None:
+    """In a forked child: once `tests.faults.child` (`child`) arms MODULE:ATTR, each name of the modules
+    `rebind[MODULE:ATTR]` that held the original names the replacement (see `fork_plan`)."""
+    patch = child._patch  # type: ignore[attr-defined]
+
+    def resolve(target: str) -> object:
+        module_name, attr = target.split(":")
+        owner: object = sys.modules[module_name]
+        for part in attr.split("."):
+            owner = getattr(owner, part)
+        return owner
+
+    def patch_and_rebind(target: str, *args: object) -> None:
+        original = resolve(target) if target in rebind else None
+        patch(target, *args)
+        for holder in rebind.get(target, ()):
+            namespace = vars(sys.modules[holder])
+            for key, value in list(namespace.items()):
+                if value is original:
+                    namespace[key] = resolve(target)
+
+    child._patch = patch_and_rebind  # type: ignore[attr-defined]
 
 
 class FaultChildServer:
