@@ -45,8 +45,11 @@ def _update(op: str, value: Any, kind: str = "forbidden") -> dict[str, Any]:
     _update("matches", "^2026-04-15T14:", kind="called"),  # an hour read off it
     _records(("start", "matches", "^2026-04-15")),  # the UTC day of a stored time, for the user's day
     _records(("start", "contains", "2026-04-15T16:00")),  # a stored time read at the user's clock (+02:00)
+    _records(("start", "contains", "2026-04-14T09:00")),  # evt-1041's 13:00Z read at a New York colleague's clock
+    {"kind": "field", "target": _EVENT, "op": "not_contains", "value": "2026-04-14T15:00"},  # its old slot, local
 ], ids=["offset", "no-seconds", "bare-day-in", "field-not-equals", "called-order", "forbidden-equals",
-        "forbidden-args", "forbidden-contains-day", "called-matches-hour", "stored-utc-day", "stored-local-clock"])
+        "forbidden-args", "forbidden-contains-day", "called-matches-hour", "stored-utc-day", "stored-local-clock",
+        "stored-colleague-clock", "field-not-contains-local"])
 def test_reported(check: dict[str, Any]) -> None:
     found = list(time_spellings(_spec(check)))
     assert found and all(path.startswith("checks[") for path, _ in found), found

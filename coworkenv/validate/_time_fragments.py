@@ -131,25 +131,34 @@ def argument_fragments(where: str, matcher: CallMatcher, timed: set[str], instan
                 break
 
 
-def user_zone(spec: EnvSpec) -> tzinfo | None:
+def people_zones(spec: EnvSpec) -> list[tzinfo]:
+    """The zones of the directory's people, the user's first (an unknown zone name is left out)."""
     people = getattr(getattr(spec.world.apps, "directory", None), "people", None) or []
-    name = next((field_value(p, "timezone") for p in people if field_value(p, "id") == spec.user), None)
-    try:
-        return ZoneInfo(name) if isinstance(name, str) and name else None
-    except (ZoneInfoNotFoundError, ValueError):
-        return None
+    names = sorted({str(field_value(p, "timezone")) for p in people if field_value(p, "timezone")},
+                   key=lambda n: (not any(field_value(p, "id") == spec.user and field_value(p, "timezone") == n
+                                          for p in people), n))
+    out: list[tzinfo] = []
+    for name in names:
+        try:
+            out.append(ZoneInfo(name))
+        except (ZoneInfoNotFoundError, ValueError):
+            continue
+    return out
 
 
-def stored_fragment(field: str, cond: FieldCond | Any, seeds: list[str], zone: tzinfo | None,
-                    instants: list[datetime]) -> str | None:
+def stored_fragment(field: str, cond: FieldCond | Any, seeds: list[str], zones: list[tzinfo], user: bool,
+                    instants: list[datetime], timed_name: bool) -> str | None:
     """Why a `contains`/`matches` condition on a stored date-time field reads another day or clock than the
-    user's; None where it does not (or the field's seeds are not UTC date-times, or the user lives at UTC)."""
+    user's; None where it does not. The field is a stored UTC date-time where its seeds are (or, with no seed, where
+    the reference passes a zoned time to an argument of that name); `zones` are the people's, the user's first
+    where `user`."""
     op, value = cond.op, cond.value
-    if op not in LOOSE or zone is None or not seeds or not all(_STORED.match(s) for s in seeds):
+    if op not in LOOSE or not zones or not (all(_STORED.match(s) for s in seeds) if seeds else timed_name):
         return None
+    zone = zones[0]
     days = sorted({m.replace(hour=0, minute=0, second=0, microsecond=0) for m in
                    [*instants, *(d.astimezone(UTC) for d in _named(value, []))]})
-    for day in days:
+    for day in days if user else []:
         if (day.astimezone(zone).utcoffset() or timedelta(0)) == timedelta(0):
             continue
         inside = [_hit(op, _spell(day + timedelta(minutes=30 * i), UTC), value) for i in range(48)]
@@ -158,16 +167,17 @@ def stored_fragment(field: str, cond: FieldCond | Any, seeds: list[str], zone: t
         if all(h is True for h in inside) and any(h is False for h in around):
             local = day.astimezone(zone)
             return (f"{field} {op} {value!r} reads the day of a stored date-time as text, and the tools store UTC: "
-                    f"the text is the UTC day {day:%Y-%m-%d}, which runs from {local:%H:%M} that day at the "
-                    f"user's clock ({zone}) to the same hour the next day, so a time in the user's day before or after "
-                    "that hour is read as another day; bound the user's day in UTC instead (gte/lt, "
-                    "YYYY-MM-DDTHH:MM:SSZ)")
-    local_hits = [m for m in instants if m.astimezone(zone).utcoffset()
-                  and _hit(op, _spell(m, zone), value) and not _hit(op, _spell(m, UTC), value)]
-    if local_hits and not any(_hit(op, _spell(m, UTC), value) for m in instants):
-        m = local_hits[0]
-        return (f"{field} {op} {value!r} reads a stored date-time as text at the user's clock ({zone}), and the tools store "
-                f"UTC: it holds for {_spell(m, zone)!r} and for no stored time the spec knows ({_spell(m, UTC)!r} is "
-                "that instant as stored), so a guard on it never fires and a completion fails the honest agent; "
-                "write the time as stored (UTC, YYYY-MM-DDTHH:MM:SSZ)")
+                    f"the text is the UTC day {day:%Y-%m-%d}, which starts at {local:%Y-%m-%d %H:%M} at the user's "
+                    f"clock ({zone}) and ends 24 hours later, so a time in the user's day on either side of it is "
+                    "read as another day; bound the user's day in UTC instead (gte/lt, YYYY-MM-DDTHH:MM:SSZ)")
+    if any(_hit(op, _spell(m, UTC), value) for m in instants):
+        return None  # a day and clock some time the spec knows has as stored: taken as meant in UTC
+    for k, zone in enumerate(zones):
+        m = next((m for m in instants if m.astimezone(zone).utcoffset() and _hit(op, _spell(m, zone), value)), None)
+        if m is not None:
+            whose = "the user's clock" if user and k == 0 else "a person's clock"
+            return (f"{field} {op} {value!r} reads a stored date-time as text at {whose} ({zone}), and the tools "
+                    f"store UTC: it holds for {_spell(m, zone)!r} and for no stored time the spec knows "
+                    f"({_spell(m, UTC)!r} is that instant as stored), so a guard on it never fires and a completion "
+                    "fails the honest agent; write the time as stored (UTC, YYYY-MM-DDTHH:MM:SSZ)")
     return None

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from datetime import datetime
+from datetime import datetime, tzinfo
 from functools import cached_property
 from typing import Any
 
@@ -55,7 +55,7 @@ from coworkenv.spec import (
     Selector,
 )
 from coworkenv.validate._check_reads import spec_rules
-from coworkenv.validate._time_fragments import LOOSE, argument_fragments, known_instants, stored_fragment, user_zone
+from coworkenv.validate._time_fragments import LOOSE, argument_fragments, known_instants, people_zones, stored_fragment
 
 _EQUALITY = frozenset({"equals", "not_equals", "in"})
 _ORDER = frozenset({"gt", "gte", "lt", "lte"})
@@ -186,8 +186,16 @@ class _Parts:
     def stored(self, field: str, cond: Any, app: str | None, table: str | None) -> str | None:
         if cond.op not in LOOSE:
             return None
-        return stored_fragment(field, cond, _seed_values(self.spec, app, table, field), user_zone(self.spec),
-                               self.instants)
+        return stored_fragment(field, cond, _seed_values(self.spec, app, table, field), self.zones[0],
+                               self.zones[1], self.instants, field in self.any_timed)
+
+    @cached_property
+    def zones(self) -> tuple[list[tzinfo], bool]:
+        """The people's zones, the user's first, and whether the user's is known."""
+        zones = people_zones(self.spec)
+        user = any(field_value(p, "id") == self.spec.user and field_value(p, "timezone") for p in
+                   getattr(getattr(self.spec.world.apps, "directory", None), "people", None) or [])
+        return zones, user
 
     def argument(self, where: str, matcher: CallMatcher) -> Iterator[tuple[str, str]]:
         timed = self.timed.get(matcher.tool) or self.any_timed
