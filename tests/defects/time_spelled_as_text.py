@@ -331,10 +331,34 @@ DEFECTS += [
            "moves the meeting back onto its old slot writing its start in another offset: the forbidden guard reads "
            "the day and clock of what was written and misses it", breaks=_forbidden_back_part, gate="references",
            code="time_compared_as_text"),
-    Defect(CLASS, "booked-hour-matches-2", "synth:schedule_meeting_timezones@2", _PART_HONEST,
-           breaks=_slot_part("calendar_create_event", "matches"), witness=_written_west("calendar_create_event"),
+    Defect(CLASS, "moved-hour-matches-23", "synth:reschedule_conflict@23", _PART_HONEST,
+           breaks=_slot_part("calendar_update_event", "matches"), witness=_written_west("calendar_update_event"),
            witness_kind="honest", gate="references", code="time_compared_as_text"),
     Defect(CLASS, "moved-hour-contains-1", "synth:reschedule_conflict@1", _PART_HONEST,
            breaks=_slot_part("calendar_update_event", "contains"), witness=_written_west("calendar_update_event"),
+           witness_kind="honest", gate="references", code="time_compared_as_text"),
+]
+
+
+def _reaction_part(tool: str):  # type: ignore[no-untyped-def]
+    """The colleague's reaction to the reference's `tool` call waits on that call's start reading the slot's day and
+    hour (as the reference writes it)."""
+    def edit(spec: Spec) -> None:
+        ref = _ref_call(spec, tool)
+        rule = next((r for r in spec["dynamics"]["rules"] if r["on"].get("call", {}).get("tool") == tool
+                     and all(ref.get(k) == v for k, v in r["on"]["call"].get("args", {}).items())
+                     and r["on"]["call"].get("args")), None)
+        if rule is None:
+            raise CorpusError(f"{spec['capability']}: no reaction waits on the reference's {tool} call")
+        rule["on"]["call"].setdefault("where", []).append(
+            {"field": "start", "op": "contains", "value": ref["start"][:len("YYYY-MM-DDTHH:")]})
+    return edit
+
+
+DEFECTS += [
+    Defect(CLASS, "reaction-on-hour-contains-14", "synth:adapt_announced_change@14",
+           "an honest agent that writes the moved meeting's time in another offset (the same instant) is never "
+           "answered: the colleague's reaction reads the day and hour off what was written",
+           breaks=_reaction_part("calendar_update_event"), witness=_written_west("calendar_update_event"),
            witness_kind="honest", gate="references", code="time_compared_as_text"),
 ]
