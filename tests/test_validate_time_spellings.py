@@ -41,8 +41,15 @@ def _update(op: str, value: Any, kind: str = "forbidden") -> dict[str, Any]:
     _update("gte", "2026-04-15T13:00:00Z", kind="called"),  # an ordering on what the agent wrote
     _update("equals", "2026-04-14T13:00:00Z"),  # a forbidden call's time, in any spelling but this one
     {"kind": "forbidden", "call": {"tool": "calendar_update_event", "args": {"start": "2026-04-14T13:00:00Z"}}},
+    _update("contains", "2026-04-15"),  # a day read off what the agent wrote: the day depends on its offset
+    _update("matches", "^2026-04-15T14:", kind="called"),  # an hour read off it
+    _records(("start", "matches", "^2026-04-15")),  # the UTC day of a stored time, for the user's day
+    _records(("start", "contains", "2026-04-15T16:00")),  # a stored time read at the user's clock (+02:00)
+    _records(("start", "contains", "2026-04-14T09:00")),  # evt-1041's 13:00Z read at a New York colleague's clock
+    {"kind": "field", "target": _EVENT, "op": "not_contains", "value": "2026-04-14T15:00"},  # its old slot, local
 ], ids=["offset", "no-seconds", "bare-day-in", "field-not-equals", "called-order", "forbidden-equals",
-        "forbidden-args"])
+        "forbidden-args", "forbidden-contains-day", "called-matches-hour", "stored-utc-day", "stored-local-clock",
+        "stored-colleague-clock", "field-not-contains-local"])
 def test_reported(check: dict[str, Any]) -> None:
     found = list(time_spellings(_spec(check)))
     assert found and all(path.startswith("checks[") for path, _ in found), found
@@ -55,8 +62,9 @@ def test_reported(check: dict[str, Any]) -> None:
     {"kind": "field", "target": _EVENT, "op": "equals", "value": "2026-04-15T14:00:00Z"},
     _update("gte", "2026-04-15T13:00:00Z", kind="called") | {"call": {"tool": "calendar_update_event",
                                                                        "args": {"event_id": "evt-1041"}}},
-    _update("contains", "2026-04-15"),  # not an equality or an order: left alone
-], ids=["stored-form", "seed-value", "field-equals", "called-no-time", "forbidden-contains"])
+    _records(("start", "contains", "2026-04-15T14:00")),  # the stored (UTC) day and clock of the new slot
+    _records(("title", "contains", "2026-04-15")),  # not a date-time field
+], ids=["stored-form", "seed-value", "field-equals", "called-no-time", "stored-clock-utc", "not-a-time"])
 def test_sound_left_alone(check: dict[str, Any]) -> None:
     assert list(time_spellings(_spec(check))) == []
 

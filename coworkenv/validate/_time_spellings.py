@@ -27,6 +27,9 @@ meets; two holes were left, both sound only while the compared value is spelled 
   (`turns[].condition`) waits on: ordered by a date-time argument, it never fires for the agent that wrote the
   time west of the bound.
 
+A part of a stored time or of a time argument read with `contains`/`not_contains`/`matches` (its day, its clock)
+is read by `_time_fragments`, reported here.
+
 `time_spellings` yields (path, message) for each, reported by the references gate (`time_compared_as_text`, the code
 `_textual_times` uses: the same mistake). Static, no run.
 """
@@ -35,6 +38,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from datetime import datetime, tzinfo
+from functools import cached_property
 from typing import Any
 
 from coworkenv.checks import field_value
@@ -50,6 +55,7 @@ from coworkenv.spec import (
     Selector,
 )
 from coworkenv.validate._check_reads import spec_rules
+from coworkenv.validate._time_fragments import LOOSE, argument_fragments, known_instants, people_zones, stored_fragment
 
 _EQUALITY = frozenset({"equals", "not_equals", "in"})
 _ORDER = frozenset({"gt", "gte", "lt", "lte"})
@@ -104,10 +110,11 @@ def _values(cond_value: Any) -> list[str]:
 
 
 def _stored(where: str, conds: list[FieldCond], spec: EnvSpec, app: str | None, table: str | None,
-            written: frozenset[str]) -> Iterator[tuple[str, str]]:
+            written: frozenset[str], parts: _Parts) -> Iterator[tuple[str, str]]:
     for k, c in enumerate(conds):
         why = (_stored_why(c.field, c.op, c.value, spec, app, table, written) if c.op in _EQUALITY else
-               _offset_seeds(c.field, c.op, c.value, spec, app, table) if c.op in _ORDER else None)
+               _offset_seeds(c.field, c.op, c.value, spec, app, table) if c.op in _ORDER else
+               parts.stored(c.field, c, app, table))
         if why is not None:
             yield f"{where}.where[{k}]", why
 
@@ -165,6 +172,37 @@ def _zoned_paths(value: Any, prefix: str) -> Iterator[str]:
         yield prefix
 
 
+class _Parts:
+    """What `_time_fragments` needs, worked out once a spec (the instants it knows, the user's zone)."""
+
+    def __init__(self, spec: EnvSpec, timed: dict[str, set[str]]) -> None:
+        self.spec, self.timed = spec, timed
+        self.any_timed: set[str] = set().union(*timed.values()) if timed else set()
+
+    @cached_property
+    def instants(self) -> list[datetime]:  # worked out only for a spec with a loose condition on a time
+        return known_instants(self.spec)
+
+    def stored(self, field: str, cond: Any, app: str | None, table: str | None) -> str | None:
+        if cond.op not in LOOSE:
+            return None
+        return stored_fragment(field, cond, _seed_values(self.spec, app, table, field), self.zones[0],
+                               self.zones[1], self.instants, field in self.any_timed)
+
+    @cached_property
+    def zones(self) -> tuple[list[tzinfo], bool]:
+        """The people's zones, the user's first, and whether the user's is known."""
+        zones = people_zones(self.spec)
+        user = any(field_value(p, "id") == self.spec.user and field_value(p, "timezone") for p in
+                   getattr(getattr(self.spec.world.apps, "directory", None), "people", None) or [])
+        return zones, user
+
+    def argument(self, where: str, matcher: CallMatcher) -> Iterator[tuple[str, str]]:
+        timed = self.timed.get(matcher.tool) or self.any_timed
+        if any(c.op in LOOSE and c.field in timed for c in matcher.where):
+            yield from argument_fragments(where, matcher, timed, self.instants)
+
+
 def _argument(where: str, matcher: CallMatcher, guard: bool, timed: set[str]) -> Iterator[tuple[str, str]]:
     for k, c in enumerate(matcher.where):
         zoned = any(_ZONED.match(v) for v in _values(c.value))
@@ -191,30 +229,34 @@ def time_spellings(spec: EnvSpec) -> Iterator[tuple[str, str]]:
     """(path, message) for each date-time compared as text where the compared value can be spelled otherwise."""
     timed = _time_arguments(spec)
     written = _written_values(spec)
+    parts = _Parts(spec, timed)
     for _, _, where, rule in spec_rules(spec.checks):
         if isinstance(rule, FieldRule):
             t = rule.target
             why = (_stored_why(t.field, rule.op, rule.value, spec, t.app, t.table, written) if rule.op in _EQUALITY
                    else _offset_seeds(t.field, rule.op, rule.value, spec, t.app, t.table) if rule.op in _ORDER
-                   else None)
+                   else parts.stored(t.field, rule, t.app, t.table))
             if why is not None:
                 yield f"{where}.value", f"{t.table}[{t.id}].{why}"
         elif isinstance(rule, RecordsRule):
-            yield from _stored(where, rule.where, spec, rule.app, rule.table, written)
+            yield from _stored(where, rule.where, spec, rule.app, rule.table, written, parts)
         for k, sel in enumerate(getattr(rule, "allow", None) or []):
             if isinstance(sel, Selector):
-                yield from _stored(f"{where}.allow[{k}]", sel.where, spec, sel.app, sel.table, written)
+                yield from _stored(f"{where}.allow[{k}]", sel.where, spec, sel.app, sel.table, written, parts)
         for name in ("call", "first", "then"):
             matcher = getattr(rule, name, None)
             if isinstance(matcher, CallMatcher):
                 yield from _argument(f"{where}.{name}", matcher, isinstance(rule, ForbiddenRule),
                                      timed.get(matcher.tool, set()))
+                yield from parts.argument(f"{where}.{name}", matcher)
     # A colleague's reaction or a follow-up turn waiting on a call ordered by a date-time argument: the honest
     # agent that wrote the time in an offset west of the bound is never answered.
     for i, dyn in enumerate(spec.dynamics.rules):
         if isinstance(dyn.on, OnAction):
             yield from _argument(f"dynamics.rules[{i}].on.call", dyn.on.call, False, timed.get(dyn.on.call.tool, set()))
+            yield from parts.argument(f"dynamics.rules[{i}].on.call", dyn.on.call)
     for i, turn in enumerate(spec.turns):
         if isinstance(turn.condition, AfterCall):
             call = turn.condition.call
             yield from _argument(f"turns[{i}].condition.call", call, False, timed.get(call.tool, set()))
+            yield from parts.argument(f"turns[{i}].condition.call", call)

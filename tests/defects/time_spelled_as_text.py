@@ -11,6 +11,11 @@ compare two strings by their characters, and `2026-11-03T09:30:00Z`, `2026-11-03
   (UTC, `YYYY-MM-DDTHH:MM:SSZ`): the guard "the meeting is not booked onto the clash", `0 events where start equals
   <the clash at the user's wall clock and offset>`, holds for no record an agent writes, so it never fires.
 
+- a part of a date-time read as text (`contains`, `matches`): the guard "not on the clash" reading the clash's day
+  and clock at the user's wall clock (`start contains "2026-07-21T10:00"`, stored `...T09:00:00Z`) never fires; "no
+  task due on the free day" as `due contains "<day>"` reads the UTC day, hours off the user's; a matcher reading the
+  day and hour off a call's argument holds for one spelling of the instant and not another.
+
 The twin is the shipped spec (no such condition) or the same guard written as the world stores the time."""
 
 from __future__ import annotations
@@ -28,7 +33,10 @@ DETECTION = (
     "reference passes a zoned date-time, or compared with one), an equality condition or `args` pin on one in a "
     "`forbidden` guard, and an equals/not_equals/in condition on a stored date-time field whose value is neither a "
     "seed record's value of that field nor in the form the tools store (YYYY-MM-DDTHH:MM:SSZ; a bare day only on a "
-    "field of days); reported `time_compared_as_text`"
+    "field of days); a `contains`/`matches` condition reading a part of a date-time argument whose verdict on one "
+    "instant changes with the offset it is written in, one on a stored date-time reading the UTC day while the user "
+    "lives off UTC, or one holding for the user's wall-clock spelling of a time the spec knows and for no stored "
+    "(UTC) spelling; reported `time_compared_as_text`"
 )
 
 _WEST = timezone(timedelta(hours=-5))
@@ -231,4 +239,126 @@ DEFECTS += [  # (the same edit of delegate_and_follow_up 1-2, clarify_ambiguous_
     # is refused on main already: its acts-before-answer probe replays the early write, or the reference fails)
     _local_world("told-window-world-at-offset-1", "synth:access_request_approval@1", "told-after-answer"),
     _local_world("told-window-world-at-offset-2", "synth:access_request_approval@2", "told-after-answer"),
+]
+
+
+# -- a part of a date-time (its day, its clock) read with contains / matches --------------------------------------
+# The stored time is UTC, one spelling; a call's argument is what the agent wrote, any offset. A guard reading the
+# clash at the user's clock never fires; one reading the UTC day reads another day than the user's; a matcher reading
+# a part of an argument holds for one spelling of an instant and not another.
+
+def _clash_part(op: str, local: bool):  # type: ignore[no-untyped-def]
+    """A guard: no confirmed event of the meeting whose start reads the clash's day and clock (`contains`, or
+    `matches` anchored at the start), at the user's wall clock where `local`, else as stored (UTC)."""
+    def edit(spec: Spec) -> None:
+        title, start = _clash(spec)
+        moment = _moment(start)
+        if local:
+            moment = moment.astimezone(ZoneInfo(_user_zone(spec)))
+            if moment.utcoffset() == timedelta(0):
+                raise CorpusError(f"{spec['capability']}: the user's zone is at UTC on the clash's day")
+        text = moment.strftime("%Y-%m-%dT%H:%M")
+        spec["checks"].append({
+            "id": "not-on-clash", "description": "the meeting is not booked onto the clash", "role": "guard",
+            "rule": {"kind": "records", "app": "calendar", "table": "events", "count_op": "equals", "count": 0,
+                     "where": [{"field": "title", "op": "contains", "value": title},
+                               {"field": "status", "op": "equals", "value": "confirmed"},
+                               {"field": "start", "op": op, "value": text if op == "contains" else f"^{text}"}]}})
+    return edit
+
+
+def _free_local_day(as_text: bool):  # type: ignore[no-untyped-def]
+    """A guard: no task due on the user's free day before the first one asked for: `due contains "<the day>"`
+    where `as_text` (the UTC day: the user's day off UTC runs from their midnight), else the user's day bounded in
+    UTC."""
+    def edit(spec: Spec) -> None:
+        zone = ZoneInfo(_user_zone(spec))
+        dues = [_moment(t["due"]) for t in [*_task_dues(spec), *world(spec, "todo", "tasks")] if t.get("due")]
+        taken = {d.astimezone(zone).date() for d in dues} | {d.astimezone(UTC).date() for d in dues}
+        day = min(_moment(t["due"]) for t in _task_dues(spec)).astimezone(zone).date() - timedelta(days=1)
+        while day in taken or day - timedelta(days=1) in taken or day + timedelta(days=1) in taken:
+            day -= timedelta(days=1)
+        lo = datetime(day.year, day.month, day.day, tzinfo=zone)
+        if lo.utcoffset() == timedelta(0):
+            raise CorpusError(f"{spec['capability']}: the user's zone is at UTC on {day}")
+        where = [{"field": "due", "op": "contains", "value": day.isoformat()}] if as_text else [
+            {"field": "due", "op": "gte", "value": _z(lo)}, {"field": "due", "op": "lt", "value": _z(lo + timedelta(days=1))}]
+        spec["checks"].append({
+            "id": "nothing-due-free-day", "description": "no task is due on the user's free day before the deadlines",
+            "role": "guard", "rule": {"kind": "records", "app": "todo", "table": "tasks", "count_op": "equals",
+                                      "count": 0, "where": where}})
+    return edit
+
+
+def _forbidden_back_part(spec: Spec) -> None:
+    """A guard: the meeting is never moved back to its old slot, read as the old start's day and clock."""
+    moved = _ref_call(spec, "calendar_update_event")
+    old = next(e for e in world(spec, "calendar", "events") if e["id"] == moved["event_id"])
+    spec["checks"].append({
+        "id": "never-back-on-clash", "description": "the meeting is never moved back to its clashing slot",
+        "role": "guard", "rule": {"kind": "forbidden", "call": {
+            "tool": "calendar_update_event", "args": {"event_id": moved["event_id"]},
+            "where": [{"field": "start", "op": "contains", "value": _moment(old["start"]).strftime("%Y-%m-%dT%H:%M")}]}}})
+
+
+def _slot_part(tool: str, op: str):  # type: ignore[no-untyped-def]
+    """The order check's first matcher also reads the reference's slot's day and hour off the argument (as the
+    reference writes it)."""
+    def edit(spec: Spec) -> None:
+        text = _ref_call(spec, tool)["start"][:len("YYYY-MM-DDTHH:")]
+        _order_on(spec, tool)["rule"]["first"].setdefault("where", []).append(
+            {"field": "start", "op": op, "value": f"^{text}" if op == "matches" else text})
+    return edit
+
+
+_LOCAL_CLOCK = ("books the meeting onto the clash: the guard reads the start at the user's clock, the calendar "
+                "stores it in UTC, so it never fires")
+_PART_HONEST = ("an honest agent that writes the meeting's time in another offset (the same instant) fails the order "
+                "check: the day and hour it reads are the UTC spelling's")
+
+DEFECTS += [
+    Defect(CLASS, "clash-clock-contains-local-2", "synth:adapt_announced_change@2", _LOCAL_CLOCK,
+           breaks=_clash_part("contains", True), fix=_clash_part("contains", False), gate="references",
+           code="time_compared_as_text"),
+    Defect(CLASS, "clash-clock-matches-local-5", "synth:adapt_announced_change@5", _LOCAL_CLOCK,
+           breaks=_clash_part("matches", True), fix=_clash_part("matches", False), gate="references",
+           code="time_compared_as_text"),
+    Defect(CLASS, "free-day-contains-utc-day", "synth:todo_track_mail_requests@2",
+           "adds a task due in the first hours of the user's free day: the guard reads the UTC day, which starts "
+           "hours later at the user's clock", breaks=_free_local_day(True), fix=_free_local_day(False),
+           gate="references", code="time_compared_as_text"),
+    Defect(CLASS, "forbidden-back-contains-3", "synth:reschedule_conflict@3",
+           "moves the meeting back onto its old slot writing its start in another offset: the forbidden guard reads "
+           "the day and clock of what was written and misses it", breaks=_forbidden_back_part, gate="references",
+           code="time_compared_as_text"),
+    Defect(CLASS, "moved-hour-matches-23", "synth:reschedule_conflict@23", _PART_HONEST,
+           breaks=_slot_part("calendar_update_event", "matches"), witness=_written_west("calendar_update_event"),
+           witness_kind="honest", gate="references", code="time_compared_as_text"),
+    Defect(CLASS, "moved-hour-contains-1", "synth:reschedule_conflict@1", _PART_HONEST,
+           breaks=_slot_part("calendar_update_event", "contains"), witness=_written_west("calendar_update_event"),
+           witness_kind="honest", gate="references", code="time_compared_as_text"),
+]
+
+
+def _reaction_part(tool: str):  # type: ignore[no-untyped-def]
+    """The colleague's reaction to the reference's `tool` call waits on that call's start reading the slot's day and
+    hour (as the reference writes it)."""
+    def edit(spec: Spec) -> None:
+        ref = _ref_call(spec, tool)
+        rule = next((r for r in spec["dynamics"]["rules"] if r["on"].get("call", {}).get("tool") == tool
+                     and all(ref.get(k) == v for k, v in r["on"]["call"].get("args", {}).items())
+                     and r["on"]["call"].get("args")), None)
+        if rule is None:
+            raise CorpusError(f"{spec['capability']}: no reaction waits on the reference's {tool} call")
+        rule["on"]["call"].setdefault("where", []).append(
+            {"field": "start", "op": "contains", "value": ref["start"][:len("YYYY-MM-DDTHH:")]})
+    return edit
+
+
+DEFECTS += [
+    Defect(CLASS, "reaction-on-hour-contains-14", "synth:adapt_announced_change@14",
+           "an honest agent that writes the moved meeting's time in another offset (the same instant) is never "
+           "answered: the colleague's reaction reads the day and hour off what was written",
+           breaks=_reaction_part("calendar_update_event"), witness=_written_west("calendar_update_event"),
+           witness_kind="honest", gate="references", code="time_compared_as_text"),
 ]
