@@ -98,7 +98,14 @@ ABSENT_WITHOUT_LANDLOCK = frozenset({"_uuid", "pwd", "grp", "ssl", "_ssl"})
 # file of the code's own whose transitions named the record one past the table kept a pointer to the 32 bytes after
 # its block, a bytearray buffer of the code's own, and `utcoffset` handed out a forged bytearray header (all memory;
 # fifty-second round); `zoneinfo` falls back to its pure-Python zones, which index lists that check.
-ABSENT_MODULES = frozenset({"_dbm", "_gdbm", "readline", "_pickle", "_asyncio", "_elementtree", "_zoneinfo"})
+# The C decimal (`_decimal`) takes the current context from its context variable by a borrowed reference and reads and
+# writes it as a C context without looking at its type: the variable, listed by `contextvars.copy_context()`, set to a
+# bytes object of the code's own had C write a division's flags into it (a bytearray's start pointer: SIGSEGV), and a
+# new context set from a key's `__eq__` inside `Decimal.__format__` freed the one C went on reading (rounded by a
+# bytes object of the code's own that took its block; seventy-eighth round); `decimal` falls back to `_pydecimal`,
+# whose contexts are Python objects it looks up anew.
+ABSENT_MODULES = frozenset({"_dbm", "_gdbm", "readline", "_pickle", "_asyncio", "_elementtree", "_zoneinfo",
+                            "_decimal"})
 # Attributes set on standard-library modules when they are imported (a tuple becomes a fresh list), so that a harmless
 # call takes the way the sandbox allows in every set, instead of a refusal on one host and an answer on another:
 # - mimetypes picks host configuration files by their existence (`os.path.isfile`, no audit event) and reads them:

@@ -4,7 +4,7 @@
 # limits: cpu_seconds=3,wall_seconds=10
 # ruff: noqa
 # Not an attack: harmless standard-library calls a grader makes (Claw-Eval's, tau2's, SWE-style), run together:
-# json, csv, re, datetime, zoneinfo, decimal, fractions, statistics, difflib, textwrap, html.parser, xml (etree, sax,
+# json, csv, re, datetime, zoneinfo, decimal (its contexts, traps, flags and formats too), fractions, statistics, difflib, textwrap, html.parser, xml (etree, sax,
 # minidom), email parsing and building, urllib.parse, base64, hashlib, hmac, uuid, seeded random, itertools,
 # functools caches, dataclasses, enum, typing, collections, heapq, bisect, pathlib and shutil in the scratch, tempfile,
 # io and the compressors, zip and tar in memory and in the scratch, struct, array, math, cmath, locale-independent
@@ -64,6 +64,54 @@ def decimal_fractions():
         return [q, str(Decimal("2.675").quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)),
                 str(fractions.Fraction(3, 4) + fractions.Fraction("1/6")), str(fractions.Fraction(0.1).limit_denominator(100)),
                 str(Decimal("1.10").normalize()), decimal.getcontext().prec]
+
+
+def decimal_contexts():
+        import contextvars, copy, decimal, fractions, pickle
+        from decimal import Decimal, Context, localcontext
+        out = []
+        def raised(f):
+            try:
+                return str(f())
+            except decimal.DecimalException as exc:
+                return sorted(c.__name__ for c in type(exc).__mro__ if issubclass(c, decimal.DecimalException))
+            except (ArithmeticError, TypeError, ValueError) as exc:
+                return type(exc).__name__
+        with localcontext(prec=6, rounding=decimal.ROUND_DOWN) as c:
+            c.traps[decimal.Inexact] = True
+            out.append(raised(lambda: Decimal(2) / 3))
+            c.traps[decimal.Inexact] = False
+            out += [str(Decimal(2) / 3), sorted(k.__name__ for k, v in c.flags.items() if v), str(Decimal(2).sqrt()),
+                    str(Decimal(10).ln()), str(Decimal(1).exp()), str(Decimal("1.2345678").quantize(Decimal("1.00")))]
+            c.clear_flags()
+            out.append(sorted(k.__name__ for k, v in c.flags.items() if v))
+        out += [raised(lambda: Decimal(1) / 0), raised(lambda: Decimal("abc")), raised(lambda: Decimal(0) / 0),
+                raised(lambda: Decimal("1e999999") * 10), raised(lambda: Decimal("1.5") + 1.5),
+                raised(lambda: Decimal(2) ** Decimal("0.5")), raised(lambda: int(Decimal("NaN"))),
+                raised(lambda: Decimal("sNaN") + 1), raised(lambda: Decimal(1).quantize(Decimal("1e-30")))]
+        d = Decimal("-1234567.8951")
+        out += [format(d, ",.2f"), format(d, ".3e"), format(Decimal("0.125"), ".1%"), format(d, "_^20.1f"),
+                format(Decimal("1.25"), ".1f"), format(Decimal("1e100"), "g"), format(d, ""), f"{Decimal('7'):>6}",
+                d.as_tuple()._asdict(), str(Decimal((1, (3, 1, 4), -2))), d.as_integer_ratio(), str(d.copy_abs()),
+                [str(d.quantize(Decimal("0.01"), rounding=r)) for r in (decimal.ROUND_HALF_UP, decimal.ROUND_CEILING,
+                 decimal.ROUND_FLOOR, decimal.ROUND_05UP, decimal.ROUND_HALF_EVEN)],
+                [Decimal("0.5") == fractions.Fraction(1, 2), Decimal("0.1") == 0.1, Decimal(2) == 2.0,
+                 hash(Decimal("2.5")) == hash(2.5), hash(Decimal(7)) == hash(7), Decimal("NaN") != Decimal("NaN"),
+                 Decimal(1) < fractions.Fraction(4, 3), str(sorted([Decimal("1.1"), 1, 0.5, fractions.Fraction(1, 3)])[0])],
+                str(Decimal.from_float(0.1)), str(Context(prec=3).create_decimal("3.14159")), str(Context(prec=9).divide(1, 7)),
+                str(pickle.loads(pickle.dumps(d))), str(copy.deepcopy(d)), pickle.loads(pickle.dumps(Context(prec=4, traps=[decimal.Inexact]))).traps[decimal.Inexact] is not False]
+        decimal.setcontext(decimal.ExtendedContext)
+        out.append([str(Decimal(1) / 0), str(Decimal(0) / 0), decimal.getcontext() is not decimal.ExtendedContext])
+        decimal.setcontext(decimal.DefaultContext)
+        seen = []
+        with localcontext() as c:
+            c.prec = 3
+            seen.append(decimal.getcontext() is c)
+            seen.append(contextvars.copy_context().run(lambda: str(Decimal(1) / 7)))
+        out += [seen, decimal.getcontext().prec, decimal.MAX_PREC, decimal.__version__, isinstance(Decimal(1), decimal.Decimal),
+                issubclass(decimal.FloatOperation, TypeError), str(sum([Decimal("0.1")] * 10)), str(round(Decimal("2.675"), 2)),
+                round(Decimal("2.5")), str(Decimal("1.30").normalize()), Decimal("12.5").adjusted(), str(Decimal(10) % 3)]
+        return out
 
 
 def statistics_usage():
@@ -622,6 +670,17 @@ EXPECTED = {'argparse_usage': [{'files': ['a', 'b'], 'n': 5, 'v': True}, 0, True
  'datetime_usage': ['2024-03-10T12:30:00', '2024-03-10T10:30:00+00:00', 'Friday 19 April 2024', 9, True, True,
                     True],
  'decimal_fractions': ['0.14286', '2.68', '11/12', '1/10', '1.1', 28],
+ 'decimal_contexts': [['DecimalException', 'Inexact'], '0.666666', ['Inexact', 'Rounded'], '1.41421', '2.30259', '2.71828', '1.23', [],
+                      ['DecimalException', 'DivisionByZero'], ['DecimalException', 'InvalidOperation'],
+                      ['DecimalException', 'InvalidOperation'], ['DecimalException', 'Inexact', 'Overflow', 'Rounded'], 'TypeError',
+                      '1.414213562373095048801688724', 'ValueError', ['DecimalException', 'InvalidOperation'],
+                      ['DecimalException', 'InvalidOperation'], '-1,234,567.90', '-1.235e+6', '12.5%', '_____-1234567.9_____', '1.2',
+                      '1e+100', '-1234567.8951', '     7', {'digits': [1, 2, 3, 4, 5, 6, 7, 8, 9, 5, 1], 'exponent': -4, 'sign': 1},
+                      '-3.14', [-12345678951, 10000], '1234567.8951',
+                      ['-1234567.90', '-1234567.89', '-1234567.90', '-1234567.89', '-1234567.90'],
+                      [True, False, True, True, True, True, True, '1/3'], '0.1000000000000000055511151231257827021181583404541015625',
+                      '3.14', '0.142857143', '-1234567.8951', '-1234567.8951', True, ['Infinity', 'NaN', True], [True, '0.143'], 28,
+                      999999999999999999, '1.70', True, True, '1.0', '2.68', 2, '1.3', 1, '1'],
  'difflib_textwrap': [0.75, ['--- ', '+++ ', '@@ -1,4 +1,4 @@', ' the', ' quick', '-brown', '+red', ' fox'],
                       ['apple', 'ape'], True, ['a a a a a a a a a a', 'a a a a a a a a a a', 'a a a a a a a a a a'],
                       'x\ny', 'Hello [...]', '> a\n> b', 'word word\nword word\nword'],
