@@ -10,7 +10,7 @@ import dagster as dg
 import pyarrow as pa
 
 from coworkenv.store import StoredTable
-from pipelines.run_guard import earlier_run_of_partition
+from pipelines.run_guard import claim_partition
 
 _PREVIEW_CHARS = 1200
 
@@ -90,13 +90,14 @@ def schema_check(actual: pa.Schema, expected: pa.Schema, name: str = "parquet_sc
 
 
 def one_run_at_a_time(context: dg.AssetExecutionContext, asset: str) -> None:
-    """Stop this step, before it reads or writes anything, when an earlier run is materializing the same partition
-    now (`pipelines.run_guard.earlier_run_of_partition`): one clear failure instead of two runs mixing their files."""
+    """Stop this step, before it reads or writes anything, when another run is materializing the same partition
+    now (it began first, or its step claimed the partition first: `pipelines.run_guard.claim_partition`); otherwise
+    the partition is this run's until it ends. One clear failure instead of two runs mixing their files."""
     partition = context.partition_key
-    earlier = earlier_run_of_partition(context.instance, context.run_id, partition)
-    if earlier is not None:
+    holder = claim_partition(context.instance, context.run_id, partition)
+    if holder is not None:
         raise dg.Failure(
-            f"{asset}[{partition}]: run {earlier.run_id} ({earlier.job_name}), started before this one, is "
-            "materializing this partition now; this run stops before reading or writing anything, so that the two "
+            f"{asset}[{partition}]: run {holder.run_id} ({holder.job_name}), which began or reached this partition "
+            "before this one, is materializing it now; this run stops before reading or writing anything, so that the two "
             "do not mix their files and pointers (nothing was written or removed); wait for that run to end (or "
             "cancel it), then materialize the partition again if it is still stale")

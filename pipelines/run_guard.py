@@ -8,6 +8,8 @@ a free slot, saying which runs hold them, instead of blocking inside Dagster whe
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
 import os
 import time
 from collections.abc import Callable
@@ -176,3 +178,66 @@ def _began(record: dg.RunRecord) -> tuple[float, str]:
     starts, not of creation, which a queue may release out of order."""
     began = record.start_time if record.start_time is not None else record.create_timestamp.timestamp()
     return began, record.dagster_run.run_id
+
+
+CLAIMS_FOLDER = "coworkenv-partition-claims"
+
+
+def claim_partition(instance: dg.DagsterInstance, run_id: str, partition: str) -> dg.DagsterRun | None:
+    """The run that holds `partition` (a step of `run_id` must stop), or None once `run_id` holds it.
+
+    `earlier_run_of_partition` orders runs by their recorded starts, which are the times their RUN_START events
+    occurred, not when their writes landed: two runs launched in one instant (two processes waiting on one SQLite
+    instance's lock in turn), the later-started one's step could look while the other did not yet read as started and
+    go on, and the other's step then saw it begin later and went on too. A step that goes on now also claims the
+    partition for its run, in a file of the instance's folder read and written under an exclusive lock, and a step of
+    another run stops while the claiming run is alive, whichever began first; the claim of a run that ended (or whose
+    process is gone) holds nothing. Where the folder cannot be written or locked (a read-only or network instance
+    folder), the starts alone decide, as before."""
+    claims = _claim_file(instance, partition)
+    if claims is None:
+        return earlier_run_of_partition(instance, run_id, partition)
+    try:
+        try:
+            fcntl.flock(claims, fcntl.LOCK_EX)  # held for the few reads below
+        except OSError:
+            return earlier_run_of_partition(instance, run_id, partition)
+        claimed = _claim(claims)
+        if claimed == run_id:
+            return None  # this run's own claim (an earlier step of it went on): it holds the partition
+        holder = _alive(instance, claimed)
+        if holder is None:
+            holder = earlier_run_of_partition(instance, run_id, partition)
+        if holder is None:
+            os.ftruncate(claims, 0)
+            os.pwrite(claims, f"{run_id}\n".encode(), 0)  # in place: a rename would leave the lock on the old file
+        return holder
+    finally:
+        os.close(claims)  # releases the lock
+
+
+def _claim_file(instance: dg.DagsterInstance, partition: str) -> int | None:
+    """The partition's claim file opened for reading and writing (made where missing), or None where it cannot be."""
+    try:
+        folder = Path(instance.root_directory) / CLAIMS_FOLDER
+        folder.mkdir(exist_ok=True)
+        name = hashlib.sha256(partition.encode()).hexdigest()[:32]  # any partition key, one file name
+        return os.open(folder / name, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
+    except (OSError, AttributeError, NotImplementedError):
+        return None
+
+
+def _claim(claims: int) -> str:
+    """The run id the claim file names ("" where none: nothing claimed yet, a claim cut short by a kill mid-write)."""
+    try:
+        return os.pread(claims, 200, 0).decode("ascii").strip()
+    except (OSError, UnicodeDecodeError):
+        return ""
+
+
+def _alive(instance: dg.DagsterInstance, run_id: str) -> dg.DagsterRun | None:
+    """Run `run_id` while it is alive; None where there is none, or it ended, or its process is gone."""
+    run = instance.get_run_by_id(run_id) if run_id else None
+    if run is None or run.status not in ALIVE or run_is_orphaned(instance, run):
+        return None
+    return run

@@ -15,11 +15,16 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 import uuid
+from datetime import UTC, datetime
 from pathlib import Path
+from types import SimpleNamespace
+from typing import cast
 
 import dagster as dg
 
+from assets._metadata import one_run_at_a_time
 from assets.specs import task_specs
 from pipelines.run_guard import owner_tags
 from pipelines.staleness import sync_partitions
@@ -59,3 +64,45 @@ def test_a_second_run_of_a_partition_an_earlier_run_is_materializing_stops_befor
         later = _running(instance, owner_tags())
         found = earlier_run_of_partition(instance, later.run_id, CAPABILITY)
         assert found is not None and found.run_id == earlier.run_id
+
+
+def _step_of(instance: dg.DagsterInstance, run: dg.DagsterRun) -> dg.AssetExecutionContext:
+    """What a step of `run` hands the guard: its instance, run and partition."""
+    step = SimpleNamespace(instance=instance, run_id=run.run_id, partition_key=CAPABILITY)
+    return cast(dg.AssetExecutionContext, step)
+
+
+def _start_recorded(instance: dg.DagsterInstance, run: dg.DagsterRun, at: float) -> None:
+    """Record `run` as started at `at`: the start Dagster records is the time its RUN_START event occurred, not the
+    time the event's write landed (`SqlRunStorage.handle_run_event`'s `update_timestamp`)."""
+    event = dg.DagsterEvent(event_type_value=dg.DagsterEventType.RUN_START.value, job_name=run.job_name)
+    instance.run_storage.handle_run_event(run.run_id, event, datetime.fromtimestamp(at, tz=UTC))
+
+
+def test_two_runs_starting_in_one_instant_do_not_both_get_through() -> None:
+    """Two runs of one partition launched in the same instant (the UI's "Materialize" clicked twice, the sensor and a
+    user). Run A's RUN_START occurs first, but its write lands a moment after run B's (two processes writing one
+    SQLite instance wait on its lock in turn): B's first step looks while A does not yet read as started, and goes on;
+    A's then sees B, but B began after it, and goes on too. On `main` both materialized the partition. Now a step that
+    goes on claims the partition for its run (a claim file in the instance's folder, read and written under a lock),
+    and a step of another run finds the claim while that run is alive, whichever started first. Guards: the claim's
+    own run goes on at its next step; a claim of a run that ended holds nothing."""
+    with dg.instance_for_test() as instance:
+        now = time.time()
+        b = _running(instance, owner_tags())
+        _start_recorded(instance, b, now + 0.002)
+        one_run_at_a_time(_step_of(instance, b), "task_specs")  # A does not read as started yet: B goes on
+        a = _running(instance, owner_tags())
+        _start_recorded(instance, a, now)  # occurred first, landed after B's step looked
+        try:
+            one_run_at_a_time(_step_of(instance, a), "task_specs")
+        except dg.Failure as stopped:
+            message = str(stopped.description)
+        else:
+            raise AssertionError(f"both runs of {CAPABILITY} got through: run {b.run_id} (its step went on first) and "
+                                 f"run {a.run_id}, which began first but read as started only after B looked")
+        assert b.run_id in message and f"task_specs[{CAPABILITY}]" in message, message
+        assert "nothing was written" in message and "wait for that run to end" in message, message
+        one_run_at_a_time(_step_of(instance, b), "validated_envs")  # its own claim: B's next step goes on
+        instance.report_run_failed(b, message="ended")
+        one_run_at_a_time(_step_of(instance, a), "task_specs")  # B ended: its claim holds nothing
