@@ -30,7 +30,7 @@ _BODY_ARGS = ("body", "text", "content", "message")
 def subject_probes(spec: EnvSpec, writes: Iterable[tuple[int, int, ToolCallSpec]],
                    tools: Mapping[str, ToolDef]) -> Iterator[Mutation]:
     """For each write of a message with a subject and a body: the body bare, and the body bare with its text moved
-    into the subject, as one group (`subject_read_errors` judges it)."""
+    into the subject, as one group (`subject_read` judges it)."""
     for t, s, call in writes:
         tool = tools.get(call.name)
         if tool is None or "subject" not in tool.params.model_fields:
