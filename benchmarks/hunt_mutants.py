@@ -157,6 +157,13 @@ Families of mutation kinds, kept apart in the registry (`KINDS`, name -> family,
   task bound to its last turn), `order_reversed` (an order check's two calls swapped), `made_not_default` (a made
   record's `equals v` as "not the table's usual value", `folder != inbox` for `folder == sent`). Its witness search
   (for every family) adds a text guard's forbidden term said in an earlier turn's reply.
+- `d146` (hunt146, 4 kinds, bare names; its block sits after d141's): `body_or_subject` (a message's body condition,
+  or a matcher's `body` argument, admitted from the subject too: a tier of full score reading `subject`),
+  `id_to_unique_key` (a record named by its id re-named by a text field only it holds, `title`/`name`/`email`, that a
+  copy the agent makes would share), `dt_whole_day` (an exact date-time as the whole of its day, `gte 00:00:00Z` and
+  `lte 23:59:59Z`), `reply_echo_prompt` (a reply term replaced by a word of the user's own request: an echo meets it).
+  Its witness search (for every family) adds each message's body moved into its subject (the body left "See the
+  subject.") and each turn's reply replaced by the user's request echoed back.
 
 Kinds whose name starts with `py_` or `python.` are sandboxed (slow) and run only with `--python`; as in
 defects69, `py_*` mutants (of `d69`, `d73`, `d77` and `d83`) are made on the examples and seed 1 only, one per base, kind and rule kind.
@@ -190,6 +197,7 @@ for files already written.
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples hunt:11-12 access_request_approval,adapt_announced_change,adapt_silent_change,clarify_ambiguous_request,delegate_and_follow_up,inbox_triage_reply,incident_investigate_fix,mail_ticket_chat_coordination,oncall_handoff,reschedule_conflict,todo_track_mail_requests:7-8 --family d132 --out d132.jsonl --summary
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases hunt:13-14 access_request_approval,adapt_announced_change,adapt_silent_change,clarify_ambiguous_request,delegate_and_follow_up,inbox_triage_reply,incident_investigate_fix,mail_ticket_chat_coordination,oncall_handoff,reschedule_conflict,todo_track_mail_requests:9-12 --family d135 --out d135.jsonl --summary
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples hunt:15-16 access_request_approval,adapt_announced_change,adapt_silent_change,clarify_ambiguous_request,delegate_and_follow_up,inbox_triage_reply,incident_investigate_fix,mail_ticket_chat_coordination,oncall_handoff,reschedule_conflict,todo_track_mail_requests:13-14 --family d141 --out d141.jsonl --summary
+    PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples hunt:17 access_request_approval,delegate_and_follow_up,inbox_triage_reply,mail_ticket_chat_coordination,reschedule_conflict,todo_track_mail_requests:15 --family d146 --out d146.jsonl --summary
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples --kinds state_to_log 'records.*drop_cond' --out o.jsonl
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --tally d65.jsonl d69.jsonl
 """
@@ -233,7 +241,7 @@ Rule = dict[str, Any]
 
 class Kind(NamedTuple):
     family: str  # "d65", "d69", "d73", "d77", "d83", "d92", "d94", "d99", "d111", "d117", "d119", "d123", "d129",
-    # "d132", "d135" or "d141"
+    # "d132", "d135", "d141" or "d146"
     rule: str  # the rule kind it mutates ("check"/"scoring" for the check's or spec's own settings)
     python: bool  # the mutant runs a Python check in the sandbox
 
@@ -327,6 +335,7 @@ KINDS: dict[str, Kind] = {
              "ids_any_for_all guard_args_as_where guard_one_bad_value"),
     **_kinds("d141", "any", "field_other_written count_at_most cond_not_null id_held_initially guard_last_turn "
              "order_reversed made_not_default"),
+    **_kinds("d146", "any", "body_or_subject id_to_unique_key dt_whole_day reply_echo_prompt"),
 }
 
 
@@ -3764,6 +3773,140 @@ def episodes141(spec: Spec) -> Iterator[tuple[str, Episode]]:
 FAMILIES["d141"] = mutants141
 
 
+# -- hunt146: the family d146 ------------------------------------------------------------------------------------
+# Hand-written verifier mistakes of yet another kind: a message's body read in its subject too, a record named by
+# its id re-named by a text field a copy the agent makes would share, an exact time as "that day", a reply's term
+# replaced by a word of the user's own request (an echo meets it).
+_BODY146 = ("body", "text", "content")
+_KEY146 = ("title", "name", "subject", "summary", "email", "path", "label", "sku")
+
+
+def _subject_cond146(w: dict[str, Any]) -> dict[str, Any] | None:
+    if w.get("field") in _BODY146 and isinstance(w.get("value"), str) and w.get("op") in ("contains", "matches"):
+        return {**w, "field": "subject"}
+    return None
+
+
+def _unique_key146(spec: Spec, fstate: dict[str, Any], app: str, table: str, rid: Any) -> dict[str, Any] | None:
+    """A text field of record `rid` no other record of the table shares, left as it was by the reference."""
+    rows = _rows(world_table(spec, app, table))
+    rec = next((r for r in rows if r.get("id") == rid), None)
+    fin = next((r for r in _rows((fstate.get(app) or {}).get(table)) if r.get("id") == rid), None)
+    if rec is None or fin is None:
+        return None
+    for f in _KEY146:
+        v = rec.get(f)
+        if isinstance(v, str) and v and fin.get(f) == v and sum(r.get(f) == v for r in rows) == 1:
+            return {"field": f, "op": "equals", "value": v}
+    return None
+
+
+def _whole_day146(w: dict[str, Any]) -> list[dict[str, Any]] | None:
+    v = w.get("value")
+    if w.get("op", "equals") != "equals" or not isinstance(v, str) or not _DT.match(v):
+        return None
+    day = v[:10]
+    return [{"field": w["field"], "op": "gte", "value": f"{day}T00:00:00Z"},
+            {"field": w["field"], "op": "lte", "value": f"{day}T23:59:59Z"}]
+
+
+def _prompt_word146(spec: Spec, turn: int | None, terms: list[Any]) -> str | None:
+    """A distinctive word of the user's request (an id-like token, else its longest word) no term already holds."""
+    turns = spec["turns"]
+    text = turns[turn if turn is not None and turn < len(turns) else -1].get("content") or ""
+    said = " ".join(t if isinstance(t, str) else " ".join(map(str, t)) for t in terms).lower()
+    ids = re.findall(r"\b[A-Za-z]+-\d+\b|\b[\w.+-]+@[\w.-]+\.\w+\b", text)
+    words = sorted(re.findall(r"[A-Za-z]{6,}", text), key=len, reverse=True)
+    return next((w for w in [*ids, *words] if w.lower() not in said), None)
+
+
+def rule_kinds146(rule: Rule, spec: Spec, fstate: dict[str, Any], role: str) -> Iterator[tuple[str, Rule]]:
+    """(kind, new rule): hunt146's mutations of one rule."""
+    k = rule["kind"]
+    if role != "completion":
+        return
+    if k == "records":
+        where = rule.get("where") or []
+        for i, w in enumerate(where):
+            if (s := _subject_cond146(w)) is not None:
+                yield "body_or_subject", {"kind": "tiers", "tiers": [
+                    {"score": 1.0, "rule": rule}, {"score": 1.0, "rule": {**rule, "where": _at129(where, i, [s])}}]}
+            if (d := _whole_day146(w)) is not None:
+                yield "dt_whole_day", {**rule, "where": _at129(where, i, d)}
+            if w.get("field") == "id" and w.get("op", "equals") == "equals":
+                key = _unique_key146(spec, fstate, rule["app"], rule["table"], w.get("value"))
+                if key is not None and all(x.get("field") != key["field"] for x in where):
+                    yield "id_to_unique_key", {**rule, "where": _at129(where, i, [key])}
+    elif k == "field":
+        t = rule["target"]
+        cond = {"field": t["field"], "op": rule.get("op", "equals"), "value": rule.get("value")}
+        idc = {"field": "id", "op": "equals", "value": t["id"]}
+        if (d := _whole_day146(cond)) is not None:
+            yield "dt_whole_day", {"kind": "records", "app": t["app"], "table": t["table"], "where": [idc, *d],
+                                   "count_op": "gte", "count": 1}
+        key = _unique_key146(spec, fstate, t["app"], t["table"], t["id"])
+        if key is not None and key["field"] != t["field"]:
+            yield "id_to_unique_key", {"kind": "records", "app": t["app"], "table": t["table"],
+                                       "where": [key, cond], "count_op": "gte", "count": 1}
+    elif k in ("called", "order"):
+        for key in (["call"] if k == "called" else ["first", "then"]):
+            m = rule[key]
+            where = m.get("where") or []
+            alts = [{**m, "where": _at129(where, i, [s])} for i, w in enumerate(where)
+                    if (s := _subject_cond146(w)) is not None]
+            args = m.get("args") or {}
+            for a in _BODY146:
+                if isinstance(args.get(a), str):
+                    alts.append({**m, "args": {b: y for b, y in args.items() if b != a},
+                                 "where": [*where, {"field": "subject", "op": "contains", "value": args[a]}]})
+            for alt in alts:
+                yield "body_or_subject", {"kind": "tiers", "tiers": [
+                    {"score": 1.0, "rule": rule}, {"score": 1.0, "rule": {**rule, key: alt}}]}
+    elif k == "text":
+        for field in ("all_of", "any_of"):
+            terms = rule.get(field) or []
+            w = _prompt_word146(spec, rule.get("turn"), terms) if terms else None
+            if w is not None:  # the first term replaced by a word of the request
+                yield "reply_echo_prompt", {**rule, field: [w, *terms[1:]]}
+
+
+def mutants146(spec: Spec) -> Iterator[Mutant]:
+    fstate = final_state(spec)
+    for ci, c in enumerate(spec["checks"]):
+        role = c.get("role") or ("guard" if c["rule"]["kind"] in ("frame", "forbidden") else "completion")
+        for name, r in rule_kinds146(c["rule"], spec, fstate, role):
+            s2 = copy.deepcopy(spec)
+            s2["checks"][ci] = {**c, "rule": r}
+            yield Mutant(name, ci, s2, "")
+
+
+def episodes146(spec: Spec) -> Iterator[tuple[str, Episode]]:
+    """hunt146's episodes: a message's body moved into its subject (the body left bare), and each turn's reply
+    replaced by the user's request echoed back."""
+    ref = spec["reference"]
+    for t, turn in enumerate(ref):
+        for s, st in enumerate(turn["steps"]):
+            c = st.get("call")
+            args = (c or {}).get("arguments") or {}
+            b = next((a for a in _BODY146 if isinstance(args.get(a), str) and args[a]), None)
+            if c and b and "subject" in _tool_params99(c["name"]):
+                r = copy.deepcopy(ref)
+                na = r[t]["steps"][s]["call"]["arguments"]
+                na["subject"] = f"{na.get('subject') or ''} {args[b]}".strip()
+                na[b] = "See the subject."
+                yield f"{c['name']}.{b} in subject", r
+    for t in range(min(len(ref), len(spec["turns"]))):
+        r = copy.deepcopy(ref)
+        says = [x for x in r[t]["steps"] if x.get("say")]
+        echo = spec["turns"][t].get("content") or ""
+        if says and echo:
+            says[-1]["say"] = echo
+            yield f"say[{t}] echoes the request", r
+
+
+FAMILIES["d146"] = mutants146
+
+
 
 class Witnesses:
     """Per base, the near-reference episodes the shipped spec fails; the first one a mutant passes is its witness."""
@@ -3777,7 +3920,8 @@ class Witnesses:
             for lab, ep in itertools.chain(episodes(spec), episodes94(spec), episodes99(spec), episodes111(spec),
                                             episodes117(spec), episodes119(spec), episodes123(spec),
                                             episodes129(spec), episodes132(spec), episodes135(spec),
-                                            episodes135_kept(spec), episodes135_after(spec), episodes141(spec)):
+                                            episodes135_kept(spec), episodes135_after(spec), episodes141(spec),
+                                            episodes146(spec)):
                 try:
                     if not play(spec, ep).passed:
                         self._failing[base].append((lab, ep))

@@ -68,6 +68,7 @@ from coworkenv.validate._refused_calls import (
 )
 from coworkenv.validate._scope_exits import scope_exits
 from coworkenv.validate._spelling import respelled_writes
+from coworkenv.validate._subject_moves import SUBJECT_GROUP, subject_read
 from coworkenv.validate._undone import created_writes, inverse_writes, undone_writes
 from coworkenv.validate._units import converted_units
 from coworkenv.validate._user_formats import UserFormatted, shown_text, user_formats
@@ -191,7 +192,9 @@ def mutations_gate(ctx: GateContext) -> GateResult:
     like = like_writes_unchecked(ctx.spec, incidental, killed_drops)  # one of like writes left unchecked
     errors += like
     incidental = [p for p in incidental if p not in {e.path for e in like}]
-    errors += _unread_items({g: ms for g, ms in probes.items() if not g.startswith(ASKED_GROUP)})
+    errors += _unread_items({g: ms for g, ms in probes.items() if not g.startswith((ASKED_GROUP, SUBJECT_GROUP))})
+    errors += [GateError("mutations", m.code, m.path, why)  # a body's facts admitted from the subject (hunt146)
+               for m, why in subject_read({g: ms for g, ms in probes.items() if g.startswith(SUBJECT_GROUP)})]
     answered = {m.path for m, o in results if m.kind == "text_drop" and not m.group and m.path.endswith(".say")
                 and o.result is not None and not o.passed}  # the `no answer` near misses that fail a check
     errors += _unread_asked({g: ms for g, ms in probes.items() if g.startswith(ASKED_GROUP)}, answered)

@@ -89,6 +89,7 @@ from coworkenv.validate._partial_facts import partial_fact_mutations
 from coworkenv.validate._redone_writes import redone_write_mutations
 from coworkenv.validate._reply_mutations import reply_mutations
 from coworkenv.validate._sibling_facts import item_probes, sibling_fact_mutations
+from coworkenv.validate._subject_moves import subject_probes
 from coworkenv.validate._wrong_routes import wrong_route_mutations
 from coworkenv.validate.entities import CLOCK_TIME, MAX_ID_CHARS, EntityIndex, check_choices, check_values, leaves
 from coworkenv.world import World
@@ -175,6 +176,7 @@ def near_miss_mutations(spec: EnvSpec, world: World | EntityIndex, *, max_altern
     out += sibling_fact_mutations(spec, writes, tools, CONTENT_ARGS, values)
     out += item_probes(spec, writes, tools, CONTENT_ARGS)
     out += asked_probes(spec, index)
+    out += subject_probes(spec, writes, tools)  # a message's body moved into its subject (hunt146)
     moves: set[tuple[tuple[int, int], tuple[int, int]]] = set()  # two order checks may ask for the same swap
     for i, check, _, rule in spec_rules(spec.checks):  # a tier's order rule too
         if isinstance(rule, OrderRule):

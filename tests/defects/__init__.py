@@ -31,6 +31,7 @@ from tests.defects import (
     attempt_forbidden_by_user,
     attempt_reserved_by_user,
     attempt_uncounted,
+    body_read_in_subject,
     boot_module_read,
     broken_reference,
     case_pinned,
@@ -546,6 +547,7 @@ MODULES = (
     frame_scope_range_entered,
     frame_created_id,
     guard_scope_refilled,
+    body_read_in_subject,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
