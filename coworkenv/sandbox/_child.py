@@ -764,6 +764,9 @@ def isolate(
             # the bootstrap's, not `functools.lru_cache` (a `close()` or `__init__` from the cache's own key hash freed
             # it under its C code); after seal_sqlite_factories, which loads `_sqlite3`.
             ("seal_sqlite_statement_cache", "a sqlite statement cache runs on after its own code freed it"),
+            # csv.reader steps its input through a generator of the bootstrap's (a row asked from inside the input's
+            # own `__next__` had C append to the fields list the inner row took: a NULL).
+            ("seal_csv_reader", "csv.reader appends to a list its own input's code took"),
             # No object's `__dict__` is replaced or deleted (an attribute store went on inserting into the dict the
             # code's own `__hash__` or `__eq__` freed that way).
             ("seal_object_dicts", "an attribute store inserts into a dict the code's own code freed"),

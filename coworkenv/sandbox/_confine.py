@@ -671,7 +671,7 @@ def _buffered_new(
 # argument), so are the item-assignment slots (pointed at the ones that call `__setitem__`, as a Python class's);
 # `array` is multi-phase, so every load of its file makes new types: the hook refuses any load after this one.
 ARRAY_GATES = ("__setitem__", "append", "insert", "extend", "fromlist", "tofile")
-SEALED_MODULES = frozenset({"array", "pyexpat"})  # loaded and sealed by the bootstrap; a later load of the file is refused
+SEALED_MODULES = frozenset({"array", "pyexpat", "_csv"})  # loaded and sealed by the bootstrap; a later load of the file is refused
 _TP_AS_SEQUENCE, _TP_AS_MAPPING = 13 * _WORD, 14 * _WORD
 _SQ_ASS_ITEM, _MP_ASS_SUBSCRIPT = 5 * _WORD, 2 * _WORD
 # A wrapper descriptor: the object header, its type, name and qualified name, then its slot entry and C function.
@@ -2651,6 +2651,73 @@ def seal_profiler_timer() -> str | None:
     return None
 
 
+# `csv.reader` (CPython 3.11.7's `Reader_iternext`) starts each row with a fresh list of fields in its own field,
+# steps its input iterator, and appends to that field as it parses the line; it takes the list and leaves NULL when
+# the row is done. An input whose `__next__` asks the same reader for a row (`next(reader)`) has the inner call take
+# the list and leave NULL, and the outer call goes on appending to NULL: SIGSEGV (gh-145105, fixed upstream after
+# 3.11; seventy-ninth round). Sealed here: `_csv.reader` (and `csv.reader`) is a gate that hands C's reader, in a box
+# only the gate opens, a `map` of a step function of the bootstrap's over a generator that steps the code's input; a
+# reader asked for a row from inside its own input's `__next__` meets that generator running and is refused
+# (RuntimeError) before C's step touches its fields. The generator yields a marker at the input's end, which the step
+# turns into the end C sees, so a reader asked again after the end asks its input again, as C's does (a file that grew).
+def _csv_lines(source: Any, next_: Any, stop: Any, end: Any, /) -> Any:
+    while True:
+        try:
+            line = next_(source)
+        except stop:
+            line = end
+        yield line
+
+
+def _csv_step(lines: Any, /, *, _sealed_tools: Any = ()) -> Any:
+    next_, stop, end, refused = _sealed_tools
+    if lines.gi_running:
+        raise refused("csv.reader was asked for a row from inside its own input's __next__ (refused in the sandbox: "
+                      "CPython 3.11's reader would append to a list it no longer holds)")
+    line = next_(lines)
+    if line is end:
+        raise stop
+    return line
+
+
+def _csv_reader(*args: Any, _sealed_tools: Any = (), **named: Any) -> Any:
+    box, lines_made, step, map_, repeat_, iter_, len_, next_, stop, end = _sealed_tools
+    given = [*args]  # the gate's own list: nothing of the code's can change it meanwhile
+    if 1 <= len_(given) <= 2:  # C's own errors for any other count
+        given[0] = map_(step, repeat_(lines_made(iter_(given[0]), next_, stop, end)))
+    return box.__kwdefaults__["reader"](*given, **named)  # C's reader on this frame's value stack only
+
+
+def seal_csv_reader() -> str | None:
+    """Make `csv.reader` refuse a row asked from inside its own input's `__next__` (above), loading `_csv`. Returns
+    why it could not, or None."""
+    import itertools
+
+    try:
+        import _csv
+    except ImportError:  # an interpreter built without it: the code cannot load it either
+        return None
+    made = vars(_csv).get("reader")
+    if type(made).__name__ != "builtin_function_or_method" or getattr(made, "__self__", None) is not _csv:
+        return "_csv.reader is not the C function this bootstrap knows"
+    function_t: Any = type(_csv_reader)
+    box = function_t(_signal_box.__code__, {}, "_csv", None, None)
+    box.__kwdefaults__ = {"reader": made}
+    end = object()
+    lines_made = function_t(_csv_lines.__code__, {}, "lines", None, None)
+    step = function_t(_csv_step.__code__, {}, "step", None, None)
+    step.__kwdefaults__ = {"_sealed_tools": (next, StopIteration, end, RuntimeError)}
+    tools = (box, lines_made, step, map, itertools.repeat, iter, len, next, StopIteration, end)
+    gate = function_t(_csv_reader.__code__, {}, "reader", None, None)
+    gate.__kwdefaults__ = {"_sealed_tools": tools}
+    gate.__doc__, gate.__module__, gate.__qualname__ = made.__doc__, "_csv", "reader"
+    _csv.reader = gate  # type: ignore[attr-defined]
+    if "csv" in sys.modules:
+        sys.modules["csv"].reader = gate  # type: ignore[attr-defined]
+    _SEALED_BOXES.append((box, _csv_reader.__code__, tools))
+    return None
+
+
 # `itertools.groupby` (CPython 3.11; gh-143543 and gh-146613, fixed in later releases only) compares its target key
 # with the current one by borrowed references, in `groupby.__next__` and in its groups' `__next__`: a key's `__eq__`
 # (Python code of the code's own) that advanced the same groupby (or set its state, `__setstate__`) replaced both keys,
@@ -4269,7 +4336,7 @@ def _arg_parser(segments: list[tuple[int, int, bytes]], fname: bytes, keywords: 
 
 def sealed_codes() -> tuple[Any, ...]:
     """The code objects of the gates `seal_buffered_io`, `seal_array`, `seal_mmap`, `seal_list`, `seal_bytearray`,
-    `seal_groupby`, `seal_accumulate`, `seal_iter`, `seal_count`, `seal_atexit`, `seal_context`, `seal_cell`, `seal_weak_proxy`, `seal_mapping_proxy`, `seal_held_callables`, `seal_property`, `seal_abstract_flags`, `seal_codec_registry`, `seal_signal_handlers`, `seal_expat_handlers`, `seal_sqlite_factories`, `seal_sqlite_statement_cache`, `seal_profiler_timer`, `seal_list_order`, `seal_memoryview`, `seal_ordered_dict`, `seal_deque`, `seal_count_elements`, `seal_reentered_iterators`,
+    `seal_groupby`, `seal_accumulate`, `seal_iter`, `seal_count`, `seal_atexit`, `seal_context`, `seal_cell`, `seal_weak_proxy`, `seal_mapping_proxy`, `seal_held_callables`, `seal_property`, `seal_abstract_flags`, `seal_codec_registry`, `seal_signal_handlers`, `seal_expat_handlers`, `seal_sqlite_factories`, `seal_sqlite_statement_cache`, `seal_profiler_timer`, `seal_csv_reader`, `seal_list_order`, `seal_memoryview`, `seal_ordered_dict`, `seal_deque`, `seal_count_elements`, `seal_reentered_iterators`,
     `seal_partial`, `seal_object_dicts` and `seal_newline_decoder` install, which the hook keeps from being changed."""
     return (_own_method_get.__code__, _own_method_set.__code__, _buffered_new.__code__, _array_setitem.__code__,
             _array_append.__code__, _array_insert.__code__, _array_extend.__code__, _array_fromlist.__code__,
@@ -4294,7 +4361,8 @@ def sealed_codes() -> tuple[Any, ...]:
             _islice_steps.__code__, _zip_longest_new.__code__, _zip_longest_steps.__code__,
             _partial_call.__code__, _partial_repr.__code__, _partial_reduce.__code__, _newline_new.__code__, _newline_decode.__code__,
             _newline_setstate.__code__, _newline_plain.__code__, _iter.__code__, _calliter_made.__code__,
-            _calliter_next.__code__, _calliter_reduce.__code__, _calliter_iter.__code__, *_SEALED_MADE)
+            _calliter_next.__code__, _calliter_reduce.__code__, _calliter_iter.__code__,
+            _csv_lines.__code__, _csv_step.__code__, _csv_reader.__code__, *_SEALED_MADE)
 
 
 def seal_buffered_io() -> str | None:

@@ -4,7 +4,7 @@
 # limits: cpu_seconds=3,wall_seconds=10
 # ruff: noqa
 # Not an attack: harmless standard-library calls a grader makes (Claw-Eval's, tau2's, SWE-style), run together:
-# json, csv, re, datetime, zoneinfo, decimal (its contexts, traps, flags and formats too), fractions, statistics, difflib, textwrap, html.parser, xml (etree, sax,
+# json, csv (readers over lists, generators, files and a source that grows), re, datetime, zoneinfo, decimal (its contexts, traps, flags and formats too), fractions, statistics, difflib, textwrap, html.parser, xml (etree, sax,
 # minidom), email parsing and building, urllib.parse, base64, hashlib, hmac, uuid, seeded random, itertools,
 # functools caches, dataclasses, enum, typing, collections, heapq, bisect, pathlib and shutil in the scratch, tempfile,
 # io and the compressors, zip and tar in memory and in the scratch, struct, array, math, cmath, locale-independent
@@ -29,6 +29,38 @@ def csv_dialects():
         rows = list(csv.DictReader(io.StringIO(buf.getvalue())))
         dialect = csv.Sniffer().sniff("a;b\n1;2\n")
         return [rows, dialect.delimiter, csv.Sniffer().has_header("name,age\nbob,3\n")]
+
+
+def csv_readers():
+        import csv, io
+        out = []
+        r = csv.reader(io.StringIO('a,b\r\n1,"x\r\ny",3\r\n\r\n"q""t",,\r\n'))
+        out.append([list(r), r.line_num, r.dialect.delimiter])
+        out.append(list(csv.reader((line for line in ["a;b", "c;d"]), delimiter=";")))
+        out.append(list(csv.reader(["a\tb"], "excel-tab")) + list(csv.reader(['1,"2"'], quoting=csv.QUOTE_NONNUMERIC)))
+        out.append(list(csv.DictReader(["k,v", "1,2,3", "4"], restkey="more", restval="-")))
+        for bad in (lambda: csv.reader(1), lambda: csv.reader([], "nope"), lambda: list(csv.reader([b"x"])),
+                    lambda: csv.reader(), lambda: list(csv.reader(['"a'], strict=True))):
+            try:
+                out.append(bad())
+            except Exception as e:
+                out.append([type(e).__name__, str(e)])
+        lines = ["a,b"]
+
+        class Grows:  # a source that ends, then has more: a reader asked again reads on
+            def __iter__(self):
+                return self
+
+            def __next__(self):
+                if lines:
+                    return lines.pop()
+                raise StopIteration
+
+        r = csv.reader(Grows())
+        out.append(list(r))
+        lines.append("c,d")
+        out.append([list(r), r.line_num])
+        return out
 
 
 def re_usage():
@@ -665,6 +697,12 @@ EXPECTED = {'argparse_usage': [{'files': ['a', 'b'], 'n': 5, 'v': True}, 0, True
                               [1, 2, 3, 4], [1, 3, 4, 5], 2, {'a': 1, 'b': 3}, ['a', 'b', 'c']],
  'contextvars_usage': [0, 9, 9, True],
  'csv_dialects': [[{'a': '1', 'b': 'x,y'}], ';', True],
+ 'csv_readers': [[[['a', 'b'], ['1', 'x\r\ny', '3'], [], ['q"t', '', '']], 5, ','], [['a', 'b'], ['c', 'd']],
+                 [['a', 'b'], [1.0, '2']], [{'k': '1', 'v': '2', 'more': ['3']}, {'k': '4', 'v': '-'}],
+                 ['TypeError', "'int' object is not iterable"], ['Error', 'unknown dialect'],
+                 ['Error', 'iterator should return strings, not bytes (the file should be opened in text mode)'],
+                 ['TypeError', ' expected at least 1 argument, got 0'], ['Error', 'unexpected end of data'],
+                 [['a', 'b']], [[['c', 'd']], 2]],
  'dataclasses_enum_typing': [{'tags': ['t'], 'x': 1}, True, 5, 1, ['x', 'tags'], 1, 'BLUE', 'Perm.R|W', True,
                              {'a': 1, 'b': 'x'}, False, 'list[str]', 'list', 'str', {'a': 1}, 2],
  'datetime_usage': ['2024-03-10T12:30:00', '2024-03-10T10:30:00+00:00', 'Friday 19 April 2024', 9, True, True,
