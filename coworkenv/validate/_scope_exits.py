@@ -79,7 +79,8 @@ def scope_exits(spec: EnvSpec, world: World, touched: set[Key], created: set[Key
         if (rule.app, rule.table) not in tables or not _holds(world, rule):
             continue
         if _keeps_count(rule, check.is_guard):
-            refill = _refill(world, rule, touched | created, writer, _creator(rule, exposed, forbidden))
+            refill = _refill(world, rule, touched | created, writer, _creator(rule, exposed, forbidden),
+                             exposed, forbidden)
             if refill is not None:
                 (rid, harm), (other, enter) = refill
                 errors.append(GateError("mutations", "guard_scope_refilled", path, (
@@ -160,11 +161,12 @@ def _exit(world: World, rule: RecordsRule, left: set[Key], writer: Writer) -> tu
     return None
 
 
-def _refill(world: World, rule: RecordsRule, left: set[Key], writer: Writer, creator: Creator
+def _refill(world: World, rule: RecordsRule, left: set[Key], writer: Writer, creator: Creator,
+            exposed: set[str], forbidden: list[Any]
             ) -> tuple[tuple[str, tuple[str, dict[str, Any]]], tuple[str, tuple[str, dict[str, Any]]]] | None:
     """((record id, the call moving it out), (another's id, the call moving it in)) of the first record the check
-    counts that one write takes out of the count (the check then fails) and another record one write brings in (the
-    check holds again), or one call creates ("a new record": the to-do added to the list, the ticket filed for Ayo,
+    counts that one write takes out of the count, or one call removes (`_deletions`; the check then fails), and
+    another record one write brings in (the check holds again), or one call creates ("a new record": the to-do added to the list, the ticket filed for Ayo,
     where no record the world holds can be moved in)."""
     ids = [rid for n, rec in enumerate(world.table(rule.app, rule.table)) if n < _MAX_RECORDS
            and isinstance(rid := getattr(rec, "id", None), str) and (rule.app, rule.table, rid) not in left]
@@ -187,7 +189,40 @@ def _refill(world: World, rule: RecordsRule, left: set[Key], writer: Writer, cre
                 if made is not None:
                     return (rid, out_call), (_NEW, made)
                 break  # one way out per condition: the first value the check stops counting
+        for out, out_call in _deletions(world, rule, rid, exposed, forbidden):
+            if _holds(out, rule):
+                continue
+            for other in ids:
+                unmet = [c for c in rule.where if not _meets(out, rule, other, c)] if other != rid else []
+                if len(unmet) != 1:
+                    continue
+                for moved, in_call in _writes(out, rule, other, unmet[0].field, writer, unmet[0]):
+                    if _holds(moved, rule):
+                        return (rid, out_call), (other, in_call)
+            made = creator(out)
+            if made is not None:
+                return (rid, out_call), (_NEW, made)
     return None
+
+
+def _deletions(world: World, rule: RecordsRule, rid: str, exposed: set[str], forbidden: list[Any]
+               ) -> Iterator[tuple[World, tuple[str, dict[str, Any]]]]:
+    """(a copy of the world with the record gone, the call that removes it): an exposed built-in write tool of the
+    app taking the record's id alone (`todo_delete_task`), no forbidden guard matching, run on the copy."""
+    for name in sorted(exposed):
+        tool = TOOLS.get(name)
+        if tool is None or tool.app != rule.app or tool.kind != "write":
+            continue
+        params = tool.params.model_fields
+        id_param = next((p for p in params if p == "id" or p.endswith("_id")), None)
+        if id_param is None or any(f.is_required() and p != id_param for p, f in params.items()):
+            continue
+        call = (name, {id_param: rid})
+        if _guarded(call, forbidden):
+            continue
+        copy = world.fork()
+        if ToolBox(copy, TOOLS, [name]).call(name, call[1]).ok and copy.table(rule.app, rule.table).get(rid) is None:
+            yield copy, call
 
 
 Creator = Callable[[World], tuple[str, dict[str, Any]] | None]
