@@ -30,6 +30,10 @@ open tickets stay open", `3 tickets where assignee == u-ayo and status == open`)
 (the ticket closed: the check fails), and another record the reference leaves alone, meeting every condition but one,
 is moved in by one write (another open ticket reassigned to Ayo); where the check holds again it is
 `guard_scope_refilled`: the count cannot tell the records it keeps from the ones that make up their number.
+Where no record the world holds can be moved in, one the agent creates fills the place as well (`_creator`: an
+exposed built-in write tool of the app, no forbidden guard matching, called on a copy of the world with each
+condition's own value on the argument of its field, a placeholder for any other required text, adds a record the
+check counts): the to-do added to the list, the ticket filed for Ayo.
 
 A write is a built-in tool the agent is given, else a tool the spec declares bound to one (`_declared_writer`: the
 declared arguments filling the op's id and field, the value as it is or as the word the binding maps to it), so a spec
@@ -38,13 +42,15 @@ whose only ticket write is its own `jira_update_issue` is probed alike.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
+from coworkenv.apps import TOOLS
 from coworkenv.bindings import exposed_tools
 from coworkenv.spec import EnvSpec, FieldCond, ForbiddenRule, RecordsRule
+from coworkenv.tools import ToolBox
 from coworkenv.validate._check_reads import spec_rules
-from coworkenv.validate._deleted_guards import _holds
+from coworkenv.validate._deleted_guards import _guarded, _holds
 from coworkenv.validate._other_values import Writer, _other_values, _writer_of
 from coworkenv.validate.gates import GateError
 from coworkenv.world import World
@@ -52,6 +58,7 @@ from coworkenv.world import World
 Key = tuple[str, str, str]
 _MAX_RECORDS = 40  # records tried per check: a scope's bystanders are few, a big table is read only this far
 _SCALAR = str | int | float | bool
+_NEW = "a new record"  # the record a refill creates, as the report names it
 _OUTS = 4  # counted records a refill probe takes out, at most: the records that could fill their place are the same
 
 
@@ -64,20 +71,23 @@ def scope_exits(spec: EnvSpec, world: World, touched: set[Key], created: set[Key
     if not rules:
         return []
     forbidden = [r.call for _, _, _, r in spec_rules(spec.checks) if isinstance(r, ForbiddenRule)]
-    writer = _writer_of(spec, set(exposed_tools(spec)), forbidden)
+    exposed = set(exposed_tools(spec))
+    writer = _writer_of(spec, exposed, forbidden)
     tables = {(t.app, t.name) for t in world.tables()}
     errors: list[GateError] = []
     for path, check, rule in rules:
         if (rule.app, rule.table) not in tables or not _holds(world, rule):
             continue
         if _keeps_count(rule, check.is_guard):
-            refill = _refill(world, rule, touched | created, writer)
+            refill = _refill(world, rule, touched | created, writer, _creator(rule, exposed, forbidden),
+                             exposed, forbidden)
             if refill is not None:
                 (rid, harm), (other, enter) = refill
                 errors.append(GateError("mutations", "guard_scope_refilled", path, (
                     f"check {check.id!r} counts {_bound(rule)} of the {rule.table} its `where` admits by their "
                     f"values, and still holds when {rule.app}.{rule.table}[{rid}] is moved out of them ({harm[0]} "
-                    f"{harm[1]}) and {other} moved in ({enter[0]} {enter[1]}; calls the agent is given and no "
+                    f"{harm[1]}) and {other} {'created' if other == _NEW else 'moved in'} ({enter[0]} {enter[1]}; calls "
+                    "the agent is given and no "
                     "forbidden guard matches): a record done a harm is made up for by another; name the records it "
                     "keeps by id (`id in [...]`)")))
         found = _exit(world, rule, touched | created, writer) if _bounds_count(rule, check.is_guard) \
@@ -151,11 +161,13 @@ def _exit(world: World, rule: RecordsRule, left: set[Key], writer: Writer) -> tu
     return None
 
 
-def _refill(world: World, rule: RecordsRule, left: set[Key], writer: Writer
+def _refill(world: World, rule: RecordsRule, left: set[Key], writer: Writer, creator: Creator,
+            exposed: set[str], forbidden: list[Any]
             ) -> tuple[tuple[str, tuple[str, dict[str, Any]]], tuple[str, tuple[str, dict[str, Any]]]] | None:
     """((record id, the call moving it out), (another's id, the call moving it in)) of the first record the check
-    counts that one write takes out of the count (the check then fails) and another record one write brings in (the
-    check holds again)."""
+    counts that one write takes out of the count, or one call removes (`_deletions`; the check then fails), and
+    another record one write brings in (the check holds again), or one call creates ("a new record": the to-do added to the list, the ticket filed for Ayo,
+    where no record the world holds can be moved in)."""
     ids = [rid for n, rec in enumerate(world.table(rule.app, rule.table)) if n < _MAX_RECORDS
            and isinstance(rid := getattr(rec, "id", None), str) and (rule.app, rule.table, rid) not in left]
     counted = [rid for rid in ids if all(_meets(world, rule, rid, c) for c in rule.where)]
@@ -173,8 +185,90 @@ def _refill(world: World, rule: RecordsRule, left: set[Key], writer: Writer
                     for moved, in_call in _writes(out, rule, other, unmet[0].field, writer, unmet[0]):
                         if _holds(moved, rule):
                             return (rid, out_call), (other, in_call)
+                made = creator(out)
+                if made is not None:
+                    return (rid, out_call), (_NEW, made)
                 break  # one way out per condition: the first value the check stops counting
+        for out, out_call in _deletions(world, rule, rid, exposed, forbidden):
+            if _holds(out, rule):
+                continue
+            for other in ids:
+                unmet = [c for c in rule.where if not _meets(out, rule, other, c)] if other != rid else []
+                if len(unmet) != 1:
+                    continue
+                for moved, in_call in _writes(out, rule, other, unmet[0].field, writer, unmet[0]):
+                    if _holds(moved, rule):
+                        return (rid, out_call), (other, in_call)
+            made = creator(out)
+            if made is not None:
+                return (rid, out_call), (_NEW, made)
     return None
+
+
+def _deletions(world: World, rule: RecordsRule, rid: str, exposed: set[str], forbidden: list[Any]
+               ) -> Iterator[tuple[World, tuple[str, dict[str, Any]]]]:
+    """(a copy of the world with the record gone, the call that removes it): an exposed built-in write tool of the
+    app taking the record's id alone (`todo_delete_task`), no forbidden guard matching, run on the copy."""
+    for name in sorted(exposed):
+        tool = TOOLS.get(name)
+        if tool is None or tool.app != rule.app or tool.kind != "write":
+            continue
+        params = tool.params.model_fields
+        id_param = next((p for p in params if p == "id" or p.endswith("_id")), None)
+        if id_param is None or any(f.is_required() and p != id_param for p, f in params.items()):
+            continue
+        call = (name, {id_param: rid})
+        if _guarded(call, forbidden):
+            continue
+        copy = world.fork()
+        if ToolBox(copy, TOOLS, [name]).call(name, call[1]).ok and copy.table(rule.app, rule.table).get(rid) is None:
+            yield copy, call
+
+
+Creator = Callable[[World], tuple[str, dict[str, Any]] | None]
+
+
+def _creator(rule: RecordsRule, exposed: set[str], forbidden: list[Any]) -> Creator:
+    """A function of a world giving the call (tool, arguments) of an exposed built-in write tool of the rule's app,
+    no forbidden guard matching, that adds a record to the rule's table which the rule counts, where one does (run
+    on a copy of that world), else None. The call's arguments: each condition's own value on the field it names (an
+    `equals` value, an `in` list's first item, a `contains` term as a one-item list), a placeholder word for any other
+    required text argument; a tool needing anything else is not tried."""
+    own: dict[str, Any] = {}
+    for c in rule.where:
+        value = c.value[0] if c.op == "in" and isinstance(c.value, list) and c.value else \
+            c.value if c.op == "equals" else [c.value] if c.op == "contains" and isinstance(c.value, _SCALAR) \
+            else None
+        if value is not None and c.field not in own:
+            own[c.field] = value
+    calls: list[tuple[str, dict[str, Any]]] = []
+    for name in sorted(exposed):
+        tool = TOOLS.get(name)
+        if tool is None or tool.app != rule.app or tool.kind != "write":
+            continue
+        params = tool.params.model_fields
+        args = {p: v for p, v in own.items() if p in params}
+        if not args:
+            continue
+        for p, f in params.items():
+            if p not in args and f.is_required():
+                if f.annotation is not str:
+                    break
+                args[p] = "Follow-up"  # a title, a description: any text
+        else:
+            if not _guarded((name, args), forbidden):
+                calls.append((name, args))
+
+    def create(world: World) -> tuple[str, dict[str, Any]] | None:
+        before = len(world.table(rule.app, rule.table))
+        for name, args in calls:
+            copy = world.fork()
+            if not ToolBox(copy, TOOLS, [name]).call(name, args).ok:
+                continue
+            if len(copy.table(rule.app, rule.table)) > before and _holds(copy, rule):
+                return name, args
+        return None
+    return create
 
 
 def _writes(world: World, rule: RecordsRule, rid: str, field: str, writer: Writer, cond: FieldCond
