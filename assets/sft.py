@@ -17,6 +17,7 @@ from pipelines.resources import CoworkenvSettings
 from pipelines.staleness import PartitionState, data_folder_metadata
 
 SFT = "sft_shards"
+SFT_TRAJECTORIES = "trajectory_versions"  # metadata: the trajectories version curated, by capability
 
 
 def complete_partitions(context: dg.AssetExecutionContext, settings: CoworkenvSettings) -> list[PartitionState]:
@@ -71,6 +72,7 @@ def sft_shards(context: dg.AssetExecutionContext, settings: CoworkenvSettings) -
             "paths": {split: str(stored.path) for split, stored in files.items()},
             **data_folder_metadata(settings),
             "input_hash": sft_input_hash(states, settings),
+            SFT_TRAJECTORIES: {s.capability: s.versions[TRAJECTORIES] for s in states},
             "capabilities": len(states),
             "rows_per_split": counts,
             "curation_report": result.report,

@@ -37,7 +37,7 @@ from coworkenv import store
 from coworkenv.loading import load_spec
 from coworkenv.spec_seal_write import stored_spec_json
 from coworkenv.store import StoredTable, parquet_bytes, stages
-from pipelines.freshness import held_out_env_ids
+from pipelines.freshness import held_out_env_ids, sft_input_hash
 from pipelines.resources import CoworkenvSettings
 from pipelines.staleness import PartitionState
 
@@ -242,7 +242,8 @@ def test_hub_dataset_publishes_the_sft_split_sft_shards_recorded(tmp_path: Path,
     split = _store(settings.store_root, stages.SFT, sft_assets.SFT, "test")
     instance = dg.DagsterInstance.ephemeral()
     instance.report_runless_asset_event(dg.AssetMaterialization(
-        asset_key=sft_assets.SFT, metadata={"paths": {"test": str(split.path)}, "dataset_version": "v-sft"}))
+        asset_key=sft_assets.SFT, metadata={"paths": {"test": str(split.path)}, "dataset_version": "v-sft",
+                                            "input_hash": sft_input_hash([], settings)}))
     _edit(split.path, stages.SFT, "saved in place")
     monkeypatch.setattr(hub_assets, "complete_partitions", lambda *_: [])
     monkeypatch.setattr(hub_assets, "published_funnel", lambda *_: coworkenv.validate.Funnel())
