@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_serializer
 from coworkenv.apps import APPS
 from coworkenv.apps.notes import Note
 from coworkenv.examples import example_names, load_example
-from coworkenv.spec import EnvSpec
+from coworkenv.spec import UNSET_WHEN_FALSY, EnvSpec
 from coworkenv.world import Record, Table, content_hash, json_form
 from coworkenv.world._digest import digest_function
 from coworkenv.world._hashing import record_digest
@@ -89,8 +89,7 @@ def test_digest_of_any_record_equals_the_serializers(app: str, table: str, model
 def _serialized_id(spec: EnvSpec) -> str:
     """The spec id from the serializer's dump: unused optional sections, empty tables and apps with no records are
     left out."""
-    unused = {k for k in ("tool_decls", "faults", "max_steps", "time_limit_s", "source_prompt")
-              if not getattr(spec, k)}
+    unused = {k for k in UNSET_WHEN_FALSY if not getattr(spec, k)}
     data = spec.model_dump(mode="json", by_alias=True, exclude=unused, warnings=False)
     data["world"]["apps"] = {app: {t: rows for t, rows in tables.items() if rows}
                              for app, tables in data["world"]["apps"].items() if any(tables.values())}
