@@ -6,6 +6,7 @@ the agent. The sound twin is the spec without that check."""
 
 from __future__ import annotations
 
+from datetime import date, timedelta
 from typing import Any
 
 from tests.defects._core import Defect, Spec, world
@@ -52,7 +53,12 @@ def _new_config(spec: Spec) -> None:
 
 def _booked_that_day(spec: Spec) -> None:
     day = _changed_record(spec, "calendar", "events")["start"][:10]
-    where = [{"field": "status", "value": "confirmed"}, {"field": "start", "op": "contains", "value": day}]
+    # The day as a UTC bound in the stored form (a `contains` of the date would read the UTC day as the user's, which
+    # `time_spelled_as_text` rejects at references, before the noop gate this case is about)
+    after = (date.fromisoformat(day) + timedelta(days=1)).isoformat()
+    where = [{"field": "status", "value": "confirmed"},
+             {"field": "start", "op": "gte", "value": f"{day}T00:00:00Z"},
+             {"field": "start", "op": "lt", "value": f"{after}T00:00:00Z"}]
     before = sum(r.get("status") == "confirmed" and r["start"].startswith(day)
                  for r in world(spec, "calendar", "events"))
     spec["checks"].append({"id": "booked-that-day", "description": f"one more confirmed event on {day}", "rule": {
