@@ -10,7 +10,7 @@ import dagster as dg
 import pyarrow as pa
 
 from coworkenv.store import StoredTable
-from pipelines.run_guard import claim_partition
+from pipelines.run_guard import claim_partition, elsewhere
 
 _PREVIEW_CHARS = 1200
 
@@ -96,8 +96,12 @@ def one_run_at_a_time(context: dg.AssetExecutionContext, asset: str) -> None:
     partition = context.partition_key
     holder = claim_partition(context.instance, context.run_id, partition)
     if holder is not None:
+        host = elsewhere(holder)
+        there = f" on {host} (another machine or container sharing this Dagster instance)" if host else ""
+        dead = (f"; if it is not running there any more (that machine stopped), mark it failed: `python -m "
+                f"pipelines.run` on {host} does, or the Dagster UI's Terminate") if host else ""
         raise dg.Failure(
-            f"{asset}[{partition}]: run {holder.run_id} ({holder.job_name}), which began or reached this partition "
-            "before this one, is materializing it now; this run stops before reading or writing anything, so that the two "
-            "do not mix their files and pointers (nothing was written or removed); wait for that run to end (or "
-            "cancel it), then materialize the partition again if it is still stale")
+            f"{asset}[{partition}]: run {holder.run_id} ({holder.job_name}){there}, which began or reached this "
+            "partition before this one, is materializing it now; this run stops before reading or writing anything, so "
+            "that the two do not mix their files and pointers (nothing was written or removed); wait for that run to "
+            f"end (or cancel it){dead}, then materialize the partition again if it is still stale")
