@@ -57,6 +57,14 @@ def elsewhere(run: dg.DagsterRun) -> str | None:
     return place.rpartition(" ")[0] or place
 
 
+def record_place(instance: dg.DagsterInstance, run_id: str) -> None:
+    """Tag run `run_id` with this process's place where it has none: a run launched by the Dagster UI or the sensor
+    (its run worker's pid only on its RUN_START event) says where that pid means its process once a step runs."""
+    run = instance.get_run_by_id(run_id)
+    if run is not None and PLACE_TAG not in run.tags:
+        instance.add_run_tags(run_id, {PLACE_TAG: this_place()})
+
+
 def start_stamp(pid: int) -> str | None:
     """`<boot id>:<start in clock ticks since boot>` of process `pid` (Linux /proc), or None where it cannot be read.
 

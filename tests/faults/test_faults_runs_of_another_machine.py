@@ -204,3 +204,35 @@ def test_a_pool_slot_of_another_machines_run_is_not_freed(monkeypatch: pytest.Mo
         assert theirs.run_id in said[0] and "waiting for a slot in pool 'llm'" in said[0], said
         assert _status(instance, theirs) == dg.DagsterRunStatus.STARTED
 
+
+
+
+def _here() -> str:
+    """Where this process runs, as a run records it: host name and pid namespace."""
+    return f"{os.uname().nodename} {os.readlink('/proc/self/ns/pid')}"
+
+
+def test_a_run_the_ui_launched_in_another_container_is_left_running(tmp_path: Path) -> None:
+    """A run launched by the Dagster UI or the sensor (`dagster dev` in the other container): it has no pid tag, its
+    run worker's pid is on its RUN_START event only, and its chain steps now record where that pid means a process.
+    On `main` no step recorded it, and `reap_dead_runs` here looked for that pid on this machine: marked failed."""
+    from pipelines.run_guard import reap_dead_runs
+
+    settings = one_capability(tmp_path)
+    with dg.instance_for_test() as instance:
+        def launched(place: str) -> dg.DagsterRun:
+            run = _started(instance, {}, partition="other_cap")
+            event = dg.DagsterEvent(event_type_value=dg.DagsterEventType.RUN_START.value, job_name=run.job_name,
+                                    pid=999_999_999)
+            instance.report_dagster_event(event, run_id=run.run_id)
+            instance.add_run_tags(run.run_id, {PLACE: place})  # what its first step recorded there
+            return run
+
+        theirs, ours = launched(_other_place("container")), launched(_here())
+        assert {r.run_id for r in reap_dead_runs(instance)} == {ours.run_id}, \
+            "the other container's run, launched by its UI, was marked failed here"
+        assert _status(instance, theirs) == dg.DagsterRunStatus.STARTED
+        sync_partitions(instance, settings.taxonomy())
+        assert materialize(instance, settings, task_specs).success  # a run with no pid tag, as the UI launches
+        (made,) = [r for r in instance.get_runs() if r.run_id not in (theirs.run_id, ours.run_id)]
+        assert made.tags.get(PLACE) == _here(), f"its step did not record where it runs: {made.tags}"
