@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import errno
-import fcntl
 import hashlib
 import logging
 import os
@@ -18,7 +16,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from coworkenv import atomic as _atomic
-from coworkenv.store._git_locks import shared_file_system
+from coworkenv.store._git_locks import lock_for_machines, shared_file_system
 from coworkenv.store._lfs import lfs_pointer_in, lfs_pointer_problem
 from coworkenv.store._manifest import POINTER_NAME, Pointer, pointer_marked, read_pointer, write_pointer
 
@@ -439,21 +437,16 @@ def _machines_take_turns(directory: Path) -> Iterator[None]:
     except OSError as exc:
         raise _atomic.LockError(directory, exc) from None
     try:
-        try:
-            fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError as exc:
-            if exc.errno not in (errno.EACCES, errno.EAGAIN):  # ENOLCK: mounted without locks (`nolock`)
-                logger.warning(
-                    "%s cannot be locked (%s): %s is on a network file system (%s) mounted without locks, so a writer "
-                    "of another machine storing this dataset at the same time is not kept in turns (both versions "
-                    "are kept, LATEST names the last written); run one pipeline at a time on this data folder (or "
-                    "mount it with locks)", path, _atomic.os_reason(exc), directory, shared)
-            else:
-                logger.warning(
-                    "%s: another writer holds %s: waiting for it to end; the data folder is on a network file system "
-                    "(%s), so it may be a run of another machine storing this dataset; if it never ends, stop it "
-                    "there", directory, path.name, shared)
-                fcntl.lockf(fd, fcntl.LOCK_EX)
+        lock_for_machines(
+            fd, lambda exc: logger.warning(
+                "%s cannot be locked (%s): %s is on a network file system (%s) mounted without locks, so a writer of "
+                "another machine storing this dataset at the same time is not kept in turns (both versions are kept, "
+                "LATEST names the last written); run one pipeline at a time on this data folder (or mount it with "
+                "locks)", path, _atomic.os_reason(exc), directory, shared),
+            lambda: logger.warning(
+                "%s: another writer holds %s: waiting for it to end; the data folder is on a network file system (%s), "
+                "so it may be a run of another machine storing this dataset; if it never ends, stop it there",
+                directory, path.name, shared))
         yield
     finally:
         os.close(fd)  # closing releases the lock, here and at the server

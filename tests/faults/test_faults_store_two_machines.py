@@ -33,7 +33,8 @@ import pytest
 from assets.specs import task_specs
 from coworkenv.store import file_sha256, latest, write_table
 from pipelines.staleness import sync_partitions
-from tests.faults.harness import CAPABILITY, mounted_as
+from tests.faults.harness import CAPABILITY, in_thread, mounted_as
+from tests.faults.test_faults_publish_two_machines import _Waiting
 from tests.faults.test_faults_store_version import materialize, one_capability
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs Linux /proc")
@@ -66,23 +67,10 @@ def _other_machine_writing(folder: Path) -> Iterator[Callable[[], None]]:
         other.wait()
 
 
-class _Heard(logging.Handler):
-    """Set once a write says it waits for another writer."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.waiting = threading.Event()
-        self.lines: list[str] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.lines.append(record.getMessage())
-        if "waiting for it to end" in record.getMessage():
-            self.waiting.set()
-
-
 @contextmanager
-def _heard() -> Iterator[_Heard]:
-    heard = _Heard()
+def _heard() -> Iterator[_Waiting]:
+    """What the store says, its waiting at INFO too."""
+    heard = _Waiting()
     store_log = logging.getLogger("coworkenv.store")
     store_log.addHandler(heard)
     level = store_log.level
@@ -94,24 +82,10 @@ def _heard() -> Iterator[_Heard]:
         store_log.setLevel(level)
 
 
-def _in_thread(work: Callable[[], object]) -> tuple[threading.Thread, list[object]]:
-    done: list[object] = []
-
-    def run() -> None:
-        try:
-            done.append(work())
-        except BaseException as error:
-            done.append(error)
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    return thread, done
-
-
-def _waits_for_the_other_machine(heard: _Heard, thread: threading.Thread, done: list[object], what: str) -> str:
-    while not heard.waiting.wait(0.05) and thread.is_alive():
+def _waits_for_the_other_machine(heard: _Waiting, thread: threading.Thread, done: list[object], what: str) -> str:
+    while not heard.said.wait(0.05) and thread.is_alive():
         pass
-    assert heard.waiting.is_set() and thread.is_alive(), \
+    assert heard.said.is_set() and thread.is_alive(), \
         f"{what} went on while another machine's writer held the folder's lock: {done or heard.lines}"
     return next(line for line in heard.lines if "waiting for it to end" in line)
 
@@ -125,7 +99,7 @@ def test_a_repair_waits_for_another_machines_writer_of_the_same_folder(
     stored = write_table(TABLE, tmp_path, "task_specs", "cap")
     stored.path.write_bytes(stored.path.read_bytes()[:100])
     with _other_machine_writing(stored.path.parent) as end, _heard() as heard:
-        thread, done = _in_thread(lambda: write_table(TABLE, tmp_path, "task_specs", "cap"))
+        thread, done = in_thread(lambda: write_table(TABLE, tmp_path, "task_specs", "cap"))
         said = _waits_for_the_other_machine(heard, thread, done, "the repair")
         assert str(stored.path.parent) in said and "nfs4" in said and "another machine" in said, said
         assert file_sha256(stored.path) != stored.content_hash, "repaired while the other machine's writer worked"
@@ -144,7 +118,7 @@ def test_a_materialization_waits_for_another_machines_run_storing_the_partition(
     folder = settings.store_root / "task_specs" / CAPABILITY
     with dg.instance_for_test() as instance, _other_machine_writing(folder) as end, _heard() as heard:
         sync_partitions(instance, settings.taxonomy())
-        thread, done = _in_thread(lambda: materialize(instance, settings, task_specs))
+        thread, done = in_thread(lambda: materialize(instance, settings, task_specs))
         _waits_for_the_other_machine(heard, thread, done, "the materialization")
         assert not (folder / "LATEST").exists()
         end()
