@@ -426,7 +426,7 @@ def _machines_take_turns(directory: Path) -> Iterator[None]:
     `<folder>/.coworkenv-writers-lock`, which the server keeps for every machine: the folder's `flock` stays on the
     client there (or is refused), so two machines' runs storing one partition at once were not in turns, and one
     repairing a damaged file could move the other's intact copy aside as damaged. Nothing is locked beyond the folder
-    on a local disk. A mount without locks (`nolock`) is written unlocked, and said once a write."""
+    on a local disk. A mount without locks (`nolock`) is written unlocked, and each such write says so."""
     shared = shared_file_system(directory)
     if shared is None:
         yield
