@@ -10,7 +10,7 @@ import dagster as dg
 import pyarrow as pa
 
 from coworkenv.store import StoredTable
-from pipelines.run_guard import claim_partition
+from pipelines.run_guard import claim_partition, elsewhere, record_place
 
 _PREVIEW_CHARS = 1200
 
@@ -94,10 +94,15 @@ def one_run_at_a_time(context: dg.AssetExecutionContext, asset: str) -> None:
     now (it began first, or its step claimed the partition first: `pipelines.run_guard.claim_partition`); otherwise
     the partition is this run's until it ends. One clear failure instead of two runs mixing their files."""
     partition = context.partition_key
+    record_place(context.instance, context.run_id)
     holder = claim_partition(context.instance, context.run_id, partition)
     if holder is not None:
+        host = elsewhere(holder)
+        there = f" on {host} (another machine or container sharing this Dagster instance)" if host else ""
+        dead = (f"; if it is not running there any more (that machine stopped), mark it failed: `python -m "
+                f"pipelines.run` on {host} does, or force its termination in the Dagster UI") if host else ""
         raise dg.Failure(
-            f"{asset}[{partition}]: run {holder.run_id} ({holder.job_name}), which began or reached this partition "
-            "before this one, is materializing it now; this run stops before reading or writing anything, so that the two "
-            "do not mix their files and pointers (nothing was written or removed); wait for that run to end (or "
-            "cancel it), then materialize the partition again if it is still stale")
+            f"{asset}[{partition}]: run {holder.run_id} ({holder.job_name}){there}, which began or reached this "
+            "partition before this one, is materializing it now; this run stops before reading or writing anything, so "
+            "that the two do not mix their files and pointers (nothing was written or removed); wait for that run to "
+            f"end (or cancel it){dead}, then materialize the partition again if it is still stale")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import os
+import socket
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -23,16 +24,45 @@ PID_TAG = "coworkenv/pid"
 STAMP_TAG = "coworkenv/process_start_stamp"  # boot id and start ticks: immune to wall-clock changes
 _BOOT_ID = Path("/proc/sys/kernel/random/boot_id")
 STARTED_TAG = "coworkenv/process_started"
+PLACE_TAG = "coworkenv/process_place"  # host name and pid namespace: where the pid means this process
 ALIVE = frozenset({dg.DagsterRunStatus.STARTED, dg.DagsterRunStatus.CANCELING, dg.DagsterRunStatus.STARTING})
 
 
 def owner_tags() -> dict[str, str]:
     """Tags naming this process, for runs it executes in-process."""
-    tags = {PID_TAG: str(os.getpid()), STARTED_TAG: f"{psutil.Process().create_time():.3f}"}
+    tags = {PID_TAG: str(os.getpid()), STARTED_TAG: f"{psutil.Process().create_time():.3f}", PLACE_TAG: this_place()}
     stamp = start_stamp(os.getpid())
     if stamp is not None:
         tags[STAMP_TAG] = stamp
     return tags
+
+
+def this_place() -> str:
+    """`<host name> <pid namespace>` of this process: a pid names a process only there. Two machines, or two containers
+    on one machine (their own host names and pid namespaces, one boot id), sharing one instance (a Dagster home on a
+    shared volume, a Postgres instance) cannot see each other's processes."""
+    try:
+        space = os.readlink("/proc/self/ns/pid")
+    except OSError:
+        space = "pid:?"
+    return f"{socket.gethostname()} {space}"
+
+
+def elsewhere(run: dg.DagsterRun) -> str | None:
+    """The host name of the machine or container whose process executes `run`, where that is not this one (its
+    process cannot be looked for here), else None."""
+    place = run.tags.get(PLACE_TAG)
+    if place is None or place == this_place():
+        return None
+    return place.rpartition(" ")[0] or place
+
+
+def record_place(instance: dg.DagsterInstance, run_id: str) -> None:
+    """Tag run `run_id` with this process's place where it has none: a run launched by the Dagster UI or the sensor
+    (its run worker's pid only on its RUN_START event) says where that pid means its process once a step runs."""
+    run = instance.get_run_by_id(run_id)
+    if run is not None and PLACE_TAG not in run.tags:
+        instance.add_run_tags(run_id, {PLACE_TAG: this_place()})
 
 
 def start_stamp(pid: int) -> str | None:
@@ -83,8 +113,11 @@ def process_alive(pid: int, started: float, not_after: float | None = None, stam
 
 
 def run_is_orphaned(instance: dg.DagsterInstance, run: dg.DagsterRun) -> bool:
-    """A run marked as executing whose process is gone."""
-    if run.status not in ALIVE:
+    """A run marked as executing whose process is gone. A run executed on another machine or in another container
+    sharing the instance is never taken for orphaned here: its pid means nothing on this one (on `main` such a run
+    was marked failed, its pool slots freed, and its partition made a second time beside it); that machine's own
+    `pipelines.run` or the Dagster UI ends it."""
+    if run.status not in ALIVE or elsewhere(run) is not None:
         return False
     found = _run_process(instance, run)
     if found is None:

@@ -8,6 +8,7 @@ import fcntl
 import os
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -57,6 +58,21 @@ def shared_file_system(path: Path) -> str | None:
         if (mount == where or mount in where.parents) and len(mount.parts) >= best:
             best, kind = len(mount.parts), after[0]  # the last of mounts on one point is the one seen
     return kind if kind in NETWORK_FILE_SYSTEMS else None
+
+
+def lock_for_machines(fd: int, no_locks: Callable[[OSError], None], waiting: Callable[[], None]) -> None:
+    """Take an exclusive POSIX record lock on the file open as `fd`, which a network file system's server keeps for
+    every machine (NLM, NFSv4, SMB byte-range locks) and releases when its holder's machine is gone. `waiting()` is
+    called before waiting for another holder; `no_locks(error)` where the mount has no locks (`nolock`: ENOLCK),
+    which leaves the file unlocked."""
+    try:
+        fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as exc:
+        if exc.errno not in (errno.EACCES, errno.EAGAIN):
+            no_locks(exc)
+            return
+        waiting()
+        fcntl.lockf(fd, fcntl.LOCK_EX)
 
 
 def git_locks(git_dir: Path, work_tree: Path) -> list[GitLock]:

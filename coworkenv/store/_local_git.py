@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import errno
-import fcntl
 import logging
 import os
 import re
@@ -50,7 +49,7 @@ from coworkenv.store._git_filter import (
     without_filters,
 )
 from coworkenv.store._git_hook import HOOK_TIMEOUT_ENV, hook_timeout_s, run_hook
-from coworkenv.store._git_locks import STALE_AFTER_S, GitLock, git_locks, shared_file_system
+from coworkenv.store._git_locks import STALE_AFTER_S, GitLock, git_locks, lock_for_machines, shared_file_system
 from coworkenv.store._git_operation import unfinished_operation_problem
 from coworkenv.store._publisher import (
     PublishError,
@@ -936,19 +935,15 @@ class LocalGitPublisher:
                                f"{self.repo_dir} ({os_reason(exc)}); make it a file this user can write (or delete "
                                "it), then publish again; nothing was touched") from None
         try:
-            try:
-                fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except OSError as exc:
-                if exc.errno not in (errno.EACCES, errno.EAGAIN):  # ENOLCK: mounted without locks (`nolock`)
-                    logger.warning("%s cannot be locked (%s): %s is on a network file system (%s) mounted without "
-                                   "locks, so a publish of another machine into it at the same time is not kept out; "
-                                   "publish from one machine at a time (or mount it with locks)", path,
-                                   os_reason(exc), self.repo_dir, shared)
-                else:
-                    logger.warning("another publish into %s holds %s (%s): waiting for it to end; the repository "
-                                   "is on a network file system (%s), so it may run on another machine; if it "
-                                   "never ends, stop it there", self.repo_dir, path, self._marker_says(), shared)
-                    fcntl.lockf(fd, fcntl.LOCK_EX)
+            lock_for_machines(
+                fd, lambda exc: logger.warning(
+                    "%s cannot be locked (%s): %s is on a network file system (%s) mounted without locks, so a publish "
+                    "of another machine into it at the same time is not kept out; publish from one machine at a time "
+                    "(or mount it with locks)", path, os_reason(exc), self.repo_dir, shared),
+                lambda: logger.warning(
+                    "another publish into %s holds %s (%s): waiting for it to end; the repository is on a network file "
+                    "system (%s), so it may run on another machine; if it never ends, stop it there", self.repo_dir,
+                    path, self._marker_says(), shared))
             yield
         finally:
             os.close(fd)  # closing releases the lock, here and at the server

@@ -16,6 +16,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from coworkenv import atomic as _atomic
+from coworkenv.store._git_locks import lock_for_machines, shared_file_system
 from coworkenv.store._lfs import lfs_pointer_in, lfs_pointer_problem
 from coworkenv.store._manifest import POINTER_NAME, Pointer, pointer_marked, read_pointer, write_pointer
 
@@ -398,8 +399,9 @@ def _say_if_written_meanwhile(directory: Path, before: Pointer | None, ours: str
 
 @contextmanager
 def _writers_take_turns(directory: Path) -> Iterator[None]:
-    """Hold an exclusive lock on the dataset folder itself (it leaves no file) for the block; where its file system
-    cannot lock (some network or FUSE ones), the block runs unlocked, as writes always did."""
+    """Hold an exclusive lock on the dataset folder itself (it leaves no file) for the block, and on a network file
+    system also `_machines_take_turns`; where its file system cannot lock (some FUSE ones), the block runs unlocked,
+    as writes always did."""
     fd = os.open(directory, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
     try:
         try:
@@ -409,9 +411,45 @@ def _writers_take_turns(directory: Path) -> Iterator[None]:
             _atomic.lock_exclusive(fd, directory)
         except _atomic.LockError:
             pass
-        yield
+        with _machines_take_turns(directory):
+            yield
     finally:
         os.close(fd)  # releases the lock
+
+
+MACHINES_LOCK = ".coworkenv-writers-lock"  # a dot file: no reader of the folder takes it (they follow LATEST)
+
+
+@contextmanager
+def _machines_take_turns(directory: Path) -> Iterator[None]:
+    """On a network file system (two machines with one data folder on NFS or SMB), also a POSIX record lock on
+    `<folder>/.coworkenv-writers-lock`, which the server keeps for every machine: the folder's `flock` stays on the
+    client there (or is refused), so two machines' runs storing one partition at once were not in turns, and one
+    repairing a damaged file could move the other's intact copy aside as damaged. Nothing is locked beyond the folder
+    on a local disk. A mount without locks (`nolock`) is written unlocked, and each such write says so."""
+    shared = shared_file_system(directory)
+    if shared is None:
+        yield
+        return
+    path = directory / MACHINES_LOCK
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o666)
+    except OSError as exc:
+        raise _atomic.LockError(directory, exc) from None
+    try:
+        lock_for_machines(
+            fd, lambda exc: logger.warning(
+                "%s cannot be locked (%s): %s is on a network file system (%s) mounted without locks, so a writer of "
+                "another machine storing this dataset at the same time is not kept in turns (both versions are kept, "
+                "LATEST names the last written); run one pipeline at a time on this data folder (or mount it with "
+                "locks)", path, _atomic.os_reason(exc), directory, shared),
+            lambda: logger.warning(
+                "%s: another writer holds %s: waiting for it to end; the data folder is on a network file system (%s), "
+                "so it may be a run of another machine storing this dataset; if it never ends, stop it there",
+                directory, path.name, shared))
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock, here and at the server
 
 
 def _quarantine(path: Path) -> Path:

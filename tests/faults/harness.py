@@ -344,9 +344,8 @@ def filter_x(repo: Path, **settings: str) -> None:
     (repo / ".git" / "info" / "attributes").write_text("*.bin filter=x\n")
 
 
-def ended(call: Callable[[], object], within_s: float, waits_on: str) -> tuple[object, float]:
-    """What `call` returns or raises, run in a thread given `within_s`, and the seconds it took; fails naming what it
-    `waits_on` when it has not ended (the thread is a daemon: a publish that runs on does not hold the tests up)."""
+def in_thread(call: Callable[[], object]) -> tuple[threading.Thread, list[object]]:
+    """`call` started in a daemon thread, and the list that gets what it returns or raises once it ends."""
     done: list[object] = []
 
     def run() -> None:
@@ -355,9 +354,16 @@ def ended(call: Callable[[], object], within_s: float, waits_on: str) -> tuple[o
         except BaseException as exc:
             done.append(exc)
 
-    began = time.monotonic()
     thread = threading.Thread(target=run, daemon=True)
     thread.start()
+    return thread, done
+
+
+def ended(call: Callable[[], object], within_s: float, waits_on: str) -> tuple[object, float]:
+    """What `call` returns or raises, run in a thread given `within_s`, and the seconds it took; fails naming what it
+    `waits_on` when it has not ended (the thread is a daemon: a publish that runs on does not hold the tests up)."""
+    began = time.monotonic()
+    thread, done = in_thread(call)
     thread.join(within_s)
     assert not thread.is_alive(), f"DID NOT END within {within_s} s: {waits_on}"
     return done[0], time.monotonic() - began
