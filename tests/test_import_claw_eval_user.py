@@ -13,7 +13,7 @@ import pytest
 
 from coworkenv.env import Env
 from coworkenv.importers import import_checkout
-from coworkenv.llm import LLMRequest
+from coworkenv.llm import LLMError, LLMRequest
 from coworkenv.loading import load_spec
 from coworkenv.rollout import rescore, run_agent
 from coworkenv.rollout.users import CLAW_EVAL_USER_PROMPT, spec_user
@@ -124,3 +124,98 @@ def test_over_mcp_the_reply_tool_brings_the_simulated_users_answer(spec: Any) ->
     assert ok and json.loads(shown) == {"status": "delivered", "episode": "over"}
     result = host.result()
     assert result["done"] and result["score"] == 1.0 and result["turn"] == 1
+
+
+# -- the user's model failing, slow or garbled (import57) -------------------------------------------------------------
+def _claw_eval_user_server(body: dict[str, Any]) -> dict[str, Any]:
+    """The user's model over HTTP, answering as `_user_model` does."""
+    asked = str(body["messages"][-1]["content"]).split("[助手]")[-1]
+    return {"content": "[DONE]" if "1.5M" in asked else "It's 1.5M, 30 years."}
+
+
+def test_the_users_model_named_by_the_environment_gets_claw_evals_tries_waits_and_timeout(
+        spec: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Claw-Eval's `UserAgent` tries a request 30 times, waiting min(2^(try+1), 16) s between, each under the openai
+    client's 600 s; main's user model had the backends' default (5 tries over ~5 s, 60 s each): a user model down for
+    six requests (500s, a 429, a garbled body) failed the episode, where Claw-Eval's goes on."""
+    from coworkenv.llm import OpenAICompatibleBackend
+    from tests.support.fake_openai_server import FakeOpenAIServer
+
+    waits: list[float] = []
+    backoff = OpenAICompatibleBackend._backoff_s
+
+    def waited(self: OpenAICompatibleBackend, attempt: int, retry_after_s: float | None) -> float:
+        waits.append(backoff(self, attempt, retry_after_s))
+        return 0.0  # the schedule is checked, not slept
+
+    monkeypatch.setattr(OpenAICompatibleBackend, "_backoff_s", waited)
+    failing = ["500", "429", "malformed", "500", "500", "500", "500"]
+    with FakeOpenAIServer(schedule=failing, responder=_claw_eval_user_server) as server:
+        monkeypatch.setenv("COWORKENV_USER_URL", f"{server.url}/v1")
+        monkeypatch.setenv("COWORKENV_USER_MODEL", "fake-model")
+        user = spec_user(spec)
+        assert user is not None and user.backend.timeout_s == 600  # type: ignore[attr-defined]
+        agent = ScriptedBackend([say("How much did you borrow, and for how long?"),
+                                 say("With 1.5M left over 30 years, prepaying saves interest; shorten the term.")])
+        record = run_agent(Env(spec), agent, user_sim=user)
+        assert server.stats()["requests"] == len(failing) + 2
+    assert record.stop_reason == "done" and record.score == 1.0, record.error
+    assert record.messages[3]["content"] == "[user_agent]\nIt's 1.5M, 30 years."
+    assert len(waits) == len(failing)
+    for n, wait in enumerate(waits):  # Claw-Eval: 2, 4, 8, then 16 s (and up to 1 s more)
+        assert min(2 ** (n + 1), 16) <= wait <= min(2 ** (n + 2), 16), waits
+
+
+def _user_down(error: Exception) -> Any:
+    def answer(request: LLMRequest) -> Any:
+        raise error
+    return answer
+
+
+@pytest.mark.parametrize("error", [LLMError("server_error", "http://user:8000 model 'u': HTTP 500: down; gave up "
+                                                            "after 30 attempts"),
+                                   RuntimeError("the user's engine crashed")], ids=["server", "simulator"])
+def test_a_user_model_that_gives_no_answer_loses_nothing_and_says_why(spec: Any, error: Exception) -> None:
+    """Claw-Eval's runner, its user's model failing every try, takes the user as satisfied and grades the episode
+    with the agent's last message. Main dropped that message from the record (never played: a rescore, the audit and
+    the score lack it), and let an error of another type than LLMError end the whole run."""
+    from coworkenv.serve.episode_host import REPLY_TOOL, EpisodeHost
+
+    asked = "How much did you borrow, and for how long? 1.5M?"
+    record = run_agent(Env(spec), ScriptedBackend([say(asked)]),
+                       user_sim=spec_user(spec, ScriptedBackend([_user_down(error)], name="user-model")))
+    assert record.stop_reason == "user_sim_error"  # an infrastructure failure: kept apart from the model's scores
+    assert record.messages[-1]["role"] == "assistant" and record.messages[-1]["content"] == asked
+    assert [r.text for r in record.replies] == [asked]
+    assert "simulated user (claw-eval-user:user-model) gave no answer" in record.error
+    assert str(error) in record.error or type(error).__name__ in record.error
+    assert record.score == pytest.approx(0.2)  # graded as Claw-Eval grades it: no user answer in the trace
+    assert rescore(record, spec).score == pytest.approx(0.2)
+    # over MCP: the reply is delivered and ends the episode; the harness is told why
+    host = EpisodeHost(spec, user_sim=spec_user(spec, ScriptedBackend([_user_down(error)], name="user-model")))
+    ok, shown = host.call(REPLY_TOOL, {"message": asked})
+    assert ok and json.loads(shown) == {"status": "delivered", "episode": "over"}
+    result = host.result()
+    assert result["done"] and result["stop_reason"] == "user_sim_error" and result["score"] == pytest.approx(0.2)
+    assert "gave no answer" in result["error"]
+
+
+def test_a_reference_beside_a_simulated_user_task_says_the_gates_play_it_with_no_user(tmp_path: Path) -> None:
+    """The validation gates play a reference with no simulated user (a reference step is a call or a message): a
+    reference that asks the user and answers after the answer is one reply there, and fails the oracle gate, whose
+    finding blamed the grader (`task score 0.2`). Main's report said nothing of it."""
+    shutil.copytree(CHECKOUT / "src", tmp_path / "src")
+    task = tmp_path / "tasks" / TASK
+    task.mkdir(parents=True)
+    (task / "task.yaml").write_text(TASK_YAML)
+    (task / "grader.py").write_text(GRADER)
+    (task / "reference.json").write_text(json.dumps([{"say": "How much did you borrow?"},
+                                                     {"say": "With 1.5M, shorten the term."}]))
+    (report,) = import_checkout(tmp_path, tmp_path / "out")
+    assert report.status == "full"
+    (said,) = [n for n in report.notes if n.startswith("reference.json")]
+    assert "with no simulated user" in said and "its 2 messages are that one reply" in said
+    (task / "reference.json").write_text(json.dumps([{"say": "With 1.5M, shorten the term."}]))
+    (report,) = import_checkout(tmp_path, tmp_path / "out")
+    (said,) = [n for n in report.notes if n.startswith("reference.json")]
+    assert "ends the episode" in said and "messages are that one reply" not in said

@@ -50,7 +50,7 @@ from coworkenv.importers.claw_eval_start import (
     start_problems,
 )
 from coworkenv.importers.claw_eval_task import ClawCheck, ClawTask, ClawTool, ImportProblem, load_task
-from coworkenv.importers.claw_eval_user import simulated_user, suffix_of
+from coworkenv.importers.claw_eval_user import reference_note, simulated_user, suffix_of
 from coworkenv.importers.spec_file_names import (
     IMPORTED_BY,
     REPORT_NAME,
@@ -282,6 +282,8 @@ def import_task(task_dir: Path, error_rate: float | None = None, judge: bool = F
     if task.judge_rubric and not isinstance(grader, dict):
         leave("judge_rubric", "LLM judge: not deterministic")
     reference = _reference(task_dir, leave)
+    if simulated is not None and reference:
+        notes.append(reference_note(reference))
     context = claw_eval_system_prompt([t for t in task.tools if t.name in declared]) \
         if system_prompt == "claw-eval" else ENV_CONTEXT
     suffix = suffix_of(task.user_agent) if simulated is not None else ""

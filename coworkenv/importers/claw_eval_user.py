@@ -57,3 +57,15 @@ def suffix_of(raw: dict[str, Any]) -> str:
     except ValidationError:
         return ""
     return user.system_prompt_suffix if user.enabled else ""
+
+
+def reference_note(steps: list[Any]) -> str:
+    """What the report says of a `reference.json` beside a task with a simulated user: the validation gates play a
+    reference with no user (none answers offline, and a reference step is a call or a message, none the user's
+    answer), so its messages are one reply, which ends the episode as a reply no user answers ends Claw-Eval's."""
+    said = sum(1 for step in steps if isinstance(step, dict) and step.get("say"))
+    return ("reference.json is played by the validation gates with no simulated user (none answers offline, and a "
+            "reference has no step for the user's answer): its calls, then its messages as one reply, which ends "
+            "the episode" + (f"; its {said} messages are that one reply, so a reference that asks the user and "
+                             "answers after the user's answer fails the oracle gate for that, not for its grader"
+                             if said > 1 else ""))

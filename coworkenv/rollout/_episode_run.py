@@ -25,7 +25,7 @@ from coworkenv.rollout.record import (
     record_id_for,
     trl_message,
 )
-from coworkenv.rollout.users import UserReply, UserSimulator
+from coworkenv.rollout.users import UserReply, UserSimulator, user_failure
 from coworkenv.spec import VERIFIER_VERSION
 
 MAX_CLARIFICATIONS_PER_TURN = 4
@@ -235,6 +235,16 @@ class EpisodeRun:
         self.transcript.append(trl_message({"role": "assistant", "content": text}))
         self._record_step("clarify", turn, len(self.transcript) - 1, pending, 0, 0, 0.0)
         self.transcript.append(trl_message({"role": "user", "content": reply.content}))
+
+    def user_failed(self, pending: Pending, exc: Exception, user_s: float) -> None:
+        """The user simulator gave no answer (its model failed after its backend's retries): the message is played as
+        one the user left unanswered, so nothing the agent said is lost and the episode ends where Claw-Eval's
+        runner ends it (its user's model failing every try, it takes the user as satisfied and grades); it stops as
+        `user_sim_error`, an infrastructure failure, so its score is kept but says nothing about the model."""
+        self.seconds["user"] += user_s
+        self._act(pending)
+        if self.failure is None:  # (the env failing on the message is said first)
+            self.fail(USER_SIM_ERROR, user_failure(self.user_sim.name, exc))
 
     # -- env side ----------------------------------------------------------------------------------------------------
     def _act(self, pending: Pending, answer: str | None = None) -> None:

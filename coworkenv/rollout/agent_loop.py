@@ -127,8 +127,8 @@ async def _play(ep: EpisodeRun, agent: LLMBackend | Policy) -> None:
         t = time.perf_counter()
         try:
             reply = await ep.user_sim.respond(ep.user_conversation(pending), ep.env.turn)
-        except LLMError as exc:
-            ep.fail(USER_SIM_ERROR, str(exc))
+        except Exception as exc:  # its model's server after the retries, or the simulator's own failure: not the agent's
+            ep.user_failed(pending, exc, time.perf_counter() - t)
             break
         ep.answer(pending, reply, time.perf_counter() - t)
 

@@ -12,12 +12,19 @@ import re
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from coworkenv.llm import LLMBackend, LLMRequest
+from coworkenv.llm import LLMBackend, LLMError, LLMRequest
 from coworkenv.spec import EnvSpec
 
 STOP_TOKEN = "###STOP###"
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 _FALLBACK_REPLY = "I don't have anything to add. What else do you need from me?"
+
+
+def user_failure(user: str, exc: Exception) -> str:
+    """What a user simulator's failure is said as: which simulator, then the error (its kind and server, for an
+    LLMError) or, for any other exception, its type and text."""
+    said = str(exc) if isinstance(exc, LLMError) else f"{type(exc).__name__}: {exc}"
+    return f"the simulated user ({user}) gave no answer, so the agent's last message went unanswered: {said}"
 
 
 @dataclass(frozen=True)
@@ -182,6 +189,14 @@ def _redact(text: str, withheld: list[HiddenFact]) -> str:
 USER_URL_ENV = "COWORKENV_USER_URL"
 USER_MODEL_ENV = "COWORKENV_USER_MODEL"
 CLAW_EVAL_USER_TAG = "[user_agent]"  # Claw-Eval sends each answer as this line, then the text
+# How long Claw-Eval's runner waits on its user's model (`runner/user_agent.py`): 30 tries of a request, waiting
+# min(2^(try+1), 16) s and up to 1 s more between them (7 min in all), each request under the `openai` client's
+# default timeout of 600 s. A user model named by $COWORKENV_USER_URL gets the same budget: with the LLM backends'
+# own default (4 retries over about 5 s, 60 s a request) a user model that was down for a minute, or that took over
+# a minute to write an answer (Claw-Eval asks for up to 65,536 tokens), failed the episode where Claw-Eval's went on.
+CLAW_EVAL_USER_RETRIES = 29  # retries after the first try: 30 tries
+CLAW_EVAL_USER_TIMEOUT_S = 600.0
+CLAW_EVAL_USER_BACKOFF_S = (4.0, 16.0)  # base and cap: retry n waits 2^(n+1) to 2^(n+2) s, at most 16 s
 # Claw-Eval's `runner/user_agent.py`, word for word: its system prompt over the persona and its request
 CLAW_EVAL_USER_PROMPT = """\
 你是一个模拟用户。你的任务是根据以下人设与AI助手进行对话。
@@ -259,10 +274,13 @@ def spec_user(spec: EnvSpec, backend: LLMBackend | None = None) -> ClawEvalUser 
     if user is None:
         return None
     if backend is None:
-        from coworkenv.llm import NoLLMBackend, backend_from_config
+        from coworkenv.llm import NoLLMBackend, OpenAICompatibleBackend, backend_from_config
 
         url, model = os.environ.get(USER_URL_ENV, "").strip(), os.environ.get(USER_MODEL_ENV, "").strip()
-        made = backend_from_config(url, model) if url and model else None
+        made = backend_from_config(url, model, max_retries=CLAW_EVAL_USER_RETRIES,
+                                   timeout_s=CLAW_EVAL_USER_TIMEOUT_S) if url and model else None
+        if isinstance(made, OpenAICompatibleBackend):  # Claw-Eval's waits between tries
+            made.backoff_base_s, made.max_backoff_s = CLAW_EVAL_USER_BACKOFF_S
         if made is None or isinstance(made, NoLLMBackend):
             raise ValueError(f"{spec.metadata.title or spec.capability}: its user is simulated by an LLM "
                              f"({user.form}'s simulated user, up to {user.max_rounds} answers), and none is named: "

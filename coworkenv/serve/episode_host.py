@@ -74,6 +74,7 @@ class EpisodeHost:
         with self._lock:
             self.env.reset()
             self._started, self._timed_out, self._message = None, False, None
+            self._user_error: str | None = None  # why the simulated user gave no answer, if its model failed
 
     def start_clock(self) -> None:
         """The agent asked for something of the episode (its tools, the task): the spec's wall clock starts, if it
@@ -138,7 +139,12 @@ class EpisodeHost:
             from coworkenv.llm import run_sync
 
             user, conversation = self._user, [*self.env.messages, {"role": "assistant", "content": message}]
-            answer = run_sync(lambda: user.respond(conversation, self.env.turn)).content
+            try:
+                answer = run_sync(lambda: user.respond(conversation, self.env.turn)).content
+            except Exception as exc:  # its model failed after the retries: the reply stands unanswered, as the loop
+                from coworkenv.rollout.users import user_failure  # plays it (`EpisodeRun.user_failed`)
+
+                answer, self._user_error = None, user_failure(user.name, exc)
             result = self.env.step(action) if answer is None else self.env.hear(action, answer)
         else:
             result = self.env.step(action)
@@ -153,11 +159,12 @@ class EpisodeHost:
             report = self.env.robustness_report()
             timed_out = not self.env.done and self._past_time_limit()  # stop reasons as `rollout`'s records word them
             stop = "time_limit" if timed_out else None if not self.env.done else \
-                "env_step_limit" if self.env.truncated else "done"
+                "env_step_limit" if self.env.truncated else "user_sim_error" if self._user_error else "done"
             return {
                 "env_id": self.spec.id, **self.env.score().as_dict(), "done": self.env.done or timed_out,
                 "stop_reason": stop, "turn": self.env.turn, "steps": self.env.steps,
                 "truncated": self.env.truncated or timed_out,
                 "robustness": report.figure, "faults": {"injected": report.injected, "failing": report.failing,
                                                         "recovered": report.recovered},
+                **({"error": self._user_error} if self._user_error else {}),
             }
