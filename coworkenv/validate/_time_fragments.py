@@ -146,6 +146,13 @@ def people_zones(spec: EnvSpec) -> list[tzinfo]:
     return out
 
 
+def user_zones(spec: EnvSpec) -> tuple[list[tzinfo], bool]:
+    """The people's zones, the user's first, and whether the user's is known."""
+    people = getattr(getattr(spec.world.apps, "directory", None), "people", None) or []
+    user = any(field_value(p, "id") == spec.user and field_value(p, "timezone") for p in people)
+    return people_zones(spec), user
+
+
 def stored_fragment(field: str, cond: FieldCond | Any, seeds: list[str], zones: list[tzinfo], user: bool,
                     instants: list[datetime], timed_name: bool) -> str | None:
     """Why a `contains`/`matches` condition on a stored date-time field reads another day or clock than the

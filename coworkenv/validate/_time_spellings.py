@@ -55,7 +55,7 @@ from coworkenv.spec import (
     Selector,
 )
 from coworkenv.validate._check_reads import spec_rules
-from coworkenv.validate._time_fragments import LOOSE, argument_fragments, known_instants, people_zones, stored_fragment
+from coworkenv.validate._time_fragments import LOOSE, argument_fragments, known_instants, stored_fragment, user_zones
 
 _EQUALITY = frozenset({"equals", "not_equals", "in"})
 _ORDER = frozenset({"gt", "gte", "lt", "lte"})
@@ -192,10 +192,7 @@ class _Parts:
     @cached_property
     def zones(self) -> tuple[list[tzinfo], bool]:
         """The people's zones, the user's first, and whether the user's is known."""
-        zones = people_zones(self.spec)
-        user = any(field_value(p, "id") == self.spec.user and field_value(p, "timezone") for p in
-                   getattr(getattr(self.spec.world.apps, "directory", None), "people", None) or [])
-        return zones, user
+        return user_zones(self.spec)
 
     def argument(self, where: str, matcher: CallMatcher) -> Iterator[tuple[str, str]]:
         timed = self.timed.get(matcher.tool) or self.any_timed

@@ -207,6 +207,7 @@ from tests.defects import (
     python_fragile,
     python_messages_table,
     python_record_order,
+    python_time_as_text,
     python_tolerance_admits_other,
     random_unpinned,
     read_attempt_credited,
@@ -548,6 +549,7 @@ MODULES = (
     frame_created_id,
     guard_scope_refilled,
     body_read_in_subject,
+    python_time_as_text,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.

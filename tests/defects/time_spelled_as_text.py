@@ -20,7 +20,7 @@ The twin is the shipped spec (no such condition) or the same guard written as th
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta, timezone
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -267,20 +267,27 @@ def _clash_part(op: str, local: bool):  # type: ignore[no-untyped-def]
     return edit
 
 
+def free_local_day(spec: Spec) -> tuple[ZoneInfo, date]:
+    """(the user's zone, a day of theirs before the first deadline asked for with no due, stored or asked, within a
+    day of it in their zone or in UTC), the user's zone off UTC that day."""
+    zone = ZoneInfo(_user_zone(spec))
+    dues = [_moment(t["due"]) for t in [*_task_dues(spec), *world(spec, "todo", "tasks")] if t.get("due")]
+    taken = {d.astimezone(zone).date() for d in dues} | {d.astimezone(UTC).date() for d in dues}
+    day = min(_moment(t["due"]) for t in _task_dues(spec)).astimezone(zone).date() - timedelta(days=1)
+    while day in taken or day - timedelta(days=1) in taken or day + timedelta(days=1) in taken:
+        day -= timedelta(days=1)
+    if datetime(day.year, day.month, day.day, tzinfo=zone).utcoffset() == timedelta(0):
+        raise CorpusError(f"{spec['capability']}: the user's zone is at UTC on {day}")
+    return zone, day
+
+
 def _free_local_day(as_text: bool):  # type: ignore[no-untyped-def]
     """A guard: no task due on the user's free day before the first one asked for: `due contains "<the day>"`
     where `as_text` (the UTC day: the user's day off UTC runs from their midnight), else the user's day bounded in
     UTC."""
     def edit(spec: Spec) -> None:
-        zone = ZoneInfo(_user_zone(spec))
-        dues = [_moment(t["due"]) for t in [*_task_dues(spec), *world(spec, "todo", "tasks")] if t.get("due")]
-        taken = {d.astimezone(zone).date() for d in dues} | {d.astimezone(UTC).date() for d in dues}
-        day = min(_moment(t["due"]) for t in _task_dues(spec)).astimezone(zone).date() - timedelta(days=1)
-        while day in taken or day - timedelta(days=1) in taken or day + timedelta(days=1) in taken:
-            day -= timedelta(days=1)
+        zone, day = free_local_day(spec)
         lo = datetime(day.year, day.month, day.day, tzinfo=zone)
-        if lo.utcoffset() == timedelta(0):
-            raise CorpusError(f"{spec['capability']}: the user's zone is at UTC on {day}")
         where = [{"field": "due", "op": "contains", "value": day.isoformat()}] if as_text else [
             {"field": "due", "op": "gte", "value": _z(lo)}, {"field": "due", "op": "lt", "value": _z(lo + timedelta(days=1))}]
         spec["checks"].append({

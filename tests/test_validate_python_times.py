@@ -1,0 +1,63 @@
+"""Date-times a Python check compares as text (`_python_times`): each case is a check's code written by hand into the
+shipped meeting_reschedule example (user at +02:00), read statically (no episode is played, no code is run)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from coworkenv.examples import load_example
+from coworkenv.loading import parse_spec
+from coworkenv.validate._python_times import python_times
+
+_PARSE = "from datetime import datetime\n\ndef _t(s):\n    return datetime.fromisoformat(s.replace('Z', '+00:00'))\n\n"
+
+
+def _spec(body: str) -> Any:
+    data = load_example("meeting_reschedule").model_dump(mode="json", by_alias=True)
+    code = _PARSE + "def check(state, audit, messages):\n" + "".join(f"    {line}\n" for line in body.splitlines())
+    data["checks"].append({"id": "probe", "role": "guard", "rule": {"kind": "python", "code": code}})
+    return parse_spec(data)
+
+
+_EVENTS = "for r in state['apps']['calendar']['events']:\n"
+_CALLS = "for e in audit:\n    a = e['args']\n"
+
+
+@pytest.mark.parametrize("body", [
+    _CALLS + "    if a.get('start', '') >= '2026-04-15T13:00:00Z':\n        return True\nreturn False",
+    _CALLS + "    if a.get('start') == '2026-04-15T14:00:00Z':\n        return True\nreturn False",
+    _CALLS + "    if str(a.get('start'))[:13] == '2026-04-15T14':\n        return True\nreturn False",
+    "return not any('2026-04-14' in e['args'].get('start', '') for e in audit)",
+    _EVENTS + "    if r['start'] == '2026-04-15T16:00:00+02:00':\n        return False\nreturn True",
+    "WANT = '2026-04-15T14:00Z'\n" + _EVENTS + "    if r['start'] == WANT:\n        return False\nreturn True",
+    _EVENTS + "    start = r.get('start') or ''\n    if start == '2026-04-15':\n        return False\nreturn True",
+    _EVENTS + "    if r['start'].startswith('2026-04-15T16:00'):\n        return False\nreturn True",
+    _EVENTS + "    if r['start'][:10] != '2026-04-15':\n        return False\nreturn True",
+    _EVENTS + "    if '2026-04-15T13:00:00+02:00' <= r['start'] < '2026-04-15T18:00:00+02:00':\n"
+              "        return False\nreturn True",
+], ids=["call-order", "call-equal", "call-hour-prefix", "call-day-in", "stored-offset", "stored-no-seconds-named",
+        "stored-bare-day", "stored-local-clock", "stored-utc-day", "stored-window-at-offset"])
+def test_reported(body: str) -> None:
+    found = list(python_times(_spec(body)))
+    assert found and found[0][0].endswith(".rule.code"), found
+    assert "as text" in found[0][1] and "'probe'" in found[0][1]
+
+
+@pytest.mark.parametrize("body", [
+    _CALLS + "    if a.get('start') and _t(a['start']) == _t('2026-04-15T16:00:00+02:00'):\n        return True\n"
+             "return False",  # parsed instants
+    _EVENTS + "    if r['start'] == '2026-04-15T14:00:00Z':\n        return True\nreturn False",  # as stored
+    _EVENTS + "    if r['start'] >= '2026-04-15T12:00:00Z':\n        return True\nreturn False",  # a UTC bound
+    "return any('2026-04-15' in m['text'] for m in messages)",  # a reply's text (`_user_formats` reads it)
+    _EVENTS + "    if r['title'] == 'Design review' and r['start'] in ('2026-04-15T14:00:00Z',):\n        return True\n"
+              "return False",
+    "return e['args'].get('status') == 'confirmed' if (e := audit[-1]) else False",  # no time compared
+], ids=["call-parsed", "stored-as-stored", "stored-utc-bound", "reply-text", "stored-in-tuple", "no-time"])
+def test_not_reported(body: str) -> None:
+    assert list(python_times(_spec(body))) == []
+
+
+def test_unparsable_code_left_to_the_sandbox_gate() -> None:
+    assert list(python_times(_spec("return (("))) == []
