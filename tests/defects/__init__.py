@@ -212,6 +212,7 @@ from tests.defects import (
     read_attempt_credited,
     read_elsewhere_credited,
     relative_date_pinned,
+    reply_ask_unphrased,
     reply_number_alternative,
     reply_only,
     reply_threaded_other_matter,
@@ -548,6 +549,7 @@ MODULES = (
     frame_created_id,
     guard_scope_refilled,
     body_read_in_subject,
+    reply_ask_unphrased,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
