@@ -267,9 +267,10 @@ def test_request_framing_never_asks_for_an_answer() -> None:
     # A framing that asks for a reply ("let me know ...") would make the reply content that no check reads.
     from coworkenv.synth.procedural import _wording
     from coworkenv.validate._mutation_core import _ASKS
+    from coworkenv.validate._reply_asks import asks_for_reply
 
     parts = [*_wording.GREETINGS, *_wording.LEADS, *_wording.REASONS, *_wording.SIGNOFFS]
-    asking = [p for p in parts if _ASKS.search("Done. " + p[0].upper() + p[1:])]
+    asking = [p for p in parts if _ASKS.search(framed := "Done. " + p[0].upper() + p[1:]) or asks_for_reply(framed)]
     assert not asking
 
 

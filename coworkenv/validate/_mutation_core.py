@@ -11,6 +11,7 @@ from typing import Any, Literal
 from coworkenv.bindings import spec_catalog
 from coworkenv.spec import EnvSpec, ReferenceStep, ReferenceTurn
 from coworkenv.validate._check_reads import spec_rules, turns_read
+from coworkenv.validate._reply_asks import asks_for_reply
 from coworkenv.validate.entities import stated_facts, whole
 
 __all__ = ["MUTATION_KINDS", "Mutation", "MutationKind", "replaced", "reply_is_content", "turn_of", "without"]
@@ -79,14 +80,15 @@ _ASKS = re.compile(r"\b(tell me|let me know|report back|summari[sz]e|how many|ho
 
 
 def reply_is_content(spec: EnvSpec, turn: int) -> bool:
-    """Whether the reply to `turn` is something the task asks for: a check reads it, the user asks (`_ASKS`), or it
-    is all the turn makes (`_told_only`)."""
+    """Whether the reply to `turn` is something the task asks for: a check reads it, the user asks (`_ASKS`, or a
+    request's grammar, `_reply_asks.asks_for_reply`), or it is all the turn makes (`_told_only`)."""
     for _, _, _, rule in spec_rules(spec.checks):  # a tier's rule too
         if _reads_reply(rule, turn):
             return True
     if turn >= len(spec.turns):
         return False
-    return _ASKS.search(spec.turns[turn].content) is not None or _told_only(spec, turn)
+    request = spec.turns[turn].content
+    return _ASKS.search(request) is not None or asks_for_reply(request) or _told_only(spec, turn)
 
 
 def _told_only(spec: EnvSpec, turn: int) -> bool:

@@ -213,6 +213,7 @@ from tests.defects import (
     read_attempt_credited,
     read_elsewhere_credited,
     relative_date_pinned,
+    reply_ask_unphrased,
     reply_number_alternative,
     reply_only,
     reply_threaded_other_matter,
@@ -550,6 +551,7 @@ MODULES = (
     guard_scope_refilled,
     body_read_in_subject,
     python_time_as_text,
+    reply_ask_unphrased,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.

@@ -1,0 +1,56 @@
+"""A request for the reply read by its grammar, not by a list of phrases (defects150).
+
+`_mutation_core.reply_is_content` takes the reply to a turn as task content where a check reads it, where the turn
+only tells a fact (`_told_only`), or where the request asks for it. The last was a list of phrases (`_ASKS`: "tell
+me", "let me know", "report back", a question with a question mark), and a turn that also writes and asks in other
+words ("Put the value in your reply to me as well.", "Give me the time you picked.", "I'd like to know which service
+caused it.", "Say when each one last ran.", "I wonder whether Mei got back to you.") got no reply near miss: a spec
+whose checks never read the answer passed the agent that answers "Done.".
+
+`asks_for_reply(request)` reads each sentence of the request for the shapes a request for an answer takes:
+- the user as the one told: an imperative with "me" as its (indirect) object ("give me", "show me", "walk me
+  through", "remind me"; not "let me", "help me"), or the answer passed to the user ("share the count with me",
+  "back to me"); not where the sentence names another conversation the words go to (a DM, a mail, a post);
+- the reply named as where the answer goes: "in your reply/answer/response", "your reply should ...", "write back";
+- a wish to know: "I'd like to know", "I want to hear", "I need to know", "I'm curious", "I wonder whether", "let me
+  hear how it went";
+- an imperative of saying, at the start of a sentence ("say", "mention", "state", "specify", "spell out"), where the
+  sentence names no other place the words go.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Words that may open a sentence before its verb: "Then", "Also,", "Afterwards,", "At the end,", "Please".
+_LEAD = (r"(?:(?:and|then|also|please|afterwards|after\s+that|at\s+the\s+end|finally|lastly|once\s+(?:you\s+are\s+|"
+         r"you're\s+)?done|when\s+(?:you\s+are|you're)\s+done|oh|ok|okay|so)\b,?\s+)*")
+# Another place the words go: a message, a post, a record (the answer is then that write's, not the reply's).
+_ELSEWHERE = re.compile(r"\b(?:in|into|on|to|via|by|through)\s+(?:the|a|an|our|their|his|her|that|this|each|#)?\s*"
+                        r"(?:\w+\s+)?(?:dm|direct\s+message|e-?mail|mail|post|channel|thread|ticket|comment|note|"
+                        r"invite|invitation|event|message|chat|page|file|doc|document|draft)s?\b|#[\w-]+|"
+                        r"\b(?:reply|write|respond|answer)\s+to\s+(?!me\b)\w+", re.IGNORECASE)
+# The user as the one told: "give me", "show me", "walk me through"; not "let me", "help me", "excuse me".
+_TO_ME = re.compile(rf"^{_LEAD}(?!(?:let|help|excuse|forgive|pardon|allow|bear|trust|count|leave)\b)[a-z]+\s+me\b|"
+                    r"\b(?:with|back\s+to|over\s+to)\s+me\b", re.IGNORECASE)
+# The reply as where the answer goes.
+_IN_REPLY = re.compile(r"\b(?:in|into|within|with)\s+your\s+(?:final\s+|last\s+)?(?:reply|answer|response)\b|"
+                       r"\byour\s+(?:final\s+|last\s+)?(?:reply|answer|response)\s+(?:should|must|needs?|has|to\s+me)\b|"
+                       r"\b(?:write|reply|answer|respond)\s+back\b(?!\s+to\s+(?!me\b))", re.IGNORECASE)
+# A wish to know, in the user's words.
+_WISH = re.compile(r"\bI(?:'d|\s+would|'m|\s+am)?\s+(?:(?:like|want|love|need|wish)\s+to\s+(?:know|hear|learn|find\s+out|"
+                   r"understand)|curious\b|wondering\b|wonder\b)|\blet\s+me\s+(?:hear|see|learn)\b", re.IGNORECASE)
+# An imperative of saying at a sentence's start.
+_SAY = re.compile(rf"^{_LEAD}(?:say|mention|state|specify|spell\s+out)\b", re.IGNORECASE)
+_SENTENCES = re.compile(r"(?<=[.!?])\s+|\n+")
+
+
+def asks_for_reply(request: str) -> bool:
+    """Whether a sentence of `request` asks the agent to tell the user something (see the module docstring)."""
+    for sentence in _SENTENCES.split(request):
+        sentence = sentence.strip()
+        if _IN_REPLY.search(sentence) or _WISH.search(sentence):
+            return True
+        if (_TO_ME.search(sentence) or _SAY.search(sentence)) and not _ELSEWHERE.search(sentence):
+            return True
+    return False

@@ -1,0 +1,40 @@
+"""`_reply_asks.asks_for_reply`: a request for the reply read by its grammar (defects150), and the sentences whose
+words go elsewhere (a DM, a post, another person's reply) or ask nothing of the user's agent."""
+
+from __future__ import annotations
+
+import pytest
+
+from coworkenv.validate._reply_asks import asks_for_reply
+
+
+@pytest.mark.parametrize("request_", [
+    "Put the value in your reply to me as well.",
+    "Give me the time you picked.",
+    "Afterwards, walk me through what you added.",
+    "Then share the count with me.",
+    "Your reply should name the tasks you added.",
+    "Write back with what you moved.",
+    "I'd like to know the value too.",
+    "I want to hear which service was at fault.",
+    "At the end, I'm curious about the number of broken pages.",
+    "I wonder whether Mei got back to you.",
+    "Ship it by the book and let me hear how it went.",
+    "Say when each one last ran.",
+    "Mention the time you picked when you are done.",
+])
+def test_asks_for_reply(request_: str) -> None:
+    assert asks_for_reply(request_)
+
+
+@pytest.mark.parametrize("request_", [
+    "Let me handle the customer myself.",
+    "Help me clean up the board: close the stale tickets.",
+    "Mention the outage window in the post to #incidents.",
+    "Say in the DM to Keiko that the value is live.",
+    "Reply back to Rosa with the ticket id.",
+    "Has Grace come back on the report? If she needs anything else, please take care of it.",
+    "Book the room for Tuesday and send the invite.",
+])
+def test_asks_nothing_of_the_reply(request_: str) -> None:
+    assert not asks_for_reply(request_)
