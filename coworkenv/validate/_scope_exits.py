@@ -31,9 +31,11 @@ open tickets stay open", `3 tickets where assignee == u-ayo and status == open`)
 is moved in by one write (another open ticket reassigned to Ayo); where the check holds again it is
 `guard_scope_refilled`: the count cannot tell the records it keeps from the ones that make up their number.
 Where no record the world holds can be moved in, one the agent creates fills the place as well (`_creator`: an
-exposed built-in write tool of the app, no forbidden guard matching, called on a copy of the world with each
-condition's own value on the argument of its field, a placeholder for any other required text, adds a record the
-check counts): the to-do added to the list, the ticket filed for Ayo.
+exposed write tool of the app, no forbidden guard matching, called on a copy of the world with each condition's own
+value on the argument of its field, a placeholder for any other required text, adds a record the check counts): the
+to-do added to the list, the ticket filed for Ayo. The creating and the deleting tool (`_deletions`) may be built-in
+or a tool the spec declares bound to one (`_forms`: an imported `todo_create_task`, a hand-declared
+`jira_create_issue`, its arguments in the declaration's words, run through the binding).
 
 A write is a built-in tool the agent is given, else a tool the spec declares bound to one (`_declared_writer`: the
 declared arguments filling the op's id and field, the value as it is or as the word the binding maps to it), so a spec
@@ -46,9 +48,9 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from coworkenv.apps import TOOLS
-from coworkenv.bindings import exposed_tools
+from coworkenv.bindings import DeclaredTool, bind_arguments, declared_tool, exposed_tools, spec_catalog, spec_dispatcher
 from coworkenv.spec import EnvSpec, FieldCond, ForbiddenRule, RecordsRule
-from coworkenv.tools import ToolBox
+from coworkenv.tools import Dispatcher, ToolBox, ToolDef, ToolError
 from coworkenv.validate._check_reads import spec_rules
 from coworkenv.validate._deleted_guards import _guarded, _holds
 from coworkenv.validate._other_values import Writer, _other_values, _writer_of
@@ -73,14 +75,15 @@ def scope_exits(spec: EnvSpec, world: World, touched: set[Key], created: set[Key
     forbidden = [r.call for _, _, _, r in spec_rules(spec.checks) if isinstance(r, ForbiddenRule)]
     exposed = set(exposed_tools(spec))
     writer = _writer_of(spec, exposed, forbidden)
+    forms = _forms(spec, exposed)
     tables = {(t.app, t.name) for t in world.tables()}
     errors: list[GateError] = []
     for path, check, rule in rules:
         if (rule.app, rule.table) not in tables or not _holds(world, rule):
             continue
         if _keeps_count(rule, check.is_guard):
-            refill = _refill(world, rule, touched | created, writer, _creator(rule, exposed, forbidden),
-                             exposed, forbidden)
+            refill = _refill(world, rule, touched | created, writer, _creator(rule, forms, forbidden), forms,
+                             forbidden)
             if refill is not None:
                 (rid, harm), (other, enter) = refill
                 errors.append(GateError("mutations", "guard_scope_refilled", path, (
@@ -162,7 +165,7 @@ def _exit(world: World, rule: RecordsRule, left: set[Key], writer: Writer) -> tu
 
 
 def _refill(world: World, rule: RecordsRule, left: set[Key], writer: Writer, creator: Creator,
-            exposed: set[str], forbidden: list[Any]
+            forms: list[_Form], forbidden: list[Any]
             ) -> tuple[tuple[str, tuple[str, dict[str, Any]]], tuple[str, tuple[str, dict[str, Any]]]] | None:
     """((record id, the call moving it out), (another's id, the call moving it in)) of the first record the check
     counts that one write takes out of the count, or one call removes (`_deletions`; the check then fails), and
@@ -189,7 +192,7 @@ def _refill(world: World, rule: RecordsRule, left: set[Key], writer: Writer, cre
                 if made is not None:
                     return (rid, out_call), (_NEW, made)
                 break  # one way out per condition: the first value the check stops counting
-        for out, out_call in _deletions(world, rule, rid, exposed, forbidden):
+        for out, out_call in _deletions(world, rule, rid, forms, forbidden):
             if _holds(out, rule):
                 continue
             for other in ids:
@@ -205,35 +208,35 @@ def _refill(world: World, rule: RecordsRule, left: set[Key], writer: Writer, cre
     return None
 
 
-def _deletions(world: World, rule: RecordsRule, rid: str, exposed: set[str], forbidden: list[Any]
+def _deletions(world: World, rule: RecordsRule, rid: str, forms: list[_Form], forbidden: list[Any]
                ) -> Iterator[tuple[World, tuple[str, dict[str, Any]]]]:
-    """(a copy of the world with the record gone, the call that removes it): an exposed built-in write tool of the
-    app taking the record's id alone (`todo_delete_task`), no forbidden guard matching, run on the copy."""
-    for name in sorted(exposed):
-        tool = TOOLS.get(name)
-        if tool is None or tool.app != rule.app or tool.kind != "write":
+    """(a copy of the world with the record gone, the call that removes it): an exposed write tool of the app, built-in
+    or declared (`_forms`), taking the record's id alone (`todo_delete_task`, an imported `todo_delete_task` bound to
+    it), no forbidden guard matching, run on the copy."""
+    for form in forms:
+        if form.app != rule.app:
             continue
-        params = tool.params.model_fields
-        id_param = next((p for p in params if p == "id" or p.endswith("_id")), None)
-        if id_param is None or any(f.is_required() and p != id_param for p, f in params.items()):
+        id_param = next((p for p in form.params if p == "id" or p.endswith("_id")), None)
+        if id_param is None:
             continue
-        call = (name, {id_param: rid})
-        if _guarded(call, forbidden):
+        call = form.call({id_param: rid}, None)
+        if call is None or _guarded(call, forbidden) or _guarded((form.op, {id_param: rid}), forbidden):
             continue
         copy = world.fork()
-        if ToolBox(copy, TOOLS, [name]).call(name, call[1]).ok and copy.table(rule.app, rule.table).get(rid) is None:
+        if form.run(copy, call[1]) and copy.table(rule.app, rule.table).get(rid) is None:
             yield copy, call
 
 
 Creator = Callable[[World], tuple[str, dict[str, Any]] | None]
 
 
-def _creator(rule: RecordsRule, exposed: set[str], forbidden: list[Any]) -> Creator:
-    """A function of a world giving the call (tool, arguments) of an exposed built-in write tool of the rule's app,
-    no forbidden guard matching, that adds a record to the rule's table which the rule counts, where one does (run
-    on a copy of that world), else None. The call's arguments: each condition's own value on the field it names (an
-    `equals` value, an `in` list's first item, a `contains` term as a one-item list), a placeholder word for any other
-    required text argument; a tool needing anything else is not tried."""
+def _creator(rule: RecordsRule, forms: list[_Form], forbidden: list[Any]) -> Creator:
+    """A function of a world giving the call (tool, arguments) of an exposed write tool of the rule's app, built-in or
+    declared (`_forms`), no forbidden guard matching, that adds a record to the rule's table which the rule counts,
+    where one does (run on a copy of that world), else None. The call's arguments: each condition's own value on the
+    field it names (an `equals` value, an `in` list's first item, a `contains` term as a one-item list; a declared
+    tool's argument bound to that field, the value as it is or as the word its value map turns into it), a
+    placeholder word for any other required text argument; a tool needing anything else is not tried."""
     own: dict[str, Any] = {}
     for c in rule.where:
         value = c.value[0] if c.op == "in" and isinstance(c.value, list) and c.value else \
@@ -241,34 +244,84 @@ def _creator(rule: RecordsRule, exposed: set[str], forbidden: list[Any]) -> Crea
             else None
         if value is not None and c.field not in own:
             own[c.field] = value
-    calls: list[tuple[str, dict[str, Any]]] = []
-    for name in sorted(exposed):
-        tool = TOOLS.get(name)
-        if tool is None or tool.app != rule.app or tool.kind != "write":
+    calls: list[tuple[_Form, tuple[str, dict[str, Any]]]] = []
+    for form in forms:
+        if form.app != rule.app:
             continue
-        params = tool.params.model_fields
-        args = {p: v for p, v in own.items() if p in params}
-        if not args:
-            continue
-        for p, f in params.items():
-            if p not in args and f.is_required():
-                if f.annotation is not str:
-                    break
-                args[p] = "Follow-up"  # a title, a description: any text
-        else:
-            if not _guarded((name, args), forbidden):
-                calls.append((name, args))
+        op_args = {p: v for p, v in own.items() if p in form.params}
+        call = form.call(op_args, "Follow-up") if op_args else None  # a title, a description: any text
+        if call is not None and not _guarded(call, forbidden) and not _guarded((form.op, op_args), forbidden):
+            calls.append((form, call))
 
     def create(world: World) -> tuple[str, dict[str, Any]] | None:
         before = len(world.table(rule.app, rule.table))
-        for name, args in calls:
+        for form, call in calls:
             copy = world.fork()
-            if not ToolBox(copy, TOOLS, [name]).call(name, args).ok:
+            if not form.run(copy, call[1]):
                 continue
             if len(copy.table(rule.app, rule.table)) > before and _holds(copy, rule):
-                return name, args
+                return call
         return None
     return create
+
+
+class _Form:
+    """An exposed write tool as the probes call it: a built-in tool, or a tool the spec declares bound to a write op
+    (an imported `todo_create_task` bound to `todo_add_task`, a hand-declared `jira_create_issue`)."""
+
+    def __init__(self, name: str, catalog: dict[str, ToolDef], dispatcher: Dispatcher | None) -> None:
+        self.name, self.catalog, self.dispatcher = name, catalog, dispatcher
+        tool = catalog[name]
+        self.decl = tool.decl if isinstance(tool, DeclaredTool) else None
+        self.op = tool.op if isinstance(tool, DeclaredTool) else name
+        self.app = tool.app
+        self.params = TOOLS[self.op].params.model_fields
+
+    def call(self, op_args: dict[str, Any], filler: str | None) -> tuple[str, dict[str, Any]] | None:
+        """(this tool, its arguments) giving the op `op_args` (each op parameter from the first argument bound to it,
+        the value as it is or a word the binding maps to it); any other required argument a text one given
+        `filler` (None: none may be required); None where no arguments do."""
+        if self.decl is None:
+            args = dict(op_args)
+            for p, f in self.params.items():
+                if p not in args and f.is_required():
+                    if f.annotation is not str or filler is None:
+                        return None
+                    args[p] = filler
+            return self.name, args
+        bind = self.decl.bind
+        args = {}
+        for p, v in op_args.items():
+            name = next((n for n in bind.args if (a := bind.arg(n)) is not None and a.to == p), None)
+            if name is None:
+                return None
+            arg = bind.arg(name)
+            args[name] = next((k for k, m in (arg.values if arg is not None else {}).items() if m == v), v)
+        props = self.decl.parameters.get("properties", {})
+        for r in [*(self.decl.parameters.get("required") or []), *bind.requires]:
+            if r not in args:
+                if filler is None or not isinstance(props.get(r), dict) or props[r].get("type") != "string":
+                    return None
+                args[r] = filler
+        try:
+            declared_tool(self.decl).validate(args)
+            bound = bind_arguments(bind, args)
+        except (ToolError, ValueError, TypeError):
+            return None
+        if any(bound.get(p) != v for p, v in op_args.items()):
+            return None
+        return self.name, args
+
+    def run(self, world: World, args: dict[str, Any]) -> bool:
+        """Whether the call, run in `world` (a copy), went through."""
+        return ToolBox(world, self.catalog, [self.name], self.dispatcher).call(self.name, args).ok
+
+
+def _forms(spec: EnvSpec, exposed: set[str]) -> list[_Form]:
+    """The exposed write tools, built-in or declared (served), in name order."""
+    catalog, dispatcher = spec_catalog(spec), spec_dispatcher(spec)
+    return [_Form(name, catalog, dispatcher) for name in sorted(exposed) if (tool := catalog.get(name)) is not None
+            and tool.kind == "write" and not (isinstance(tool, DeclaredTool) and tool.decl.bind.unserved is not None)]
 
 
 def _writes(world: World, rule: RecordsRule, rid: str, field: str, writer: Writer, cond: FieldCond

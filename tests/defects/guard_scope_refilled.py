@@ -130,3 +130,103 @@ DEFECTS.append(Defect(
     fix=_only_adds(_kept("todo", "tasks", "list_id", "done", False, "equals", "the {1} open to-dos on {0} stay open",
                          True)),
     gate="mutations", code="guard_scope_refilled"))
+
+# The record that fills the place is made, or the kept one removed, by a tool the spec declares (its own Jira or
+# Asana tool bound to `tickets_create`, `todo_add_task`, `todo_delete_task`, as an imported task declares every tool):
+# the built-in one is not given, so a probe that knows only built-in tools finds no way to make up for the harm.
+_JIRA_PRIORITY = {"highest": "p1", "high": "p2", "medium": "p3", "low": "p4"}
+_CREATE_ISSUE = {
+    "name": "jira_create_issue", "description": "File a Jira issue.",
+    "parameters": {"type": "object", "required": ["summary", "description"], "properties": {
+        "summary": {"type": "string"}, "description": {"type": "string"},
+        "assignee": {"type": "string", "description": "Person id of the assignee"},
+        "priority": {"type": "string", "enum": list(_JIRA_PRIORITY)},
+        "component": {"type": "string", "description": "Service id"},
+        "labels": {"type": "array", "items": {"type": "string"}}}},
+    "bind": {"op": "tickets_create", "args": {
+        "summary": "title", "description": "description", "assignee": "assignee",
+        "priority": {"to": "priority", "values": _JIRA_PRIORITY}, "component": "service", "labels": "labels"}},
+}
+_CREATE_TASK = {
+    "name": "asana_create_task", "description": "Add a task to an Asana project.",
+    "parameters": {"type": "object", "required": ["project", "name"], "properties": {
+        "project": {"type": "string", "description": "Project id"}, "name": {"type": "string"},
+        "due_on": {"type": "string"}, "notes": {"type": "string"},
+        "priority": {"type": "string", "enum": ["high", "medium", "low"]},
+        "tags": {"type": "array", "items": {"type": "string"}}}},
+    "bind": {"op": "todo_add_task", "args": {"project": "list_id", "name": "title", "due_on": "due", "notes": "notes",
+                                             "priority": "priority", "tags": "tags"}},
+}
+_DELETE_TASK = {
+    "name": "asana_delete_task", "description": "Delete an Asana task.",
+    "parameters": {"type": "object", "required": ["task_gid"], "properties": {"task_gid": {"type": "string"}}},
+    "bind": {"op": "todo_delete_task", "args": {"task_gid": "task_id"}},
+}
+
+
+def _in_words(node: Any, decl: dict[str, Any]) -> Any:
+    """`node` with each call of and matcher on the declaration's op made on the declared tool, in its words."""
+    if isinstance(node, list):
+        return [_in_words(v, decl) for v in node]
+    if not isinstance(node, dict):
+        return node
+    op, bind = decl["bind"]["op"], decl["bind"]["args"]
+    words = {(b if isinstance(b, str) else b["to"]): (n, {} if isinstance(b, str) else b.get("values", {}))
+             for n, b in bind.items()}
+
+    def said(p: str, v: Any) -> tuple[str, Any]:
+        if p not in words:
+            raise CorpusError(f"a {op} argument {p!r} {decl['name']} does not carry")
+        name, values = words[p]
+        return name, next((k for k, m in values.items() if m == v), v)
+
+    if node.get("tool") == op or node.get("name") == op:
+        named, key = ("tool", "args") if "tool" in node else ("name", "arguments")
+        return {**node, named: decl["name"], key: dict(said(p, v) for p, v in (node.get(key) or {}).items()),
+                **({"where": [{**c, "field": said(c["field"], None)[0]} for c in node["where"]]}
+                   if node.get("where") else {})}
+    return {k: _in_words(v, decl) for k, v in node.items()}
+
+
+def _declaring(*decls: dict[str, Any], edit: Any = None):  # type: ignore[no-untyped-def]
+    """`edit`, then each built-in op of `decls` given only as the spec's declared tool (tools, reference, matchers)."""
+    def declare(spec: Spec) -> None:
+        if edit is not None:
+            edit(spec)
+        for decl in decls:
+            for part in ("reference", "checks", "turns", "dynamics"):
+                spec[part] = _in_words(spec[part], decl)
+            spec["tools"] = [t for t in spec["tools"] if t != decl["bind"]["op"]]
+            spec["tool_decls"] = [*spec.get("tool_decls", []), decl]
+    return declare
+
+
+def _declared_pair(name: str, base: str, away: str, decls: tuple[dict[str, Any], ...], app: str, table: str,
+                   scope: str, field: str, good: Any, op: str, what: str, only_adds: bool = False) -> Defect:
+    def edit(pinned: bool):  # type: ignore[no-untyped-def]
+        kept = _kept(app, table, scope, field, good, op, what, pinned)
+        return _declaring(*decls, edit=_only_adds(kept) if only_adds else kept)
+    return Defect(CLASS, name, base, away, breaks=edit(False), fix=edit(True), gate="mutations",
+                  code="guard_scope_refilled")
+
+
+_BY_JIRA = " (the new ticket filed through the spec's own Jira tool)"
+_BY_ASANA = " (through the spec's own Asana tools)"
+DEFECTS += [
+    _declared_pair("owner-open-filed-silent-declared", "synth:adapt_silent_change@2", _TICKET_NEW + _BY_JIRA,
+                   (_CREATE_ISSUE,), "tickets", "tickets", "assignee", "status", "open", "gte",
+                   "{0}'s {1} open tickets stay open"),
+    _declared_pair("owner-open-filed-coordination-declared", "synth:mail_ticket_chat_coordination@3",
+                   _TICKET_NEW + _BY_JIRA, (_CREATE_ISSUE,), "tickets", "tickets", "assignee", "status", "open",
+                   "equals", "{0}'s {1} open tickets stay open"),
+    _declared_pair("owner-open-filed-refuse-declared", "synth:refuse_forbidden_action@1", _TICKET_NEW + _BY_JIRA,
+                   (_CREATE_ISSUE,), "tickets", "tickets", "assignee", "status", "open", "gte",
+                   "{0}'s {1} open tickets stay open"),
+    _declared_pair("list-open-todo-added-declared", "synth:todo_track_mail_requests@3", _TODO_NEW + _BY_ASANA,
+                   (_CREATE_TASK,), "todo", "tasks", "list_id", "done", False, "equals",
+                   "the {1} open to-dos on {0} stay open"),
+    _declared_pair("list-open-todo-deleted-declared", "synth:todo_track_mail_requests@3",
+                   "deletes an open to-do on a list the task leaves alone and adds a new to-do to that list: the count "
+                   "of open to-dos on it holds" + _BY_ASANA, (_CREATE_TASK, _DELETE_TASK), "todo", "tasks", "list_id",
+                   "done", False, "equals", "the {1} open to-dos on {0} stay open", only_adds=True),
+]
