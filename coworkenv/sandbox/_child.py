@@ -737,6 +737,9 @@ def isolate(
             # No code calls `sys.displayhook` from C: compile() makes no PRINT_EXPR, C's compile out of the code's
             # reach (a C hook that set the display hook anew from inside its own call was freed under its C code).
             ("seal_display_hook", "a display hook runs on after its own code replaced it"),
+            # print, input, sys.displayhook and faulthandler hold the standard streams they use (an argument's
+            # `__str__` or a stream's own `write` set the stream anew and freed it while C went on writing to it).
+            ("seal_standard_streams", "print, input or the display hook writes to a stream the code's own code freed"),
             # The C OrderedDict's comparisons, repr, copy and pops keep no node across the code's own Python code,
             # and none is made: collections.OrderedDict is the pure-Python class (a dict-level store made C index
             # past its table of nodes).

@@ -2209,7 +2209,7 @@ _SEALED_BOXES: list[Any] = []  # (box, the gate's code, the gate's tools) for th
 
 
 def sealed_boxes() -> tuple[Any, ...]:
-    """The boxes `seal_signal_handlers`, `seal_expat_handlers` and `seal_display_hook` made, each as (box, the code of the only frame that may read it, that frame's
+    """The boxes `seal_signal_handlers`, `seal_expat_handlers`, `seal_display_hook` and `seal_standard_streams` made, each as (box, the code of the only frame that may read it, that frame's
     `_sealed_tools`), for the hook."""
     return tuple(_SEALED_BOXES)
 
@@ -2347,6 +2347,160 @@ def seal_display_hook() -> str | None:
     if held:
         return f"C's compile is still held elsewhere ({held} more references)"
     _SEALED_BOXES.append((box, _compile.__code__, tools))
+    return None
+
+
+# C code of CPython 3.11.7 that reads a standard stream from the `sys` module's dict without a reference
+# (`_PySys_GetAttr`) and goes on using it after code of the code's own ran (gh-130163, fixed upstream after 3.11):
+# `print` writes each argument's `str()` and then the separator to the `sys.stdout` it read at its start, `input`
+# calls `sys.stderr.flush()` and `sys.stdin.fileno()` and then writes the prompt and reads a line from the streams it
+# read before, `sys.displayhook` writes a value's `repr()` and then a newline, and `faulthandler` asks the stream's
+# `fileno()` and then its `flush()`. Code of the code's own that set the stream anew in between (an argument's
+# `__str__`, a stream's own `write` or `flush`) freed the stream C went on calling: C called the `write` of a freed
+# object (the stream's own method, with the freed block as `self`), or of the function the code made next in its
+# block (a type confusion), and SIGSEGV on plain 3.11.7 (eightieth round). Sealed here: `print` and `sys.displayhook`
+# (and `sys.__displayhook__`) are Python functions doing what C's do, holding the stream they write to in their frame
+# (a gate calling C's `print` would read its box, an audited read, at every print: 56 us a call); `input` is a gate
+# that takes references of its own to the three streams right before C reads them (nothing of the code's runs between:
+# C converts none of its arguments first) and holds them for the whole call; `faulthandler`'s `enable`,
+# `dump_traceback`, `dump_traceback_later` and `register` are gates that hand C the stream as an argument (their other
+# arguments' conversions run the code's `__bool__`, `__float__` or `__index__` before C would read it). C's `input` and
+# `faulthandler` functions are in a box only the gates' frames may open (`sealed_boxes`). Changed for honest code: an
+# unknown keyword to `print` raises Python's own TypeError message.
+def _streams_box() -> None:
+    """Holds C's `input` and `faulthandler` functions as defaults that no parameter of this code takes."""
+
+
+def _streams_held(*args: Any, _sealed_tools: Any = (), **named: Any) -> Any:
+    box, name, stream = _sealed_tools
+    held = stream("stdin"), stream("stdout"), stream("stderr")  # what C reads next, held until it is done
+    answer = box.__kwdefaults__[name](*args, **named)
+    del held
+    return answer
+
+
+def _stream_given(*args: Any, _sealed_tools: Any = (), **named: Any) -> Any:
+    box, name, stream, position, absent, runtime_error, len_ = _sealed_tools
+    given = args[position] if len_(args) > position else named.get("file")
+    if given is None:  # C would read sys.stderr after converting the other arguments: it gets the stream instead
+        given = stream("stderr", absent)
+        if given is absent or given is None:
+            raise runtime_error("unable to get sys.stderr" if given is absent else "sys.stderr is None")
+        if len_(args) > position:
+            args = (*args[:position], given, *args[position + 1:])
+        else:
+            named["file"] = given
+    return box.__kwdefaults__[name](*args, **named)
+
+
+def _print(*args: Any, sep: Any = " ", end: Any = "\n", file: Any = None, flush: Any = False,
+           _sealed_tools: Any = ()) -> None:
+    stream, absent, str_t, issubclass_, type_, runtime_error, type_error = _sealed_tools
+    if file is None:
+        file = stream("stdout", absent)  # held by this frame while the arguments' `__str__` and its own code run
+        if file is absent:
+            raise runtime_error("lost sys.stdout")
+        if file is None:
+            return
+    for name, value in (("sep", sep), ("end", end)):
+        if value is not None and not issubclass_(type_(value), str_t):
+            raise type_error(f"{name} must be None or a string, not {type_(value).__name__:.200}")
+    first = True
+    for value in args:  # C's order: the stream's `write` looked up, then the text made, then written
+        if not first:
+            write = file.write
+            write(" " if sep is None else str_t(sep))
+        first = False
+        write = file.write
+        write(str_t(value))
+    write = file.write
+    write("\n" if end is None else str_t(end))
+    if flush:
+        file.flush()
+
+
+def _display(value: Any, /, *, _sealed_tools: Any = ()) -> None:
+    stream, modules, runtime_error, repr_, set_attr, lookup, unicode_encode_error = _sealed_tools
+    if value is None:
+        return
+    builtins = modules.get("builtins")
+    if builtins is None:
+        raise runtime_error("lost builtins module")
+    set_attr(builtins, "_", None)  # C's order: `_` cleared first, then the stream read
+    out = stream("stdout")  # held by this frame while the value's repr and the stream's own code run
+    if out is None:
+        raise runtime_error("lost sys.stdout")
+    write = out.write
+    text = repr_(value)
+    try:
+        write(text)
+    except unicode_encode_error:
+        encoding = out.encoding
+        encoded = repr_(value).encode(encoding, "backslashreplace")
+        buffer = lookup(out, "buffer", None)
+        if buffer is not None:
+            buffer.write(encoded)
+        else:
+            out.write(encoded.decode(encoding, "strict"))
+    out.write("\n")
+    set_attr(builtins, "_", value)
+
+
+FAULTHANDLER_FILE_POSITIONS = (("enable", 0), ("dump_traceback", 0), ("dump_traceback_later", 2), ("register", 1))
+
+
+def seal_standard_streams() -> str | None:
+    """Make `print`, `input`, `sys.displayhook` and `faulthandler` hold the standard streams they use (above), C's
+    functions out of the code's reach. Returns why it could not, or None."""
+    import builtins
+    import faulthandler
+
+    originals: dict[str, Any] = {"input": vars(builtins).get("input")}
+    c_print = vars(builtins).get("print")
+    originals.update({name: vars(faulthandler).get(name) for name, _ in FAULTHANDLER_FILE_POSITIONS})
+    hook: Any = getattr(sys, "displayhook", None)
+    if (any(type(function).__name__ != "builtin_function_or_method"
+            for function in (*originals.values(), hook, c_print))
+            or hook.__self__ is not sys or hook is not vars(sys).get("__displayhook__")):
+        return "print, input, sys.displayhook or faulthandler is not the C function this bootstrap knows"
+    function_t: Any = type(_streams_held)
+    box = function_t(_streams_box.__code__, {}, "streams", None, None)
+    box.__kwdefaults__ = originals
+    stream = vars(sys).get  # the dict C reads the streams from (`interp->sysdict`), whatever `sys.modules` holds
+    entries = []
+    gate = function_t(_streams_held.__code__, {}, "input", None, None)
+    tools: tuple[Any, ...] = (box, "input", stream)
+    entries.append((box, _streams_held.__code__, tools))
+    gate.__kwdefaults__ = {"_sealed_tools": tools}
+    gate.__module__, gate.__qualname__, gate.__doc__ = "builtins", "input", originals["input"].__doc__
+    builtins.input = gate
+    printer = function_t(_print.__code__, {}, "print", None, None)
+    printer.__kwdefaults__ = {"sep": " ", "end": "\n", "file": None, "flush": False,
+                              "_sealed_tools": (stream, _ABSENT, str, issubclass, type, RuntimeError, TypeError)}
+    printer.__module__, printer.__qualname__, printer.__doc__ = "builtins", "print", c_print.__doc__
+    builtins.print = printer
+    for name, position in FAULTHANDLER_FILE_POSITIONS:
+        gate = function_t(_stream_given.__code__, {}, name, None, None)
+        tools = (box, name, stream, position, _ABSENT, RuntimeError, len)
+        entries.append((box, _stream_given.__code__, tools))
+        gate.__kwdefaults__ = {"_sealed_tools": tools}
+        gate.__module__, gate.__qualname__, gate.__doc__ = "faulthandler", name, originals[name].__doc__
+        setattr(faulthandler, name, gate)
+    display = function_t(_display.__code__, {}, "displayhook", None, None)
+    display.__kwdefaults__ = {"_sealed_tools": (stream, sys.modules, RuntimeError, repr, setattr, getattr,
+                                                UnicodeEncodeError)}
+    display.__module__, display.__qualname__, display.__doc__ = "sys", "displayhook", hook.__doc__
+    sys.displayhook = sys.__displayhook__ = display
+    # Besides the box's defaults, this frame's dict, the loop's local and the call's argument (or this frame's local
+    # and the argument): the two copies C made at start of the `builtins` module's dict (print, input) and of `sys`'s
+    # (its display hook, twice), which no Python code reads.
+    held = {name: sys.getrefcount(function) - 4 - (2 if name == "input" else 0) for name, function in originals.items()}
+    held["displayhook"] = sys.getrefcount(hook) - 2 - 2
+    held["print"] = sys.getrefcount(c_print) - 2 - 2
+    del originals, hook, c_print
+    if any(held.values()):
+        return f"C's stream functions are still held elsewhere ({held})"
+    _SEALED_BOXES.extend(entries)
     return None
 
 
@@ -4337,7 +4491,7 @@ def _arg_parser(segments: list[tuple[int, int, bytes]], fname: bytes, keywords: 
 def sealed_codes() -> tuple[Any, ...]:
     """The code objects of the gates `seal_buffered_io`, `seal_array`, `seal_mmap`, `seal_list`, `seal_bytearray`,
     `seal_groupby`, `seal_accumulate`, `seal_iter`, `seal_count`, `seal_atexit`, `seal_context`, `seal_cell`, `seal_weak_proxy`, `seal_mapping_proxy`, `seal_held_callables`, `seal_property`, `seal_abstract_flags`, `seal_codec_registry`, `seal_signal_handlers`, `seal_expat_handlers`, `seal_sqlite_factories`, `seal_sqlite_statement_cache`, `seal_profiler_timer`, `seal_csv_reader`, `seal_list_order`, `seal_memoryview`, `seal_ordered_dict`, `seal_deque`, `seal_count_elements`, `seal_reentered_iterators`,
-    `seal_partial`, `seal_object_dicts` and `seal_newline_decoder` install, which the hook keeps from being changed."""
+    `seal_partial`, `seal_object_dicts`, `seal_newline_decoder` and `seal_standard_streams` install, which the hook keeps from being changed."""
     return (_own_method_get.__code__, _own_method_set.__code__, _buffered_new.__code__, _array_setitem.__code__,
             _array_append.__code__, _array_insert.__code__, _array_extend.__code__, _array_fromlist.__code__,
             _array_tofile.__code__, _mmap_setitem.__code__, _list_setitem.__code__, _bytearray_setitem.__code__,
@@ -4362,7 +4516,8 @@ def sealed_codes() -> tuple[Any, ...]:
             _partial_call.__code__, _partial_repr.__code__, _partial_reduce.__code__, _newline_new.__code__, _newline_decode.__code__,
             _newline_setstate.__code__, _newline_plain.__code__, _iter.__code__, _calliter_made.__code__,
             _calliter_next.__code__, _calliter_reduce.__code__, _calliter_iter.__code__,
-            _csv_lines.__code__, _csv_step.__code__, _csv_reader.__code__, *_SEALED_MADE)
+            _csv_lines.__code__, _csv_step.__code__, _csv_reader.__code__, _streams_box.__code__,
+            _streams_held.__code__, _stream_given.__code__, _print.__code__, _display.__code__, *_SEALED_MADE)
 
 
 def seal_buffered_io() -> str | None:

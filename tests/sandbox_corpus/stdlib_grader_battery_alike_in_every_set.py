@@ -9,7 +9,8 @@
 # functools caches, dataclasses, enum, typing, collections, heapq, bisect, pathlib and shutil in the scratch, tempfile,
 # io and the compressors, zip and tar in memory and in the scratch, struct, array, math, cmath, locale-independent
 # formatting, logging to handlers and files, warnings, contextvars, time's clocks, its own signal timer, mimetypes,
-# unicodedata, shlex, argparse, pprint, traceback, inspect, importlib.resources, gettext, tracemalloc, mmap, shelve.
+# unicodedata, shlex, argparse, pprint, traceback, inspect, importlib.resources, gettext, tracemalloc, mmap, shelve,
+# print, input, the display hook and faulthandler over streams of its own.
 # Each answers as outside the sandbox and alike in every set (sandbox41's battery: these all did on main; the ones
 # that did not have snippets of their own). Returns the items whose answer differs, as JSON text, or 1.
 import json
@@ -689,7 +690,57 @@ def string_and_text_builtins():
 
 
 
-EXPECTED = {'argparse_usage': [{'files': ['a', 'b'], 'n': 5, 'v': True}, 0, True, 2, True,
+def standard_streams():
+        import builtins, code, contextlib, doctest, faulthandler, io, os, sys
+        buf = io.StringIO()
+        print("a", 1, None, sep="-", end="!\n", file=buf, flush=True)
+        print("x", "y", sep=None, end=None, file=buf)
+        with contextlib.redirect_stdout(io.StringIO()) as shown:
+            print("redirected", 2)
+            sys.displayhook(42)
+            sys.displayhook(None)
+            sys.__displayhook__("s")
+            code.InteractiveInterpreter().runsource("1 + 2")
+        underscore = builtins._
+        errors = []
+        for bad in ({"sep": 3}, {"end": 4.5}, {"file": 7}):
+            try:
+                print("z", **bad)
+            except Exception as e:
+                errors.append(f"{type(e).__name__}: {e}")
+        saved_in, saved_out = sys.stdin, sys.stdout
+        try:
+            sys.stdout = None
+            errors.append(repr(print("lost")))
+            try:
+                sys.displayhook(1)
+            except RuntimeError as e:
+                errors.append(str(e))
+            del sys.stdout
+            try:
+                print("q")
+            except RuntimeError as e:
+                errors.append(str(e))
+            sys.stdin, sys.stdout = io.StringIO("line one\nline two\n"), io.StringIO()
+            lines = [input("p> "), input(), sys.stdout.getvalue()]
+            try:
+                input()
+            except EOFError as e:
+                errors.append(repr(e))
+        finally:
+            sys.stdin, sys.stdout = saved_in, saved_out
+        test = doctest.DocTestParser().get_doctest(">>> 6 * 7\n42\n>>> [1, 2]\n[1, 2]\n", {}, "t", "t", 0)
+        runner = doctest.DocTestRunner()
+        with contextlib.redirect_stdout(io.StringIO()):
+            runner.run(test)
+        with open("traceback.txt", "w") as f:
+            faulthandler.dump_traceback(f, all_threads=False)
+        return [buf.getvalue(), shown.getvalue(), underscore, errors, lines, list(runner.summarize(verbose=False)),
+                os.path.getsize("traceback.txt") > 0]
+
+
+EXPECTED = {'standard_streams': ['a-1-None!\nx y\n', "redirected 2\n42\n's'\n3\n", 3, ['TypeError: sep must be None or a string, not int', 'TypeError: end must be None or a string, not float', "AttributeError: 'int' object has no attribute 'write'", 'None', 'lost sys.stdout', 'lost sys.stdout', "EOFError('EOF when reading a line')"], ['line one', 'line two', 'p> '], [0, 2], True],
+ 'argparse_usage': [{'files': ['a', 'b'], 'n': 5, 'v': True}, 0, True, 2, True,
                     'usage: grade [-h] [--n N] [-v] [files ...]\n'],
  'base64_binascii': ['aGk=', 'hi', 'PA======', 'czF', 'G^0', '6162', 'nop', 'caf=E9', 'AB'],
  'calendar_text_locale': ['January 2024', 'Monday', 'Mo Tu We Th Fr Sa Su'],
