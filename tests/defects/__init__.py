@@ -266,6 +266,7 @@ from tests.defects import (
     vacuous,
     value_never_held,
     value_pattern_loose,
+    value_read_in_note,
     version_unprobed,
     version_value_read,
     week_date_pinned,
@@ -548,6 +549,7 @@ MODULES = (
     frame_created_id,
     guard_scope_refilled,
     body_read_in_subject,
+    value_read_in_note,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
