@@ -164,9 +164,21 @@ Families of mutation kinds, kept apart in the registry (`KINDS`, name -> family,
   `lte 23:59:59Z`), `reply_echo_prompt` (a reply term replaced by a word of the user's own request: an echo meets it).
   Its witness search (for every family) adds each message's body moved into its subject (the body left "See the
   subject.") and each turn's reply replaced by the user's request echoed back.
+- `d149` (hunt149, 6 kinds, bare names; its block sits after d146's): `body_or_attachment` (a message's body
+  condition, or a matcher's `body`, admitted from the attachments' paths too: a tier of full score), `id_to_search_word`
+  (a record named by its id re-named by the longest word of its title, name or subject, case-blind: how a search
+  finds it), `to_as_thread` (a reply's recipient read as the thread it answers, `in_reply_to equals msg-569`), and
+  the Python kinds `py_subject_body` (a grader testing the body's term in subject and body joined), `py_list_len` (a
+  grader counting a list's items, `len(to) == 3`, the items dropped) and `py_value_in_record` (a grader finding the
+  record by its id and the value anywhere in its text, `str(v) in str(r)`, alone or as a lenient tier beside the
+  field check). Its witness search (for every family; tried on sandboxed mutants beside their first 25) adds a
+  body left bare with a file named after it written and attached, a write's value put in the call's free-text note
+  (`add_note`, `note`, `reason`, `comment`) its own argument dropped, a list argument's items replaced by as many
+  other addresses or files of the world, and a write moved onto another record its search word finds. Its Python
+  kinds are made on the examples and seed 1 only, one per base, kind and rule kind, as defects69's.
 
 Kinds whose name starts with `py_` or `python.` are sandboxed (slow) and run only with `--python`; as in
-defects69, `py_*` mutants (of `d69`, `d73`, `d77` and `d83`) are made on the examples and seed 1 only, one per base, kind and rule kind.
+defects69, `py_*` mutants (of `d69`, `d73`, `d77`, `d83` and `d149`) are made on the examples and seed 1 only, one per base, kind and rule kind.
 
 Every accepted mutant gets a witness search (unless `--no-witness`): episodes made from the reference (each call
 dropped; each argument changed in place or by a later call of the same tool; each answer negated, emptied, its
@@ -198,6 +210,7 @@ for files already written.
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases hunt:13-14 access_request_approval,adapt_announced_change,adapt_silent_change,clarify_ambiguous_request,delegate_and_follow_up,inbox_triage_reply,incident_investigate_fix,mail_ticket_chat_coordination,oncall_handoff,reschedule_conflict,todo_track_mail_requests:9-12 --family d135 --out d135.jsonl --summary
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples hunt:15-16 access_request_approval,adapt_announced_change,adapt_silent_change,clarify_ambiguous_request,delegate_and_follow_up,inbox_triage_reply,incident_investigate_fix,mail_ticket_chat_coordination,oncall_handoff,reschedule_conflict,todo_track_mail_requests:13-14 --family d141 --out d141.jsonl --summary
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples hunt:17 access_request_approval,delegate_and_follow_up,inbox_triage_reply,mail_ticket_chat_coordination,reschedule_conflict,todo_track_mail_requests:15 --family d146 --out d146.jsonl --summary
+    PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples hunt:1-5 --family d149 --python --out d149.jsonl --summary
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples --kinds state_to_log 'records.*drop_cond' --out o.jsonl
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --tally d65.jsonl d69.jsonl
 """
@@ -241,7 +254,7 @@ Rule = dict[str, Any]
 
 class Kind(NamedTuple):
     family: str  # "d65", "d69", "d73", "d77", "d83", "d92", "d94", "d99", "d111", "d117", "d119", "d123", "d129",
-    # "d132", "d135", "d141" or "d146"
+    # "d132", "d135", "d141", "d146" or "d149"
     rule: str  # the rule kind it mutates ("check"/"scoring" for the check's or spec's own settings)
     python: bool  # the mutant runs a Python check in the sandbox
 
@@ -336,6 +349,8 @@ KINDS: dict[str, Kind] = {
     **_kinds("d141", "any", "field_other_written count_at_most cond_not_null id_held_initially guard_last_turn "
              "order_reversed made_not_default"),
     **_kinds("d146", "any", "body_or_subject id_to_unique_key dt_whole_day reply_echo_prompt"),
+    **_kinds("d149", "any", "body_or_attachment id_to_search_word to_as_thread py_subject_body py_list_len "
+             "py_value_in_record"),
 }
 
 
@@ -3907,16 +3922,250 @@ def episodes146(spec: Spec) -> Iterator[tuple[str, Episode]]:
 FAMILIES["d146"] = mutants146
 
 
+# -- hunt149: the family d149 ------------------------------------------------------------------------------------
+# Hand-written verifier mistakes of yet another kind: a message's body condition met by the name of a file it
+# attaches, a record found by a word of its title (a search) in place of its id, a reply's recipient read as the
+# thread it answers, and the Python graders an outsider writes: a term looked up in subject and body joined, a value
+# looked up anywhere in the record's text, a recipient list's length in place of its addresses.
+_SEARCH149 = ("title", "subject", "name", "summary")
+_NOTES149 = ("add_note", "note", "reason", "comment", "description")
+
+
+def _attachment_cond149(w: dict[str, Any]) -> dict[str, Any] | None:
+    """A body condition as a pattern over the message's attachment paths (the file's name meets it)."""
+    v = w.get("value")
+    if w.get("field") not in _BODY146 or not isinstance(v, str) or not v.strip():
+        return None
+    if w.get("op") == "contains":
+        return {"field": "attachments", "op": "matches", "value": "(?i)" + re.escape(v)}
+    if w.get("op") == "matches":
+        return {"field": "attachments", "op": "matches", "value": v}
+    return None
+
+
+def _search_word149(spec: Spec, fstate: dict[str, Any], app: str, table: str, rid: Any) -> dict[str, Any] | None:
+    """The record's longest word of its title (or subject, name, summary) as a case-blind search, the field left as
+    it was by the reference: how a search tool finds it."""
+    rec = next((r for r in _rows(world_table(spec, app, table)) if r.get("id") == rid), None)
+    fin = next((r for r in _rows((fstate.get(app) or {}).get(table)) if r.get("id") == rid), None)
+    if rec is None or fin is None:
+        return None
+    for f in _SEARCH149:
+        v = rec.get(f)
+        if isinstance(v, str) and fin.get(f) == v:
+            words = sorted(re.findall(r"[A-Za-z]{5,}", v), key=len, reverse=True)
+            if words:
+                return {"field": f, "op": "matches", "value": rf"(?i)\b{words[0]}\b"}
+    return None
+
+
+def _thread_of149(fstate: dict[str, Any], where: list[dict[str, Any]]) -> Any:
+    """The `in_reply_to` of the one final message meeting `where`, where it has one."""
+    hits = [r for r in _rows((fstate.get("mail") or {}).get("messages")) if _holds(r, where)]
+    return hits[0].get("in_reply_to") if len(hits) == 1 and isinstance(hits[0].get("in_reply_to"), str) else None
+
+
+def _py_rows149(rule: Rule, skip: Callable[[dict[str, Any]], bool]) -> tuple[str, str]:
+    """(the rows expression, the conditions of `rule`'s where but those `skip` names, as Python)."""
+    rows = f"state['apps'][{rule['app']!r}][{rule['table']!r}]"
+    conds = " and ".join(f"all(_has(_get(r, {c['field']!r}), y) for y in {c['value']!r})"  # a list's items each held
+                         if c.get("op") == "contains" and isinstance(c.get("value"), list) else py_cond(c)
+                         for c in rule.get("where") or [] if not skip(c)) or "True"
+    return rows, conds
+
+
+def _py_subject_body149(rule: Rule, w: dict[str, Any]) -> Rule:
+    """A grader finding the message by the other conditions and its body's term in subject and body joined."""
+    rows, conds = _py_rows149(rule, lambda c: c is w)
+    v = w["value"]
+    test = (f"{v.lower()!r} in text.lower()" if w["op"] == "contains" else f"re.search({v!r}, text) is not None")
+    code = (PY_HEAD + "def check(state, audit, messages):\n"
+            f"    for r in {rows}:\n"
+            f"        if {conds}:\n"
+            "            text = str(r.get('subject') or '') + ' ' + str(r.get(" + repr(w["field"]) + ") or '')\n"
+            f"            if {test}:\n"
+            "                return True\n"
+            "    return False\n")
+    return {"kind": "python", "entrypoint": "check", "apps": [rule["app"]], "code": code}
+
+
+def _py_list_len149(rule: Rule, w: dict[str, Any]) -> Rule:
+    """A grader counting a list field's items, the items themselves dropped."""
+    n = len(w["value"]) if isinstance(w["value"], list) else 1
+    rows, conds = _py_rows149(rule, lambda c: c is w)
+    code = (PY_HEAD + "def check(state, audit, messages):\n"
+            f"    n = sum(1 for r in {rows} if {conds} and len(r.get({w['field']!r}) or []) == {n})\n"
+            f"    return n >= {rule.get('count', 1)!r}\n")
+    return {"kind": "python", "entrypoint": "check", "apps": [rule["app"]], "code": code}
+
+
+def _py_value_in_record149(app: str, table: str, rid: Any, v: Any) -> Rule:
+    """A grader finding the record by its id and the value anywhere in its text (`str(v) in str(r)`)."""
+    code = ("def check(state, audit, messages):\n"
+            f"    r = next(r for r in state['apps'][{app!r}][{table!r}] if r['id'] == {rid!r})\n"
+            f"    return str({v!r}).lower() in str(r).lower()\n")
+    return {"kind": "python", "entrypoint": "check", "apps": [app], "code": code}
+
+
+def rule_kinds149(rule: Rule, spec: Spec, fstate: dict[str, Any], role: str) -> Iterator[tuple[str, Rule]]:
+    """(kind, new rule): hunt149's mutations of one rule."""
+    k = rule["kind"]
+    if role != "completion":
+        return
+    if k == "records":
+        where = rule.get("where") or []
+        for i, w in enumerate(where):
+            if (a := _attachment_cond149(w)) is not None and rule["app"] == "mail":
+                yield "body_or_attachment", {"kind": "tiers", "tiers": [
+                    {"score": 1.0, "rule": rule}, {"score": 1.0, "rule": {**rule, "where": _at129(where, i, [a])}}]}
+                yield "py_subject_body", _py_subject_body149(rule, w)
+            if w.get("field") == "id" and w.get("op", "equals") == "equals":
+                key = _search_word149(spec, fstate, rule["app"], rule["table"], w.get("value"))
+                if key is not None:
+                    yield "id_to_search_word", {**rule, "where": _at129(where, i, [key])}
+            if w.get("field") in ("to", "cc") and rule["app"] == "mail":
+                thread = _thread_of149(fstate, where)
+                if thread is not None:
+                    yield "to_as_thread", {**rule, "where": _at129(where, i, [
+                        {"field": "in_reply_to", "op": "equals", "value": thread}])}
+            if (w.get("op") in ("contains", "equals") and isinstance(w.get("value"), list) and len(w["value"]) > 1) \
+                    or (w.get("field") in ("to", "cc") and w.get("op") in ("contains", "equals")):
+                yield "py_list_len", _py_list_len149(rule, w)
+    elif k == "field":
+        t = rule["target"]
+        cond = {"field": t["field"], "op": rule.get("op", "equals"), "value": rule.get("value")}
+        key = _search_word149(spec, fstate, t["app"], t["table"], t["id"])
+        if key is not None and key["field"] != t["field"]:
+            yield "id_to_search_word", {"kind": "records", "app": t["app"], "table": t["table"],
+                                        "where": [key, cond], "count_op": "gte", "count": 1}
+        if cond["op"] in ("contains", "equals") and isinstance(cond["value"], list) and len(cond["value"]) > 1:
+            code = ("def check(state, audit, messages):\n"
+                    f"    r = next(r for r in state['apps'][{t['app']!r}][{t['table']!r}] if r['id'] == {t['id']!r})\n"
+                    f"    return len(r.get({t['field']!r}) or []) >= {len(cond['value'])}\n")
+            yield "py_list_len", {"kind": "python", "entrypoint": "check", "apps": [t["app"]], "code": code}
+        if cond["op"] == "equals" and isinstance(cond["value"], (str, int, float)) and "." not in t["field"]:
+            anywhere = _py_value_in_record149(t["app"], t["table"], t["id"], cond["value"])
+            yield "py_value_in_record", anywhere
+            yield "py_value_in_record", {"kind": "tiers", "tiers": [  # the field, or (lenient) anywhere in the record
+                {"score": 1.0, "rule": rule}, {"score": 1.0, "rule": anywhere}]}
+    elif k in ("called", "order"):
+        for key in (["call"] if k == "called" else ["first", "then"]):
+            m = rule[key]
+            args = m.get("args") or {}
+            for a in _BODY146:
+                if isinstance(args.get(a), str) and args[a].strip() and m["tool"].startswith("mail_"):
+                    alt = {**m, "args": {b: y for b, y in args.items() if b != a}, "where": [
+                        *(m.get("where") or []),
+                        {"field": "attachments", "op": "matches", "value": "(?i)" + re.escape(args[a])}]}
+                    yield "body_or_attachment", {"kind": "tiers", "tiers": [
+                        {"score": 1.0, "rule": rule}, {"score": 1.0, "rule": {**rule, key: alt}}]}
+
+
+def mutants149(spec: Spec) -> Iterator[Mutant]:
+    fstate = final_state(spec)
+    for ci, c in enumerate(spec["checks"]):
+        role = c.get("role") or ("guard" if c["rule"]["kind"] in ("frame", "forbidden") else "completion")
+        for name, r in rule_kinds149(c["rule"], spec, fstate, role):
+            s2 = copy.deepcopy(spec)
+            s2["checks"][ci] = {**c, "rule": r}
+            yield Mutant(name, ci, s2, "")
+
+
+def _file_name149(text: str) -> str:
+    """A file path naming `text` (its words kept, the characters a path refuses replaced)."""
+    name = re.sub(r"[/\\\n\r\t]+", " ", " ".join(text.split()))[:150].strip(" .") or "note"
+    return f"notes/{name}.txt"
+
+
+def episodes149(spec: Spec) -> Iterator[tuple[str, Episode]]:
+    """hunt149's episodes: a message's body left bare with a file named after it written first (where the task's
+    tools write files) and attached; a write's value put in the call's free-text note, its own argument dropped; a
+    list argument's items replaced by as many other addresses (files) of the world; and a write moved onto another
+    record whose title holds the same longest word (the search's other hit)."""
+    ref = spec["reference"]
+    tools = set(spec.get("tools") or [])
+    for t, turn in enumerate(ref):
+        for s, st in enumerate(turn["steps"]):
+            c = st.get("call")
+            args = (c or {}).get("arguments") or {}
+            b = next((a for a in _BODY146 if isinstance(args.get(a), str) and args[a].strip()), None)
+            if not c or b is None or "attachments" not in _tool_params99(c["name"]) or "files_write_file" not in tools:
+                continue
+            r = copy.deepcopy(ref)
+            path = _file_name149(args[b])
+            na = r[t]["steps"][s]["call"]["arguments"]
+            na["attachments"] = [*(na.get("attachments") or []), path]
+            na[b] = "See the attachment."
+            r[t]["steps"].insert(s, {"call": {"name": "files_write_file",
+                                              "arguments": {"path": path, "content": args[b]}}, "say": None})
+            yield f"{c['name']}.{b} as an attachment's name", r
+    # a write's value put in a free-text argument of the same call (a note, a reason), its own argument dropped
+    for t, turn in enumerate(ref):
+        for s, st in enumerate(turn["steps"]):
+            c = st.get("call")
+            params = _tool_params99(c["name"]) if c else frozenset()
+            note = next((p for p in _NOTES149 if p in params), None) if c else None
+            for a, v in (c["arguments"].items() if c and note else []):
+                if isinstance(v, (str, int, float)) and not isinstance(v, bool) and not re.search(r"(^|_)id$", a) \
+                        and a != note:
+                    r = copy.deepcopy(ref)
+                    na = r[t]["steps"][s]["call"]["arguments"]
+                    del na[a]
+                    na[note] = f"{na.get(note) or ''} {a}: {v}".strip()
+                    yield f"{c['name']}.{a} as {note}", r
+    # a list argument's items replaced by other values the world holds (other addresses, other files), its length kept
+    addresses = _addresses99(spec)
+    paths = [r.get("id") for r in _rows(world_table(spec, "files", "files")) if isinstance(r.get("id"), str)]
+    for t, turn in enumerate(ref):
+        for s, st in enumerate(turn["steps"]):
+            c = st.get("call")
+            for a, v in ((c or {}).get("arguments") or {}).items():
+                if not isinstance(v, list) or not v or not all(isinstance(x, str) for x in v):
+                    continue
+                pool = [x for x in (addresses if "@" in v[0] else paths if "." in v[0] else []) if x not in v]
+                if len(pool) >= len(v):
+                    r = copy.deepcopy(ref)
+                    r[t]["steps"][s]["call"]["arguments"][a] = pool[:len(v)]
+                    yield f"{c['name']}.{a}={pool[:len(v)]} (other items, as many)", r
+    fstate = final_state(spec)
+    apps = spec["world"]["apps"]
+    for t, turn in enumerate(ref):
+        for s, st in enumerate(turn["steps"]):
+            c = st.get("call")
+            for a, v in ((c or {}).get("arguments") or {}).items():
+                hit = next(((app, table) for app, tables in apps.items() for table in (tables or {})
+                            if isinstance(v, str) and any(r.get("id") == v for r in _rows(tables[table]))), None)
+                key = _search_word149(spec, fstate, *hit, v) if hit else None
+                other = next((r.get("id") for r in _rows(world_table(spec, *hit)) if r.get("id") != v
+                              and _holds(r, [key])), None) if hit and key else None
+                if other is not None:
+                    r2 = copy.deepcopy(ref)
+                    r2[t]["steps"][s]["call"]["arguments"][a] = other
+                    yield f"{c['name']}.{a}={other} (the search's other hit)", r2
+
+
+FAMILIES["d149"] = mutants149
+
+
 
 class Witnesses:
     """Per base, the near-reference episodes the shipped spec fails; the first one a mutant passes is its witness."""
 
     def __init__(self) -> None:
         self._failing: dict[str, list[tuple[str, Episode]]] = {}
+        self._late: dict[str, list[tuple[str, Episode]]] = {}
 
     def find(self, base: str, spec: Spec, mutant: Spec) -> str | None:
         if base not in self._failing:
             self._failing[base] = []
+            late: list[tuple[str, Episode]] = []  # hunt149's, tried on sandboxed mutants beside the first 25
+            for lab, ep in episodes149(spec):
+                try:
+                    if not play(spec, ep).passed:
+                        late.append((lab, ep))
+                except Exception:
+                    continue
+            self._late[base] = late
             for lab, ep in itertools.chain(episodes(spec), episodes94(spec), episodes99(spec), episodes111(spec),
                                             episodes117(spec), episodes119(spec), episodes123(spec),
                                             episodes129(spec), episodes132(spec), episodes135(spec),
@@ -3928,7 +4177,7 @@ class Witnesses:
                 except Exception:  # an episode the engine cannot play proves nothing
                     continue
         sandboxed = any(c["rule"]["kind"] == "python" for c in mutant["checks"])
-        for lab, ep in self._failing[base][:25] if sandboxed else self._failing[base]:
+        for lab, ep in [*(self._failing[base][:25] if sandboxed else self._failing[base]), *self._late[base]]:
             try:
                 if play(mutant, ep).passed:
                     return lab
@@ -3992,14 +4241,14 @@ def run(bases: list[str], patterns: list[str] | None, families: set[str], python
         for bi, base in enumerate(bases, 1):
             spec = base_spec(base)
             t0, n, acc, unsound = time.perf_counter(), 0, 0, 0
-            py_seen: set[tuple[str, str]] = set()
+            py_seen: set[tuple[str, ...]] = set()
             for fam in sorted(families):
                 for m in FAMILIES[fam](spec):
                     kind = kind_of(m.kind)
                     if not _selected(m.kind, kind, patterns, families, python) or m.spec == spec:
                         continue
-                    if fam in ("d69", "d73", "d77", "d83") and kind.python:  # defects69: examples and seed 1, one per kind and rule kind
-                        key = (m.kind, spec["checks"][m.ci]["rule"]["kind"])
+                    if fam in ("d69", "d73", "d77", "d83", "d149") and kind.python:  # defects69: examples and seed 1, one per kind and rule kinds
+                        key = (m.kind, spec["checks"][m.ci]["rule"]["kind"], m.spec["checks"][m.ci]["rule"]["kind"])
                         if not (base.startswith("example:") or base.endswith("@1")) or key in py_seen:
                             continue
                         py_seen.add(key)

@@ -186,6 +186,10 @@ NARROW_CLASSES = {
                               "(a config's region or TLS version; access_request_approval's viewers are a list); "
                               "seeds 1-20: 4, 5 and 20 hold no region but the broken and the right one, the others "
                               "hold a third value the map near misses already try"),
+    "value_read_in_note": ({"contact_phone_update"}, "only its references set a checked text field with a call "
+                           "that keeps a free-text note beside it (`contacts_update`'s `add_note`; seeds 1-5 of the "
+                           "hunt's 12 generators: correct_bad_data's config note sits beside a map, inventory's "
+                           "writes take no reason)"),
 }
 
 DEFECTS = all_defects()

@@ -55,6 +55,7 @@ from coworkenv.validate._like_writes import like_writes_unchecked
 from coworkenv.validate._list_order import reordered_lists
 from coworkenv.validate._made_edits import made_edits_unchecked
 from coworkenv.validate._named_writes import named_write
+from coworkenv.validate._note_values import NOTE_GROUP, moved_reads
 from coworkenv.validate._numerals import digit_counts, spelled_numbers
 from coworkenv.validate._other_values import other_value_guards
 from coworkenv.validate._pace import Paced, slower_agents
@@ -192,9 +193,12 @@ def mutations_gate(ctx: GateContext) -> GateResult:
     like = like_writes_unchecked(ctx.spec, incidental, killed_drops)  # one of like writes left unchecked
     errors += like
     incidental = [p for p in incidental if p not in {e.path for e in like}]
-    errors += _unread_items({g: ms for g, ms in probes.items() if not g.startswith((ASKED_GROUP, SUBJECT_GROUP))})
+    errors += _unread_items({g: ms for g, ms in probes.items()
+                             if not g.startswith((ASKED_GROUP, SUBJECT_GROUP, NOTE_GROUP))})
     errors += [GateError("mutations", m.code, m.path, why)  # a body's facts admitted from the subject (hunt146)
                for m, why in subject_read({g: ms for g, ms in probes.items() if g.startswith(SUBJECT_GROUP)})]
+    errors += [GateError("mutations", m.code, m.path, why)  # a written value read from the call's note (hunt149)
+               for m, why in moved_reads({g: ms for g, ms in probes.items() if g.startswith(NOTE_GROUP)})]
     answered = {m.path for m, o in results if m.kind == "text_drop" and not m.group and m.path.endswith(".say")
                 and o.result is not None and not o.passed}  # the `no answer` near misses that fail a check
     errors += _unread_asked({g: ms for g, ms in probes.items() if g.startswith(ASKED_GROUP)}, answered)

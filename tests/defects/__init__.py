@@ -268,6 +268,7 @@ from tests.defects import (
     vacuous,
     value_never_held,
     value_pattern_loose,
+    value_read_in_note,
     version_unprobed,
     version_value_read,
     week_date_pinned,
@@ -552,6 +553,7 @@ MODULES = (
     body_read_in_subject,
     python_time_as_text,
     reply_ask_unphrased,
+    value_read_in_note,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
