@@ -19,6 +19,7 @@ splitting each capability's envs), the partitions real stored tables; each asset
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -106,7 +107,7 @@ class Pipeline:
             "checkpoint": dg.MetadataValue.path(str(tmp_path / "data" / "checkpoints" / "pocketworker-tiny-v1")),
             "model_tag": "tiny-v1-abc", "trained_on": "v1", "steps": 3})
 
-    def _record(self, asset: str, metadata: dict[str, Any]) -> None:
+    def _record(self, asset: str, metadata: Mapping[str, Any]) -> None:
         self.instance.report_runless_asset_event(dg.AssetMaterialization(asset_key=asset, metadata=metadata))
 
     def curate(self) -> None:
@@ -123,7 +124,7 @@ class Pipeline:
     def chosen(self, asset: str) -> list[str]:
         """Materialize `asset` as the UI would, stopped once it chose its envs: their ids (a dg.Failure raises)."""
         def stop(*args: Any, **_: Any) -> str:
-            raise Chosen([a for a in args if isinstance(a, list)][0] if asset != "pocketworker_checkpoint" else [])
+            raise Chosen(next((a for a in args if isinstance(a, list)), []))  # pocketworker_checkpoint: no env ids
 
         context = dg.build_asset_context(instance=self.instance)
         with pytest.raises(Chosen) as stopped:
