@@ -7,13 +7,13 @@ import dagster as dg
 import pyarrow as pa
 
 from assets.envs import ENVS, validated_envs
-from assets.sft import SFT_TRAJECTORIES, complete_partitions, current_sft_files, sft_shards
+from assets.sft import complete_partitions, current_sft_files, refuse_sft_of_other_partitions, sft_shards, sft_version
 from assets.specs import SPECS, task_specs
 from assets.trajectories import TRAJECTORIES, teacher_trajectories
 from coworkenv import store, validate
 from coworkenv.store import stages
 from pipelines.code_versions import CODE_VERSIONS
-from pipelines.freshness import generation_settings, hub_input_hash, sft_input_hash
+from pipelines.freshness import generation_settings, hub_input_hash
 from pipelines.resources import CoworkenvSettings
 from pipelines.staleness import PartitionState, data_folder_metadata, latest_materialization
 
@@ -42,7 +42,10 @@ def hub_dataset(context: dg.AssetExecutionContext, settings: CoworkenvSettings) 
         return store.shard_table(pa.concat_tables(tables), ROWS_PER_SHARD) if tables else []
 
     sft_meta = context.instance.get_latest_materialization_event(sft_shards.key)
-    _refuse_sft_of_other_partitions(sft_meta, states, settings)
+    refuse_sft_of_other_partitions(
+        sft_meta, states, settings,
+        "Publishing it would push SFT rows of one generation beside the specs, envs and trajectories of another as "
+        "one version; nothing was published", "hub_dataset")
     funnel = published_funnel(context, states)
     configs: dict[str, dict[str, list[pa.Table]]] = {
         "specs": {"train": concat(SPECS, stages.SPECS)},
@@ -75,7 +78,7 @@ def hub_dataset(context: dg.AssetExecutionContext, settings: CoworkenvSettings) 
         data_version=dg.DataVersion(version),
         metadata={
             "version": version,
-            "input_hash": hub_input_hash(states, str(_sft_version(sft_meta)), settings),
+            "input_hash": hub_input_hash(states, sft_version(sft_meta), settings),
             "capabilities": len(states),
             "location": result.location,
             **data_folder_metadata(settings),
@@ -116,39 +119,6 @@ def funnel_from_dict(data: dict[str, Any], capability: str) -> validate.Funnel:
     if not funnel.by_capability:
         funnel.by_capability = {capability: validate.Funnel.from_dict({**data, "by_capability": {}})}
     return funnel
-
-
-def _refuse_sft_of_other_partitions(sft_event: dg.EventLogEntry | None, states: list[PartitionState],
-                                     settings: CoworkenvSettings) -> None:
-    """dg.Failure when the latest sft_shards materialization was not curated from the trajectories of `states` (the
-    partitions this release publishes) under the curation settings now: a partition regenerated since, an sft_shards
-    run that failed part way (a full disk between its splits) after it, the held-out capability or test fraction
-    changed. The release would push SFT rows of one generation beside the specs, envs and trajectories of another."""
-    meta = sft_event.asset_materialization.metadata if sft_event and sft_event.asset_materialization else {}
-    if not meta:
-        return  # never materialized: `current_sft_files` says so
-    recorded = meta.get("input_hash")
-    if recorded is not None and str(recorded.value) == sft_input_hash(states, settings):
-        return
-    curated_from = meta.get(SFT_TRAJECTORIES)
-    versions: dict[str, Any] = dict(curated_from.value) if curated_from is not None else {}  # type: ignore[arg-type]
-    changed = [s.capability for s in states if versions.get(s.capability) != s.versions[TRAJECTORIES]]
-    changed += sorted(set(versions) - {s.capability for s in states})
-    what = (f"the trajectories of {', '.join(changed[:5])}{' and others' if len(changed) > 5 else ''} as they are "
-            "now" if changed and curated_from is not None else
-            "the trajectories the complete capability partitions hold now, or under the curation settings now "
-            "(held-out capability, test fraction)")
-    raise dg.Failure(
-        f"sft_shards' latest materialization (version {_sft_version(sft_event) or '?'}) was not curated from {what}: "
-        "a partition was regenerated since, or sft_shards' last run failed part way (its split files are written "
-        "one after another), or the curation settings changed. Publishing it would push SFT rows of one generation "
-        "beside the specs, envs and trajectories of another as one version; nothing was published. Materialize "
-        "sft_shards first (`python -m pipelines.run` does it in order), then hub_dataset")
-
-
-def _sft_version(sft_event: dg.EventLogEntry | None) -> str:
-    meta = sft_event.asset_materialization.metadata if sft_event and sft_event.asset_materialization else {}
-    return str(meta["dataset_version"].value) if "dataset_version" in meta else ""
 
 
 def _versions(sft_event: dg.EventLogEntry | None) -> dict[str, str]:

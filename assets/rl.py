@@ -13,7 +13,7 @@ import dagster as dg
 import pyarrow as pa
 
 from assets._metadata import png_markdown, table_metadata
-from assets.sft import complete_partitions, current_sft_files
+from assets.sft import complete_partitions, curated_sft_files
 from assets.training import pocketworker_checkpoint, sft_checkpoint_folder, specs_by_id
 from coworkenv.checkpoint_manifest import record_problem
 from coworkenv.spec import EnvSpec
@@ -51,8 +51,12 @@ def _sft_checkpoint(context: dg.AssetExecutionContext, settings: CoworkenvSettin
 def _train_envs(context: dg.AssetExecutionContext, settings: CoworkenvSettings) -> tuple[list[EnvSpec], list[str]]:
     """The specs and ids of up to settings.rl_max_envs train-split envs, round-robin over capabilities."""
     states = complete_partitions(context, settings)
-    ids = train_env_ids({split: str(path) for split, path in current_sft_files(context, settings).items()}, states,
-                        settings.rl_max_envs)
+    files = curated_sft_files(
+        context, settings, states,
+        "Its train split names the envs of the generation it was curated from: the regenerated capabilities' envs "
+        "would drop out of the RL runs (or other envs run under their ids) without saying so; nothing was trained",
+        "hub_dataset, pocketworker_checkpoint and the RL assets")
+    ids = train_env_ids({split: str(path) for split, path in files.items()}, states, settings.rl_max_envs)
     if not ids:
         raise dg.Failure("the published dataset has no train split envs to run RL episodes in")
     return specs_by_id(states, ids), ids

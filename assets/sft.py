@@ -2,6 +2,7 @@
 
 
 from pathlib import Path
+from typing import Any
 
 import dagster as dg
 import pyarrow as pa
@@ -108,3 +109,49 @@ def current_sft_files(context: dg.AssetExecutionContext, settings: CoworkenvSett
     if paths is None:
         raise dg.Failure("sft_shards has not been materialized; materialize it first")
     return {split: Path(path) for split, path in paths.items()}
+
+
+def curated_sft_files(context: dg.AssetExecutionContext, settings: CoworkenvSettings, states: list[PartitionState],
+                      harm: str, then: str) -> dict[str, Path]:
+    """The split files of the latest sft_shards materialization once it is known to be curated from `states` (the
+    partitions the caller reads its envs from) under the curation settings now; else the Failure of
+    `refuse_sft_of_other_partitions` (`harm`, `then`: what reading its splits would do, what to materialize after)."""
+    refuse_sft_of_other_partitions(context.instance.get_latest_materialization_event(sft_shards.key), states, settings,
+                                   harm, then)
+    return current_sft_files(context, settings)
+
+
+def refuse_sft_of_other_partitions(sft_event: dg.EventLogEntry | None, states: list[PartitionState],
+                                   settings: CoworkenvSettings, harm: str, then: str) -> None:
+    """dg.Failure when the latest sft_shards materialization was not curated from the trajectories of `states` (the
+    partitions read beside its splits) under the curation settings now: a partition regenerated since, an sft_shards
+    run that failed part way (a full disk between its splits) after it, the held-out capability or test fraction
+    changed. Its splits name envs of another generation: a reader taking their env ids from `states` leaves the
+    regenerated capability's out without a word (or reads other envs under their ids); a release pushes SFT rows of
+    one generation beside the specs, envs and trajectories of another. `harm`: what reading them would do here and
+    that nothing was done; `then`: what to materialize after sft_shards."""
+    meta = sft_event.asset_materialization.metadata if sft_event and sft_event.asset_materialization else {}
+    if not meta:
+        return  # never materialized: `current_sft_files` says so
+    recorded = meta.get("input_hash")
+    if recorded is not None and str(recorded.value) == sft_input_hash(states, settings):
+        return
+    curated_from = meta.get(SFT_TRAJECTORIES)
+    versions: dict[str, Any] = dict(curated_from.value) if curated_from is not None else {}  # type: ignore[arg-type]
+    changed = [s.capability for s in states if versions.get(s.capability) != s.versions[TRAJECTORIES]]
+    changed += sorted(set(versions) - {s.capability for s in states})
+    what = (f"the trajectories of {', '.join(changed[:5])}{' and others' if len(changed) > 5 else ''} as they are "
+            "now" if changed and curated_from is not None else
+            "the trajectories the complete capability partitions hold now, or under the curation settings now "
+            "(held-out capability, test fraction)")
+    raise dg.Failure(
+        f"sft_shards' latest materialization (version {sft_version(sft_event) or '?'}) was not curated from {what}: "
+        "a partition was regenerated since, or sft_shards' last run failed part way (its split files are written "
+        f"one after another), or the curation settings changed. {harm}. Materialize sft_shards first "
+        f"(`python -m pipelines.run` does it in order), then {then}")
+
+
+def sft_version(sft_event: dg.EventLogEntry | None) -> str:
+    """The dataset_version an sft_shards materialization recorded ("" when none)."""
+    meta = sft_event.asset_materialization.metadata if sft_event and sft_event.asset_materialization else {}
+    return str(meta["dataset_version"].value) if "dataset_version" in meta else ""

@@ -12,7 +12,7 @@ import dagster as dg
 from assets._metadata import png_markdown
 from assets.envs import ENVS
 from assets.hub import hub_dataset
-from assets.sft import complete_partitions, current_sft_files
+from assets.sft import complete_partitions, curated_sft_files, current_sft_files
 from coworkenv import store
 from coworkenv.atomic import TEMP_PREFIX
 from coworkenv.checkpoint_manifest import (
@@ -140,9 +140,17 @@ def trained_model(checkpoint: Path) -> "ModelSection":
 
 
 def held_out_specs(context: dg.AssetExecutionContext, settings: CoworkenvSettings) -> list[EnvSpec]:
-    """The envs of the SFT test splits (never trained on), read from the published partitions' validated_envs."""
+    """The envs of the SFT test splits (never trained on), read from the published partitions' validated_envs; a
+    dg.Failure when the latest sft_shards was curated from other partitions (a capability regenerated since): its test
+    splits name envs those partitions no longer hold, and the report would leave them out without a word."""
     states = complete_partitions(context, settings)
-    paths = {split: str(path) for split, path in current_sft_files(context, settings).items()}
+    files = curated_sft_files(
+        context, settings, states,
+        "Its test splits name the held-out envs of the generation it was curated from: the regenerated capabilities' "
+        "envs would drop out of the evaluation (or other envs be evaluated under their ids) and the report's figures "
+        "would cover fewer capabilities without saying so; nothing was trained or evaluated",
+        "hub_dataset, pocketworker_checkpoint and eval_report")
+    paths = {split: str(path) for split, path in files.items()}
     return specs_by_id(states, held_out_env_ids(paths, states, settings.eval_max_envs))
 
 
