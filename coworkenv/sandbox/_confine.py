@@ -2367,12 +2367,19 @@ def seal_display_hook() -> str | None:
 # arguments' conversions run the code's `__bool__`, `__float__` or `__index__` before C would read it). C's `input` and
 # `faulthandler` functions are in a box only the gates' frames may open (`sealed_boxes`). Changed for honest code: an
 # unknown keyword to `print` raises Python's own TypeError message.
+# A key of the code's own in the `sys` dict that is not a str (its hash a stream's name) makes the dict compare keys by
+# `__eq__`, so the code's code ran inside each of C's three reads and set `sys.stdin` anew between them, past the
+# gate's references (SIGSEGV; eighty-first round): the `input` gate refuses to run while the dict holds such a key
+# (honest code puts none there), and with exact str keys only C's reads run nothing of the code's.
 def _streams_box() -> None:
     """Holds C's `input` and `faulthandler` functions as defaults that no parameter of this code takes."""
 
 
 def _streams_held(*args: Any, _sealed_tools: Any = (), **named: Any) -> Any:
-    box, name, stream = _sealed_tools
+    box, name, stream, keys, type_, str_t, runtime_error = _sealed_tools
+    for key in keys():  # a key of the code's own would run its `__eq__` inside C's reads (below): none may be there
+        if type_(key) is not str_t:
+            raise runtime_error("the sys module's dict holds a key that is not a str: input() refuses to read it")
     held = stream("stdin"), stream("stdout"), stream("stderr")  # what C reads next, held until it is done
     answer = box.__kwdefaults__[name](*args, **named)
     del held
@@ -2469,7 +2476,7 @@ def seal_standard_streams() -> str | None:
     stream = vars(sys).get  # the dict C reads the streams from (`interp->sysdict`), whatever `sys.modules` holds
     entries = []
     gate = function_t(_streams_held.__code__, {}, "input", None, None)
-    tools: tuple[Any, ...] = (box, "input", stream)
+    tools: tuple[Any, ...] = (box, "input", stream, vars(sys).keys, type, str, RuntimeError)
     entries.append((box, _streams_held.__code__, tools))
     gate.__kwdefaults__ = {"_sealed_tools": tools}
     gate.__module__, gate.__qualname__, gate.__doc__ = "builtins", "input", originals["input"].__doc__
