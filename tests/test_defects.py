@@ -190,6 +190,10 @@ NARROW_CLASSES = {
                            "that keeps a free-text note beside it (`contacts_update`'s `add_note`; seeds 1-5 of the "
                            "hunt's 12 generators: correct_bad_data's config note sits beside a map, inventory's "
                            "writes take no reason)"),
+    "value_read_as_substring": ({"refuse_forbidden_action", "contact_phone_update"}, "only their references write a "
+                                "checked free value a tool stores padded (a release, a phone number): assignees and "
+                                "priorities are refused by their tools, adapt_silent_change forbids any other deploy, "
+                                "inventory moves its quantity by a transfer, config lists are caught one item longer"),
 }
 
 DEFECTS = all_defects()

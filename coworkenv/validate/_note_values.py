@@ -55,16 +55,19 @@ def note_probes(spec: EnvSpec, writes: Iterable[tuple[int, int, ToolCallSpec]],
                              (f"the {arg} left out, its value {value!r} written in the {note}", moved))
 
 
+def split_pairs(probes: Mapping[str, list[tuple[Mutation, bool]]]) -> list[tuple[Mutation, Mutation]]:
+    """(control, probe) for each pair of probe groups whose control fails a check while its probe passes every check."""
+    out: list[tuple[Mutation, Mutation]] = []
+    for pair in probes.values():
+        if len(pair) == 2 and not pair[0][1] and pair[1][1]:
+            out.append((pair[0][0], pair[1][0]))
+    return out
+
+
 def moved_reads(probes: Mapping[str, list[tuple[Mutation, bool]]]) -> list[tuple[Mutation, str]]:
     """(probe, message) for each pair whose control fails a check while its probe passes every check (the gate
     reports them); `probes` holds the `note ` groups."""
-    out: list[tuple[Mutation, str]] = []
-    for pair in probes.values():
-        if len(pair) != 2:
-            continue
-        (control, control_passes), (probe, probe_passes) = pair
-        if not control_passes and probe_passes:
-            out.append((probe, f"near miss passes every required check: {probe.description}, while "
-                               f"{control.description.split(': ', 1)[-1]} fails one: the checks read the value "
-                               "from the note, not from the field the task sets; read the field"))
-    return out
+    return [(probe, f"near miss passes every required check: {probe.description}, while "
+                    f"{control.description.split(': ', 1)[-1]} fails one: the checks read the value "
+                    "from the note, not from the field the task sets; read the field")
+            for control, probe in split_pairs(probes)]

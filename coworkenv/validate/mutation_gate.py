@@ -60,6 +60,7 @@ from coworkenv.validate._numerals import digit_counts, spelled_numbers
 from coworkenv.validate._other_values import other_value_guards
 from coworkenv.validate._pace import Paced, slower_agents
 from coworkenv.validate._paced_counts import paced_counts
+from coworkenv.validate._padded_values import PADDED_GROUP, padded_reads
 from coworkenv.validate._python_tolerance import python_admitted_numbers
 from coworkenv.validate._refused_calls import (
     credited_attempts,
@@ -194,11 +195,13 @@ def mutations_gate(ctx: GateContext) -> GateResult:
     errors += like
     incidental = [p for p in incidental if p not in {e.path for e in like}]
     errors += _unread_items({g: ms for g, ms in probes.items()
-                             if not g.startswith((ASKED_GROUP, SUBJECT_GROUP, NOTE_GROUP))})
+                             if not g.startswith((ASKED_GROUP, SUBJECT_GROUP, NOTE_GROUP, PADDED_GROUP))})
     errors += [GateError("mutations", m.code, m.path, why)  # a body's facts admitted from the subject (hunt146)
                for m, why in subject_read({g: ms for g, ms in probes.items() if g.startswith(SUBJECT_GROUP)})]
     errors += [GateError("mutations", m.code, m.path, why)  # a written value read from the call's note (hunt149)
                for m, why in moved_reads({g: ms for g, ms in probes.items() if g.startswith(NOTE_GROUP)})]
+    errors += [GateError("mutations", m.code, m.path, why)  # a written value read as a substring (defects151)
+               for m, why in padded_reads({g: ms for g, ms in probes.items() if g.startswith(PADDED_GROUP)})]
     answered = {m.path for m, o in results if m.kind == "text_drop" and not m.group and m.path.endswith(".say")
                 and o.result is not None and not o.passed}  # the `no answer` near misses that fail a check
     errors += _unread_asked({g: ms for g, ms in probes.items() if g.startswith(ASKED_GROUP)}, answered)

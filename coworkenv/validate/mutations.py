@@ -86,6 +86,7 @@ from coworkenv.validate._mutation_core import (
 from coworkenv.validate._named_terms import named_term_mutations
 from coworkenv.validate._negated_links import negated_link_mutations
 from coworkenv.validate._note_values import note_probes
+from coworkenv.validate._padded_values import padded_probes
 from coworkenv.validate._partial_facts import partial_fact_mutations
 from coworkenv.validate._redone_writes import redone_write_mutations
 from coworkenv.validate._reply_mutations import reply_mutations
@@ -179,6 +180,7 @@ def near_miss_mutations(spec: EnvSpec, world: World | EntityIndex, *, max_altern
     out += asked_probes(spec, index)
     out += subject_probes(spec, writes, tools)  # a message's body moved into its subject (hunt146)
     out += note_probes(spec, writes, tools)  # a written value moved into the call's note (hunt149)
+    out += padded_probes(spec, writes, tools)  # a written value one character longer (defects151)
     moves: set[tuple[tuple[int, int], tuple[int, int]]] = set()  # two order checks may ask for the same swap
     for i, check, _, rule in spec_rules(spec.checks):  # a tier's order rule too
         if isinstance(rule, OrderRule):

@@ -268,6 +268,7 @@ from tests.defects import (
     vacuous,
     value_never_held,
     value_pattern_loose,
+    value_read_as_substring,
     value_read_in_note,
     version_unprobed,
     version_value_read,
@@ -554,6 +555,7 @@ MODULES = (
     python_time_as_text,
     reply_ask_unphrased,
     value_read_in_note,
+    value_read_as_substring,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
