@@ -2522,22 +2522,21 @@ def seal_standard_streams() -> str | None:
 # as a tuple (a truth C asked again could turn false). The interpreter's own `import_func` (what C hands
 # `importlib._bootstrap._handle_fromlist`, which the code may replace) is set to the gate too, so import statements
 # keep C's fast path (it compares the two; no statement has that shape) and no Python code gets C's `__import__`
-# back; C's is in a box only the gate opens (`sealed_boxes`). Changed for honest code: `builtins.__import__` is a
-# Python function (its `__doc__` is C's); a relative dotted `__import__` without a `fromlist` runs importlib's Python
-# twin of C's code; a true `fromlist` that is not iterable raises TypeError there.
-def _import_box() -> None:
-    """Holds C's `__import__` as a default that no parameter of this code takes."""
-
-
+# back; C's is in the gate's own defaults, the gate a box of its own (`sealed_boxes`: its `__kwdefaults__` and
+# `__defaults__` are refused to every reader; the call binds them with no audited read, where a box read would cost
+# some 10 us a call, C's `time.strptime` included, which imports `_strptime` through `__import__` at every call).
+# Changed for honest code: `builtins.__import__` is a Python function (its `__doc__` is C's) whose defaults no code
+# may read (`inspect.signature(__import__)` is refused); a relative dotted `__import__` without a `fromlist` runs
+# importlib's Python twin of C's code; a true `fromlist` that is not iterable raises TypeError there.
 def _import(name: Any, globals: Any = None, locals: Any = None, fromlist: Any = (), level: Any = 0, *,
             _sealed_tools: Any = ()) -> Any:
-    box, twin, index, type_, issubclass_, str_t, tuple_, contains = _sealed_tools
+    original, twin, index, type_, issubclass_, str_t, tuple_, contains = _sealed_tools
     level = index(level)
     if level > 0 and issubclass_(type_(name), str_t) and contains(name, "."):
         fromlist = () if fromlist is None or not fromlist else tuple_(fromlist)
         if not fromlist:  # C's one path that frees the parent's name before it reads it
             return twin(name, globals, locals, fromlist, level)
-    return box.__kwdefaults__["__import__"](name, globals, locals, fromlist, level)
+    return original(name, globals, locals, fromlist, level)
 
 
 def seal_import() -> str | None:
@@ -2558,16 +2557,14 @@ def seal_import() -> str | None:
     if matches != 1 or id(vars(sys)) not in listed or id(vars(builtins)) not in listed:
         return f"the interpreter's import_func is not where this bootstrap looks ({matches} matches)"
     function_t: Any = type(_import)
-    box = function_t(_import_box.__code__, {}, "import", None, None)
-    box.__kwdefaults__ = {"__import__": original}
-    tools = (box, twin, _index, type, issubclass, str, tuple, str.__contains__)
+    tools = (original, twin, _index, type, issubclass, str, tuple, str.__contains__)
     gate = function_t(_import.__code__, {}, "__import__", (None, None, (), 0), None)
     gate.__kwdefaults__ = {"_sealed_tools": tools}
     gate.__module__, gate.__qualname__, gate.__doc__ = "builtins", "__import__", original.__doc__
     ctypes.pythonapi.Py_IncRef(ctypes.py_object(gate))  # the state's reference; C's original keeps the one it had
     ctypes.c_void_p.from_address(state + listed.index(id(original)) * _WORD).value = id(gate)
     builtins.__import__ = gate
-    _SEALED_BOXES.append((box, _import.__code__, tools))
+    _SEALED_BOXES.append((gate, _import.__code__, tools))  # the gate is its own box: it holds C's in its defaults
     return None
 
 
@@ -4584,8 +4581,8 @@ def sealed_codes() -> tuple[Any, ...]:
             _newline_setstate.__code__, _newline_plain.__code__, _iter.__code__, _calliter_made.__code__,
             _calliter_next.__code__, _calliter_reduce.__code__, _calliter_iter.__code__,
             _csv_lines.__code__, _csv_step.__code__, _csv_reader.__code__, _streams_box.__code__,
-            _streams_held.__code__, _stream_given.__code__, _print.__code__, _display.__code__, _import_box.__code__,
-            _import.__code__, *_SEALED_MADE)
+            _streams_held.__code__, _stream_given.__code__, _print.__code__, _display.__code__, _import.__code__,
+            *_SEALED_MADE)
 
 
 def seal_buffered_io() -> str | None:
