@@ -1036,6 +1036,58 @@ def test_sealed_profiler_holds_the_timer_it_calls() -> None:
     assert done.returncode == 0 and done.stdout.strip() == "2", (done.stdout, done.stderr)
 
 
+def test_sealed_import_formats_no_name_it_freed() -> None:
+    """After `seal_import` a relative dotted `__import__` without a `fromlist` runs importlib's own Python twin, so C
+    never formats the parent's name it freed: the corpus snippet's two routes (`builtins.__import__` and the one C
+    hands `_handle_fromlist`) answer 1 each. Imports of every other shape answer the same modules and C's errors before
+    and after, and import statements keep C's fast path (the interpreter's `import_func` is the gate). In an
+    interpreter of its own."""
+    code = """if True:
+        import builtins, importlib.util, sys, types
+
+        def load(name, path):
+            spec = importlib.util.spec_from_file_location(name, path)
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+            return module
+
+        confine, attack = load("_confine", sys.argv[1]), load("attack", sys.argv[2])
+        sys.modules["pkg82x"] = types.ModuleType("pkg82x")
+        sys.modules["pkg82x.a"] = types.ModuleType("pkg82x.a")
+        sys.modules["pkg82x.a.b"] = types.ModuleType("pkg82x.a.b")
+        package = {"__package__": "pkg82x", "__name__": "pkg82x.m"}
+
+        def battery():
+            out = []
+            for args, named in ((("json",), {}), (("os.path",), {}), (("json.decoder", None, None, ["x"]), {}),
+                                (("os", None, None, 5), {}), (("a.b", package, None, None, 1), {}),
+                                (("a.b", package, None, ["b"], 1), {}), (("a", package), {"level": True}),
+                                (("", package, None, ["a"], 1), {}), (("x",), {"level": -1}), (("x",), {"level": "a"}),
+                                ((5,), {}), (("no_such_module_82",), {}), (("a.c", package, None, None, 1), {}),
+                                ((), {"name": "json", "fromlist": ("loads",)})):
+                try:
+                    out.append(getattr(__import__(*args, **named), "__name__", None))
+                except Exception as exc:
+                    out.append((type(exc).__name__, str(exc)))
+            import json.decoder
+            from os import path
+            out.append((json.decoder.__name__, path.__name__))
+            return out
+
+        before = battery()
+        assert confine.seal_import() is None
+        assert battery() == before, (battery(), before)
+        assert type(builtins.__import__).__name__ == "function"
+        print(attack.check())
+    """
+    root = Path(__file__).resolve().parents[1]
+    confine = root / "coworkenv" / "sandbox" / "_confine.py"
+    attack = root / "tests" / "sandbox_corpus" / "memory_import_name_freed_before_its_error_is_formatted.py"
+    done = subprocess.run([sys.executable, "-c", code, str(confine), str(attack)], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0 and done.stdout.strip() == "2", (done.stdout, done.stderr)
+
+
 def test_sealed_chain_takes_no_state_to_free_what_it_steps() -> None:
     """After `seal_chain` an `itertools.chain` has neither `__setstate__` nor `__reduce__`, so no code of the code's own
     run by the step of the iterator a chain is on (or takes iterables from) sets that field anew and frees the iterator

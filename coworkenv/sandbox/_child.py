@@ -740,6 +740,9 @@ def isolate(
             # print, input, sys.displayhook and faulthandler hold the standard streams they use (an argument's
             # `__str__` or a stream's own `write` set the stream anew and freed it while C went on writing to it).
             ("seal_standard_streams", "print, input or the display hook writes to a stream the code's own code freed"),
+            # A relative dotted `__import__` without a fromlist runs importlib's own (C's freed the parent's name before
+            # it formatted it, with a key of the code's in `sys.modules` running code in between).
+            ("seal_import", "__import__ formats a name it freed"),
             # The C OrderedDict's comparisons, repr, copy and pops keep no node across the code's own Python code,
             # and none is made: collections.OrderedDict is the pure-Python class (a dict-level store made C index
             # past its table of nodes).

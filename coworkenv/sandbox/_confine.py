@@ -2511,6 +2511,63 @@ def seal_standard_streams() -> str | None:
     return None
 
 
+# `__import__` of a relative dotted name without a `fromlist` (`__import__("a.b", globals(), None, None, 1)`) has CPython
+# 3.11.7's `PyImport_ImportModuleLevelObject` build the parent's name (`to_return`), look it up in `sys.modules` and,
+# where it is missing, free the name before it formats it into its KeyError ("%R not in sys.modules as expected": a
+# use after free, fixed upstream after 3.11): the repr C makes of it takes the freed block where the two are one size
+# class, and C reads the name from memory it is writing (`''kg82.a'`; eighty-second round). Sealed:
+# `builtins.__import__` is a gate that hands that one shape (a level above 0, a str name with a dot, no `fromlist`,
+# its truth asked once here) to `importlib`'s own Python `__import__`, which answers the same module and raises a
+# plain KeyError, and every other call to C's, with the level converted once (C's `__index__`) and a true `fromlist`
+# as a tuple (a truth C asked again could turn false). The interpreter's own `import_func` (what C hands
+# `importlib._bootstrap._handle_fromlist`, which the code may replace) is set to the gate too, so import statements
+# keep C's fast path (it compares the two; no statement has that shape) and no Python code gets C's `__import__`
+# back; C's is in the gate's own defaults, the gate a box of its own (`sealed_boxes`: its `__kwdefaults__` and
+# `__defaults__` are refused to every reader; the call binds them with no audited read, where a box read would cost
+# some 10 us a call, C's `time.strptime` included, which imports `_strptime` through `__import__` at every call).
+# Changed for honest code: `builtins.__import__` is a Python function (its `__doc__` is C's) whose defaults no code
+# may read (`inspect.signature(__import__)` is refused); a relative dotted `__import__` without a `fromlist` runs
+# importlib's Python twin of C's code; a true `fromlist` that is not iterable raises TypeError there.
+def _import(name: Any, globals: Any = None, locals: Any = None, fromlist: Any = (), level: Any = 0, *,
+            _sealed_tools: Any = ()) -> Any:
+    original, twin, index, type_, issubclass_, str_t, tuple_, contains = _sealed_tools
+    level = index(level)
+    if level > 0 and issubclass_(type_(name), str_t) and contains(name, "."):
+        fromlist = () if fromlist is None or not fromlist else tuple_(fromlist)
+        if not fromlist:  # C's one path that frees the parent's name before it reads it
+            return twin(name, globals, locals, fromlist, level)
+    return original(name, globals, locals, fromlist, level)
+
+
+def seal_import() -> str | None:
+    """Make `builtins.__import__` and the interpreter's `import_func` the gate above, C's `__import__` out of the
+    code's reach. Returns why it could not, or None."""
+    import builtins
+
+    original: Any = vars(builtins).get("__import__")
+    twin: Any = getattr(sys.modules.get("_frozen_importlib"), "__import__", None)
+    if type(original).__name__ != "builtin_function_or_method" or original.__self__ is not builtins or twin is None:
+        return "__import__ is not the C function this bootstrap knows, or importlib's own is missing"
+    get_state = ctypes.pythonapi.PyInterpreterState_Get
+    get_state.restype, get_state.argtypes = ctypes.c_void_p, ()
+    state = get_state()
+    words = memoryview(ctypes.string_at(state, 1024 * _WORD)).cast("P")  # `import_func` is word 177 in 3.11.7
+    listed = words.tolist()
+    matches = listed.count(id(original))
+    if matches != 1 or id(vars(sys)) not in listed or id(vars(builtins)) not in listed:
+        return f"the interpreter's import_func is not where this bootstrap looks ({matches} matches)"
+    function_t: Any = type(_import)
+    tools = (original, twin, _index, type, issubclass, str, tuple, str.__contains__)
+    gate = function_t(_import.__code__, {}, "__import__", (None, None, (), 0), None)
+    gate.__kwdefaults__ = {"_sealed_tools": tools}
+    gate.__module__, gate.__qualname__, gate.__doc__ = "builtins", "__import__", original.__doc__
+    ctypes.pythonapi.Py_IncRef(ctypes.py_object(gate))  # the state's reference; C's original keeps the one it had
+    ctypes.c_void_p.from_address(state + listed.index(id(original)) * _WORD).value = id(gate)
+    builtins.__import__ = gate
+    _SEALED_BOXES.append((gate, _import.__code__, tools))  # the gate is its own box: it holds C's in its defaults
+    return None
+
+
 # `pyexpat`'s parsers call each handler (`StartElementHandler`, `CharacterDataHandler`, ...) by a borrowed reference
 # from the parser's table (CPython 3.11.7's `call_with_frame(..., self->handlers[i], ...)`), and setting the handler
 # anew from inside its own call drops the table's reference: a C callable handler (`d.get`, a bound method that alone
@@ -4498,7 +4555,7 @@ def _arg_parser(segments: list[tuple[int, int, bytes]], fname: bytes, keywords: 
 def sealed_codes() -> tuple[Any, ...]:
     """The code objects of the gates `seal_buffered_io`, `seal_array`, `seal_mmap`, `seal_list`, `seal_bytearray`,
     `seal_groupby`, `seal_accumulate`, `seal_iter`, `seal_count`, `seal_atexit`, `seal_context`, `seal_cell`, `seal_weak_proxy`, `seal_mapping_proxy`, `seal_held_callables`, `seal_property`, `seal_abstract_flags`, `seal_codec_registry`, `seal_signal_handlers`, `seal_expat_handlers`, `seal_sqlite_factories`, `seal_sqlite_statement_cache`, `seal_profiler_timer`, `seal_csv_reader`, `seal_list_order`, `seal_memoryview`, `seal_ordered_dict`, `seal_deque`, `seal_count_elements`, `seal_reentered_iterators`,
-    `seal_partial`, `seal_object_dicts`, `seal_newline_decoder` and `seal_standard_streams` install, which the hook keeps from being changed."""
+    `seal_partial`, `seal_object_dicts`, `seal_newline_decoder`, `seal_standard_streams` and `seal_import` install, which the hook keeps from being changed."""
     return (_own_method_get.__code__, _own_method_set.__code__, _buffered_new.__code__, _array_setitem.__code__,
             _array_append.__code__, _array_insert.__code__, _array_extend.__code__, _array_fromlist.__code__,
             _array_tofile.__code__, _mmap_setitem.__code__, _list_setitem.__code__, _bytearray_setitem.__code__,
@@ -4524,7 +4581,8 @@ def sealed_codes() -> tuple[Any, ...]:
             _newline_setstate.__code__, _newline_plain.__code__, _iter.__code__, _calliter_made.__code__,
             _calliter_next.__code__, _calliter_reduce.__code__, _calliter_iter.__code__,
             _csv_lines.__code__, _csv_step.__code__, _csv_reader.__code__, _streams_box.__code__,
-            _streams_held.__code__, _stream_given.__code__, _print.__code__, _display.__code__, *_SEALED_MADE)
+            _streams_held.__code__, _stream_given.__code__, _print.__code__, _display.__code__, _import.__code__,
+            *_SEALED_MADE)
 
 
 def seal_buffered_io() -> str | None:
