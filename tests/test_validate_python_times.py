@@ -61,3 +61,26 @@ def test_not_reported(body: str) -> None:
 
 def test_unparsable_code_left_to_the_sandbox_gate() -> None:
     assert list(python_times(_spec("return (("))) == []
+
+
+@pytest.mark.parametrize("body", [
+    _CALLS + "    if a.get('start', '') >= datetime(2026, 4, 15, 13, tzinfo=timezone.utc).isoformat():\n"
+             "        return True\nreturn False",
+    "DAY = date(2026, 4, 15)\n" + _EVENTS + "    if r['start'][:10] == f'{DAY:%Y-%m-%d}':\n        return False\n"
+                                           "return True",
+    _EVENTS + "    if r['start'][:10] == str(date(2026, 4, 14) + timedelta(days=1)):\n        return False\nreturn True",
+    "HOUR = 16\n" + _EVENTS + "    if r['start'].startswith(f'2026-04-15T{HOUR:02d}:00'):\n        return False\n"
+                              "return True",
+], ids=["call-order-built", "stored-utc-day-fstring", "stored-utc-day-computed", "stored-local-clock-fstring"])
+def test_reported_built_at_run_time(body: str) -> None:
+    """A constant built at run time (`_built_times`) is read as the text it makes."""
+    code = "from datetime import date, timedelta, timezone\n" + body
+    found = list(python_times(_spec(code)))
+    assert found and "as text" in found[0][1], found
+
+
+def test_not_reported_built_from_the_state() -> None:
+    """A text built from a value of the state is no constant."""
+    body = ("from datetime import date\n" + _EVENTS + "    day = r['start'][:10]\n"
+            "    if r['start'][:10] == f'{day}':\n        return False\nreturn True")
+    assert list(python_times(_spec(body))) == []

@@ -4,7 +4,9 @@
 comparison in code, unread by them: `e["args"]["start"] >= "2026-11-03T08:00:00Z"`, `t["due"][:10] !=
 "2026-09-25"`, `ev["start"] == "2026-07-21T10:00:00+01:00"`, `s.startswith("2026-09-25T09:")`. The code is read, not
 run: each comparison (`==`, `!=`, `<`, `<=`, `>`, `>=`, `in`, `not in`, `startswith`, `endswith`) of a value with a
-date-like string constant (written in place or bound once to a name) is judged like the condition it amounts to:
+date-like string constant (written in place, built at run time of constants, `str(date(2026, 9, 25))`,
+`datetime(...).isoformat()`, `f"{DAY:%Y-%m-%d}"` (`_built_times`), or bound once to a name) is judged like the
+condition it amounts to:
 
 - the value read from a call's arguments (`audit`'s `args`, through any names bound from it): the text is what the
   agent wrote, in any offset the tool takes (it stores UTC), so any comparison of it with a date-time or a day as
@@ -34,6 +36,7 @@ from typing import Any
 
 from coworkenv.checks import field_value
 from coworkenv.spec import EnvSpec, FieldCond
+from coworkenv.validate._built_times import built_text
 from coworkenv.validate._check_reads import python_rules
 from coworkenv.validate._time_fragments import known_instants, stored_fragment, user_zones
 from coworkenv.validate._time_spellings import _DATEISH, _stored_misfit, _written_values
@@ -42,21 +45,28 @@ _PREFIX_OPS = (ast.Eq, ast.NotEq, ast.In, ast.NotIn)
 _ARG_KEYS = frozenset({"args", "arguments"})
 
 
-def _date_constant(node: ast.AST, bound: dict[str, str]) -> list[str]:
-    """The date-like string constants `node` is (a constant, a name bound once to one, a tuple/list/set of them)."""
+def _date_constant(node: ast.AST, bound: dict[str, str], once: dict[str, ast.AST] | None = None) -> list[str]:
+    """The date-like string constants `node` is (a constant, a text built of constants (`_built_times`), a name
+    bound once to either, a tuple/list/set of them)."""
     if isinstance(node, ast.Constant) and isinstance(node.value, str) and _DATEISH.match(node.value):
         return [node.value]
     if isinstance(node, ast.Name) and node.id in bound:
         return [bound[node.id]]
     if isinstance(node, ast.Tuple | ast.List | ast.Set):
-        return [v for elt in node.elts for v in _date_constant(elt, bound)]
-    return []
+        return [v for elt in node.elts for v in _date_constant(elt, bound, once)]
+    built = built_text(node, once or {}) if isinstance(node, ast.Call | ast.JoinedStr | ast.BinOp) else None
+    return [built] if built is not None and _DATEISH.match(built) else []
 
 
 def _bound_constants(tree: ast.AST) -> dict[str, str]:
-    """Names assigned exactly once, to a date-like string constant."""
-    return {name: value.value for name, value in _bound_once(tree).items() if isinstance(value, ast.Constant)
-            and isinstance(value.value, str) and _DATEISH.match(value.value)}
+    """Names assigned exactly once, to a date-like string constant or a text built of constants."""
+    once = _bound_once(tree)
+    out = {name: value.value for name, value in once.items() if isinstance(value, ast.Constant)
+           and isinstance(value.value, str) and _DATEISH.match(value.value)}
+    for name, value in once.items():
+        if name not in out and (built := built_text(value, once)) is not None and _DATEISH.match(built):
+            out[name] = built
+    return out
 
 
 def _bound_once(tree: ast.AST) -> dict[str, ast.AST]:
@@ -143,7 +153,8 @@ def _prefix(node: ast.AST) -> bool:
         and (node.slice.lower is None or (isinstance(node.slice.lower, ast.Constant) and node.slice.lower.value == 0))
 
 
-def _reads(tree: ast.AST, bound: dict[str, str]) -> Iterator[tuple[ast.AST, ast.AST, str, list[str]]]:
+def _reads(tree: ast.AST, bound: dict[str, str],
+           once: dict[str, ast.AST]) -> Iterator[tuple[ast.AST, ast.AST, str, list[str]]]:
     """(the node, the value compared, how: "whole" / "prefix" / "contains" / "order", the constants)."""
     for node in ast.walk(tree):
         if isinstance(node, ast.Compare):
@@ -151,8 +162,8 @@ def _reads(tree: ast.AST, bound: dict[str, str]) -> Iterator[tuple[ast.AST, ast.
             for k, op in enumerate(node.ops):
                 left, right = sides[k], sides[k + 1]
                 for value, const, flipped in ((left, right, False), (right, left, True)):
-                    texts = _date_constant(const, bound)
-                    if not texts or _date_constant(value, bound):
+                    texts = _date_constant(const, bound, once)
+                    if not texts or _date_constant(value, bound, once):
                         continue
                     if isinstance(op, ast.In | ast.NotIn):
                         if flipped:
@@ -168,7 +179,7 @@ def _reads(tree: ast.AST, bound: dict[str, str]) -> Iterator[tuple[ast.AST, ast.
                     yield node, value, how, texts
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
                 and node.func.attr in ("startswith", "endswith") and node.args:
-            texts = _date_constant(node.args[0], bound)
+            texts = _date_constant(node.args[0], bound, once)
             if texts:
                 yield node, node.func.value, "prefix" if node.func.attr == "startswith" else "suffix", texts
 
@@ -250,16 +261,23 @@ def _why(read: tuple[ast.AST, ast.AST, str, list[str]], taint: _Taint, known: _S
 def python_times(spec: EnvSpec) -> Iterator[tuple[str, str]]:
     """(path, message) for each date-time a Python check compares as text where the text can be another spelling."""
     known = _Spec(spec)
+    for i, check, rule, tree in parsed_rules(spec):
+        bound, once = _bound_constants(tree), _bound_once(tree)
+        taint = _Taint(tree, *_params(tree, rule.entrypoint))
+        for read in _reads(tree, bound, once):
+            why = _why(read, taint, known, rule.code, once)
+            if why is not None:
+                yield f"checks[{i}].rule.code", f"check {check.id!r}: {why}"
+                break
+
+
+def parsed_rules(spec: EnvSpec) -> Iterator[tuple[int, Any, Any, ast.AST]]:
+    """(the check's index, the check, its Python rule, the rule's code parsed) for each Python rule of the checks
+    (tiers included) whose code compiles (the sandbox gate names one that does not)."""
     for i, check in enumerate(spec.checks):
         for rule in python_rules(check.rule):
             try:
                 tree = ast.parse(rule.code)
             except SyntaxError:
-                continue  # the sandbox gate names a check that does not compile
-            bound, once = _bound_constants(tree), _bound_once(tree)
-            taint = _Taint(tree, *_params(tree, rule.entrypoint))
-            for read in _reads(tree, bound):
-                why = _why(read, taint, known, rule.code, once)
-                if why is not None:
-                    yield f"checks[{i}].rule.code", f"check {check.id!r}: {why}"
-                    break
+                continue
+            yield i, check, rule, tree

@@ -44,6 +44,7 @@ from coworkenv.validate._held_values import (
 )
 from coworkenv.validate._leaks import find_leaks
 from coworkenv.validate._python_times import python_times
+from coworkenv.validate._python_utc_reads import python_utc_reads
 from coworkenv.validate._text_membership import text_membership
 from coworkenv.validate._text_negations import text_negations
 from coworkenv.validate._textual_times import textual_times
@@ -220,6 +221,7 @@ def references_gate(ctx: GateContext) -> GateResult:
     errors += [GateError("references", "time_compared_as_text", path, message) for path, message in textual_times(spec)]
     errors += [GateError("references", "time_compared_as_text", path, message) for path, message in time_spellings(spec)]
     errors += [GateError("references", "time_compared_as_text", path, message) for path, message in python_times(spec)]
+    errors += [GateError("references", "time_read_in_utc", path, message) for path, message in python_utc_reads(spec)]
     errors += [GateError("references", "guard_value_unreal", path, message)
                for path, message in unreal_guard_values(spec)]
     errors += [GateError("references", "failure_unscored", path, message) for path, message in unscored_failures(spec)]

@@ -208,6 +208,7 @@ from tests.defects import (
     python_messages_table,
     python_record_order,
     python_time_as_text,
+    python_time_read_in_utc,
     python_tolerance_admits_other,
     random_unpinned,
     read_attempt_credited,
@@ -556,6 +557,7 @@ MODULES = (
     reply_ask_unphrased,
     value_read_in_note,
     value_read_as_substring,
+    python_time_read_in_utc,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.

@@ -18,7 +18,7 @@ respells a time: main accepts every defect here. The sound twin is the same chec
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import UTC, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -70,6 +70,7 @@ _ARG_READS = {
     "equal": ("got == {want!r}", "_t(got) == _t({want!r})"),
     "hour": ("got[:13] == {hour!r}", "_t(want) <= _t(got) < _t(want) + timedelta(hours=1)"),
     "startswith": ("got.startswith({minute!r})", "_t(got) == _t({want!r})"),
+    "after-built": ("got >= {built}.isoformat()", "_t(got) >= {built}"),  # the bound built at run time
     "in-day": ("{day!r} in got", "_t(got).astimezone(timezone.utc).date() == _t({want!r}).astimezone(timezone.utc).date()"),
 }
 
@@ -79,8 +80,10 @@ def _slot_read(tool: str, how: str, sound: bool):  # type: ignore[no-untyped-def
     def edit(spec: Spec) -> None:
         want = _ref_call(spec, tool)["start"]  # as the reference writes it, the author's copy
         early = _moment(want) - timedelta(hours=1)
+        utc = early.astimezone(UTC)
         test = _ARG_READS[how][1 if sound else 0].format(
-            lo=_z(early) if want.endswith("Z") else early.isoformat(), want=want, hour=want[:13], minute=want[:16], day=want[:10])
+            lo=_z(early) if want.endswith("Z") else early.isoformat(), want=want, hour=want[:13], minute=want[:16], day=want[:10],
+            built=f"datetime({utc.year}, {utc.month}, {utc.day}, {utc.hour}, {utc.minute}, tzinfo=timezone.utc)")
         code = ("from datetime import datetime, timedelta, timezone\n\n\n"
                 "def _t(text):\n"
                 "    return datetime.fromisoformat(str(text).replace('Z', '+00:00'))\n\n\n"
@@ -152,15 +155,20 @@ def _free_day(sound: bool, whole: bool = False):  # type: ignore[no-untyped-def]
         zone, day = free_local_day(spec)
         test = (f"_t(due).astimezone(ZoneInfo({str(zone)!r})).date().isoformat() == {day.isoformat()!r}" if sound
                 else f"due == {day.isoformat()!r}" if whole else f"due[:10] == {day.isoformat()!r}")
-        code = ("from zoneinfo import ZoneInfo\n" + _PARSE + "def check(state, audit, messages):\n"
-                "    for r in state['apps']['todo']['tasks']:\n"
-                "        due = r.get('due') or ''\n"
-                f"        if due and {test}:\n"
-                "            return False\n"
-                "    return True\n")
-        _python(spec, "nothing-due-free-day", "no task is due on the user's free day before the deadlines", code,
-                role="guard")
+        free_day_guard(spec, "from zoneinfo import ZoneInfo\n" + _PARSE, test)
     return edit
+
+
+def free_day_guard(spec: Spec, head: str, test: str) -> None:
+    """Add the guard "no task due on the user's free day": no task whose `due` (a name of the check) meets `test`."""
+    code = (head + "def check(state, audit, messages):\n"
+            "    for r in state['apps']['todo']['tasks']:\n"
+            "        due = r.get('due') or ''\n"
+            f"        if due and {test}:\n"
+            "            return False\n"
+            "    return True\n")
+    _python(spec, "nothing-due-free-day", "no task is due on the user's free day before the deadlines", code,
+            role="guard")
 
 
 def _back_on_clash(sound: bool):  # type: ignore[no-untyped-def]
@@ -255,4 +263,22 @@ DEFECTS = [
            breaks=_local_window("told-after-answer", False), fix=_local_window("told-after-answer", True),
            witness=_early_in("synth:access_request_approval@2", "told-after-answer"), gate="references",
            code="time_compared_as_text"),
+]
+
+
+# -- the constant built at run time (defects153): `f"{DAY:%Y-%m-%d}"` (and `_ARG_READS`'s after-built) ------------
+def _free_day_built(spec: Spec) -> None:
+    """The free-day guard with the day built at run time (`DAY = date(...)`, `due[:10] == f"{DAY:%Y-%m-%d}"`): the
+    stored due's first ten characters, the UTC day."""
+    _zone, day = free_local_day(spec)
+    free_day_guard(spec, f"from datetime import date\n\n\nDAY = date({day.year}, {day.month}, {day.day})\n\n\n",
+                   "due[:10] == f'{DAY:%Y-%m-%d}'")
+
+
+DEFECTS += [
+    _arg("after-bound-built-schedule-8", "synth:schedule_meeting_timezones@8", "calendar_create_event", "after-built"),
+    Defect(CLASS, "free-day-built-prefix-4", "synth:todo_track_mail_requests@4",
+           "adds a task due in the first hours of the user's free day: the guard reads the stored due's first ten "
+           "characters against the day built at run time, the UTC day", breaks=_free_day_built, fix=_free_day(True),
+           gate="references", code="time_compared_as_text"),
 ]
