@@ -214,3 +214,62 @@ def test_a_run_builds_no_ast_types_and_imports_no_future_module_before_the_code(
     imported `__future__` (0.2-0.4 ms): main answered [['AST', 'expr', 'mod'], True]."""
     ran = run_sandboxed(AST_AND_FUTURE, "check", {})
     assert ran.ok and ran.value == [[], False], ran
+
+
+SQLITE_WITHOUT_FUNCTOOLS = """if True:
+    import sys
+    confine = {"__name__": "_confine"}  # no importlib.util: it would load functools
+    with open(sys.argv[1], encoding="utf-8") as fh:
+        exec(compile(fh.read(), sys.argv[1], "exec"), confine)
+    _sqlite3 = confine["_load_sqlite3"]()
+    print(sorted(set(sys.modules) & {"functools", "collections", "keyword", "reprlib"}))
+
+    def battery():
+        out = []
+        for size in (-1, 0, 1, 128):
+            con = _sqlite3.connect(":memory:", cached_statements=size)
+            con.execute("create table t(a)")
+            con.executemany("insert into t values (?)", [(n,) for n in range(5)])
+            out.append([con.execute(f"select count(*) + {n % 3} from t").fetchone() for n in range(7)])
+            con.close()
+            try:
+                con.execute("select 1")
+            except _sqlite3.Error as exc:
+                out.append(str(exc))
+        return out
+
+    before = battery()  # the stand-in's cache: functools' own C cache, not yet sealed
+    import gc
+    print(sorted({type(ref).__name__ for ref in gc.get_referents(_sqlite3.connect(":memory:"))} & {"_lru_cache_wrapper", "method"}))
+    print(confine["seal_sqlite_statement_cache"](), battery() == before)
+    print(sorted({type(ref).__name__ for ref in gc.get_referents(_sqlite3.connect(":memory:"))} & {"_lru_cache_wrapper", "method"}))
+    ns = {"__name__": "attack"}
+    with open(sys.argv[2], encoding="utf-8") as fh:
+        exec(compile(fh.read(), sys.argv[2], "exec"), ns)
+    print(ns["check"]())
+"""
+
+
+def test_sqlite_loads_without_functools_and_its_statement_cache_is_sealed_as_before() -> None:
+    """`_sqlite3` takes `functools.lru_cache` when it loads, and importing `functools` for it (with `collections`,
+    `keyword`, `reprlib`) cost ~3 ms of every run's CPU (suitetime21): the seals load it with a stand-in whose maker
+    makes functools' own C cache, nothing of `functools` loaded; statements cache as before, the statement-cache seal
+    replaces the stand-in as it replaced `functools.lru_cache`, and the corpus snippet's four routes answer 1 each."""
+    root = Path(__file__).resolve().parents[1]
+    attack = root / "tests" / "sandbox_corpus" / "memory_sqlite_statement_cache_freed_while_it_runs.py"
+    done = subprocess.run([sys.executable, "-I", "-S", "-c", SQLITE_WITHOUT_FUNCTOOLS, str(Path(_confine.__file__)),
+                           str(attack)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.splitlines() == [
+        "[]", "['_lru_cache_wrapper']", "None True", "['method']", "4"], (done.stdout, done.stderr)
+
+
+SQLITE_IN_A_RUN = ("import sys\ndef check():\n    loaded = sorted(set(sys.modules) & {'functools', 'collections', "
+                   "'keyword', 'reprlib'})\n    import functools, sqlite3\n    con = sqlite3.connect(':memory:')\n"
+                   "    rows = [con.execute('select ? + 1', (n,)).fetchone()[0] for n in (1, 2, 1, 2)]\n"
+                   "    return [loaded, rows, functools.lru_cache.__module__, type(functools._CacheInfo).__name__]\n")
+
+
+def test_a_run_loads_no_functools_before_the_code_and_its_sqlite_works() -> None:
+    """main answered [['collections', 'functools', 'keyword', 'reprlib'], ...]: loaded for `_sqlite3` only."""
+    ran = run_sandboxed(SQLITE_IN_A_RUN, "check", {})
+    assert ran.ok and ran.value == [[], [2, 3, 2, 3], "functools", "type"], ran

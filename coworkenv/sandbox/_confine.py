@@ -2701,7 +2701,7 @@ def seal_sqlite_factories(confined: bool = True) -> str | None:
     if not confined:
         return None
     try:
-        import _sqlite3
+        _sqlite3 = _load_sqlite3()
     except ImportError:  # an interpreter built without sqlite, or its library missing: the code cannot load it either
         return None
 
@@ -2780,6 +2780,61 @@ def _sqlite_statement(bound: Any, sql: Any, /) -> Any:
     return answered
 
 
+# `_sqlite3` takes `functools.lru_cache` when it loads (its module state's statement-cache maker, which
+# `seal_sqlite_statement_cache` replaces) and nothing else of `functools`. Importing `functools` for it cost ~3 ms of the
+# child's CPU a run (`functools` itself, `collections`, `keyword`, `reprlib`), the largest of the seals' costs, for a
+# function the seal overwrites before any code runs. Where `functools` is not loaded yet, `_sqlite3` loads with a
+# stand-in module of that name in `sys.modules` (removed right after: the code's own `import functools` loads the
+# real module, as in a run without the hook), whose `lru_cache` makes the same C cache `functools.lru_cache(maxsize)`
+# makes (`_functools._lru_cache_wrapper`, not typed), its `cache_info()` the same `functools._CacheInfo` (imported when
+# asked). Where the statement-cache seal runs (every run with the hook) no connection ever uses it; where it could
+# not, sqlite caches statements as with `functools.lru_cache`.
+_SQLITE_LRU_CACHE: list[Any] = []  # what `_sqlite3` took as `lru_cache` when it loaded here, and its cache-info type
+
+
+def _sqlite_lru_cache(maxsize: Any, /, *, _sealed_tools: Any = ()) -> Any:
+    lru_wrapper_t, cache_info_t = _sealed_tools
+
+    def decorating(user_function: Any, /) -> Any:
+        return lru_wrapper_t(user_function, maxsize, False, cache_info_t)
+    return decorating
+
+
+def _sqlite_cache_info(hits: Any, misses: Any, maxsize: Any, currsize: Any, /) -> Any:
+    import functools
+
+    return functools._CacheInfo(hits, misses, maxsize, currsize)
+
+
+def _load_sqlite3() -> Any:
+    """`_sqlite3`, loaded here (without `functools` where that is not loaded yet: above) unless it is loaded already;
+    raises ImportError where it does not load. Where `_sqlite3` loaded otherwise (or with `functools` loaded),
+    `_SQLITE_LRU_CACHE` names `functools`' own."""
+    if "_sqlite3" in sys.modules or "functools" in sys.modules:
+        import _sqlite3
+        if not _SQLITE_LRU_CACHE:
+            import functools
+
+            _SQLITE_LRU_CACHE[:] = (functools.lru_cache, functools._CacheInfo)
+        return _sqlite3
+    import _functools
+
+    function_t: Any = type(_sqlite_lru_cache)
+    cache_info = function_t(_sqlite_cache_info.__code__, {}, "cache_info", None, None)
+    maker = function_t(_sqlite_lru_cache.__code__, {}, "lru_cache", None, None)
+    maker.__kwdefaults__ = {"_sealed_tools": (_functools._lru_cache_wrapper, cache_info)}
+    stand_in = type(sys)("functools")
+    stand_in.lru_cache = maker  # type: ignore[attr-defined]
+    sys.modules["functools"] = stand_in
+    try:
+        import _sqlite3
+    finally:
+        if sys.modules.get("functools") is stand_in:
+            del sys.modules["functools"]
+    _SQLITE_LRU_CACHE[:] = (maker, cache_info)
+    return _sqlite3
+
+
 def seal_sqlite_statement_cache(confined: bool = True) -> str | None:
     """Make sqlite's connections hold the statement cache they ask while it runs, and take statements only from it
     (above), where `_sqlite3` loads (`confined`, as for `seal_sqlite_factories`). Returns why it could not, or None
@@ -2787,11 +2842,10 @@ def seal_sqlite_statement_cache(confined: bool = True) -> str | None:
     if not confined:
         return None
     try:
-        import _sqlite3
+        _sqlite3 = _load_sqlite3()
     except ImportError:
         return None
     import _functools
-    import functools
     import types
 
     definition = ctypes.c_void_p.from_address(id(_sqlite3) + _MODULE_DEF).value
@@ -2800,10 +2854,10 @@ def seal_sqlite_statement_cache(confined: bool = True) -> str | None:
             or ctypes.string_at(ctypes.c_void_p.from_address(definition + _DEF_NAME).value or 0) != b"_sqlite3"):
         return "_sqlite3 is not the module this bootstrap knows"
     size = ctypes.c_ssize_t.from_address(definition + _DEF_SIZE).value
-    known = id(functools.lru_cache)
+    taken, cache_info_t = _SQLITE_LRU_CACHE  # the `lru_cache` `_sqlite3` took when it loaded, its cache-info type
     slots = [state + i for i in range(0, size - size % _WORD, _WORD)
-             if ctypes.c_size_t.from_address(state + i).value == known]
-    if len(slots) != 1 or type(functools.lru_cache) is not type(_sqlite_statement_cache):
+             if ctypes.c_size_t.from_address(state + i).value == id(taken)]
+    if len(slots) != 1 or type(taken) is not type(_sqlite_statement_cache):
         return "_sqlite3's state does not hold functools.lru_cache as this bootstrap knows"
     probe = _sqlite3.connect(":memory:")  # a statement's type: `_sqlite3` names it nowhere
     statement_t = type(probe("select 1"))
@@ -2811,7 +2865,7 @@ def seal_sqlite_statement_cache(confined: bool = True) -> str | None:
     function_t: Any = type(_sqlite_statement_cache)
     made = [function_t(gate.__code__, {}, gate.__name__, None, None)
             for gate in (_sqlite_statement_cache, _sqlite_statement_maker, _sqlite_statement)]
-    tools = (types.MethodType, made[1], made[2], _functools._lru_cache_wrapper, functools._CacheInfo, statement_t,
+    tools = (types.MethodType, made[1], made[2], _functools._lru_cache_wrapper, cache_info_t, statement_t,
              type, _sqlite3.ProgrammingError)
     cache = types.MethodType(made[0], tools)
     ctypes.pythonapi.Py_IncRef(ctypes.py_object(cache))  # the state's reference, which the module's clear drops
