@@ -103,6 +103,7 @@ from tests.defects import (
     frame_key_shared,
     frame_keyed_written_value,
     frame_scope_entered,
+    frame_scope_open,
     frame_scope_range_entered,
     frame_selector_split,
     frame_whole_other_tool,
@@ -556,6 +557,7 @@ MODULES = (
     reply_ask_unphrased,
     value_read_in_note,
     value_read_as_substring,
+    frame_scope_open,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
