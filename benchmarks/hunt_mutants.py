@@ -176,6 +176,18 @@ Families of mutation kinds, kept apart in the registry (`KINDS`, name -> family,
   (`add_note`, `note`, `reason`, `comment`) its own argument dropped, a list argument's items replaced by as many
   other addresses or files of the world, and a write moved onto another record its search word finds. Its Python
   kinds are made on the examples and seed 1 only, one per base, kind and rule kind, as defects69's.
+- `d154` (hunt154, 7 kinds, bare names; its block sits after d149's): `value_suffix_only` (a written text value, in a
+  check or a matcher's argument, as its last four characters, `matches (?i)0659$`: an `endswith` grader),
+  `value_prefix_only` (the same as its first half, `matches (?i)^Runbook fo`: a `startswith` grader),
+  `map_value_any_key` (a dotted field's value read in its parent's text, `values matches \beu-west\b`: the value
+  under any key), `scope_id_not_equals` (a frame selector by id as "every record of the table but one untouched
+  one", `id not_equals X`), `scope_id_prefix` (the same as "every id of its prefix", `id matches ^msg-82`),
+  `guard_scope_writable` (a kept value's guard scoped by another text field of the record a write tool of its app
+  also sets, `count 0 where title == T and id == R and priority != p3`), `body_in_file_content` (a message's body
+  condition admitted, as a tier of full score, from any file's content). Its witness search (for every family) adds
+  each text argument of a write with its first, then its last, character changed (one end kept), a map key argument
+  replaced by another key of the named record's map, and a kept field changed at the end in the same call that
+  moves the record's scope field elsewhere (the harm and the move out of scope in one call).
 
 Kinds whose name starts with `py_` or `python.` are sandboxed (slow) and run only with `--python`; as in
 defects69, `py_*` mutants (of `d69`, `d73`, `d77`, `d83` and `d149`) are made on the examples and seed 1 only, one per base, kind and rule kind.
@@ -211,6 +223,7 @@ for files already written.
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples hunt:15-16 access_request_approval,adapt_announced_change,adapt_silent_change,clarify_ambiguous_request,delegate_and_follow_up,inbox_triage_reply,incident_investigate_fix,mail_ticket_chat_coordination,oncall_handoff,reschedule_conflict,todo_track_mail_requests:13-14 --family d141 --out d141.jsonl --summary
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples hunt:17 access_request_approval,delegate_and_follow_up,inbox_triage_reply,mail_ticket_chat_coordination,reschedule_conflict,todo_track_mail_requests:15 --family d146 --out d146.jsonl --summary
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples hunt:1-5 --family d149 --python --out d149.jsonl --summary
+    PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples hunt:1-2 access_request_approval,adapt_announced_change,adapt_silent_change,clarify_ambiguous_request,delegate_and_follow_up,inbox_triage_reply,incident_investigate_fix,mail_ticket_chat_coordination,oncall_handoff,reschedule_conflict,todo_track_mail_requests:1 --family d154 --out d154.jsonl --summary
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples --kinds state_to_log 'records.*drop_cond' --out o.jsonl
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --tally d65.jsonl d69.jsonl
 """
@@ -254,7 +267,7 @@ Rule = dict[str, Any]
 
 class Kind(NamedTuple):
     family: str  # "d65", "d69", "d73", "d77", "d83", "d92", "d94", "d99", "d111", "d117", "d119", "d123", "d129",
-    # "d132", "d135", "d141", "d146" or "d149"
+    # "d132", "d135", "d141", "d146", "d149" or "d154"
     rule: str  # the rule kind it mutates ("check"/"scoring" for the check's or spec's own settings)
     python: bool  # the mutant runs a Python check in the sandbox
 
@@ -351,6 +364,8 @@ KINDS: dict[str, Kind] = {
     **_kinds("d146", "any", "body_or_subject id_to_unique_key dt_whole_day reply_echo_prompt"),
     **_kinds("d149", "any", "body_or_attachment id_to_search_word to_as_thread py_subject_body py_list_len "
              "py_value_in_record"),
+    **_kinds("d154", "any", "value_suffix_only value_prefix_only map_value_any_key scope_id_not_equals "
+             "scope_id_prefix guard_scope_writable body_in_file_content"),
 }
 
 
@@ -4147,6 +4162,235 @@ def episodes149(spec: Spec) -> Iterator[tuple[str, Episode]]:
 FAMILIES["d149"] = mutants149
 
 
+# -- hunt154: the family d154 ------------------------------------------------------------------------------------
+# Hand-written verifier mistakes of yet another kind: a written value read by its end or by its start (`endswith`,
+# `startswith` as a pattern), a map entry read as the map's text (the value under any key), a frame's scope written
+# as "every record but one" or "every id with its prefix", a kept value's guard scoped by another field the same
+# write can change (the harm and the move out of scope in one call), a message's body read from any file's contents.
+_MINLEN154 = 5
+
+
+def _texty154(w: dict[str, Any]) -> bool:
+    """A condition `equals` a text value a write sets (not an id, a date-time or a short token)."""
+    v = w.get("value")
+    return (w.get("op", "equals") == "equals" and isinstance(v, str) and len(v) >= _MINLEN154
+            and not re.search(r"(^|_|\.)id$", str(w.get("field"))) and not _DT.match(v) and not _IDISH.match(v))
+
+
+def _suffix154(w: dict[str, Any]) -> dict[str, Any]:
+    return {"field": w["field"], "op": "matches", "value": "(?i)" + re.escape(w["value"][-4:]) + "$"}
+
+
+def _prefix154(w: dict[str, Any]) -> dict[str, Any]:
+    v = w["value"]
+    return {"field": w["field"], "op": "matches", "value": "(?i)^" + re.escape(v[:max(3, len(v) // 2)])}
+
+
+def _parent_text154(w: dict[str, Any]) -> dict[str, Any] | None:
+    """A dotted field's value as a pattern over its parent's text (`values matches \\beu-west\\b`: any key)."""
+    f, v = str(w.get("field")), w.get("value")
+    if "." not in f or w.get("op", "equals") != "equals" or not isinstance(v, (str, bool, int, float)) or v == "":
+        return None
+    return {"field": f.rsplit(".", 1)[0], "op": "matches", "value": rf"(?i)\b{re.escape(str(v))}\b"}
+
+
+def _cond_kinds154(conds: list[dict[str, Any]]) -> Iterator[tuple[str, list[dict[str, Any]]]]:
+    for i, w in enumerate(conds):
+        if _texty154(w):
+            yield "value_suffix_only", _at129(conds, i, [_suffix154(w)])
+            yield "value_prefix_only", _at129(conds, i, [_prefix154(w)])
+        if (p := _parent_text154(w)) is not None:
+            yield "map_value_any_key", _at129(conds, i, [p])
+
+
+def _id_param154(params: Iterable[str]) -> str | None:
+    return next((p for p in params if p == "id" or p.endswith("_id") or p == "service"), None)
+
+
+def _scope_field154(spec: Spec, fstate: dict[str, Any], app: str, table: str, rid: Any, kept: str
+                    ) -> tuple[str, Any] | None:
+    """A top-level text field of record `rid`, other than `kept`, the reference leaves as it was and a write tool
+    of the app takes beside the kept field and the record's id: a scope the harming write can move it out of."""
+    rec = next((r for r in _rows(world_table(spec, app, table)) if r.get("id") == rid), None)
+    fin = next((r for r in _rows((fstate.get(app) or {}).get(table)) if r.get("id") == rid), None)
+    if rec is None or fin is None:
+        return None
+    for name in spec.get("tools") or []:
+        td = TOOLS.get(name)
+        if td is None or td.app != app or td.kind != "write" or kept.split(".")[0] not in td.params.model_fields:
+            continue
+        params = td.params.model_fields
+        if _id_param154(params) is None:
+            continue
+        for g in params:
+            if g not in (kept, "id") and not g.endswith("_id") and isinstance(rec.get(g), str) and rec.get(g) \
+                    and fin.get(g) == rec.get(g):
+                return g, rec[g]
+    return None
+
+
+def _other_id154(spec: Spec, fstate: dict[str, Any], app: str, table: str, rid: Any) -> Any:
+    """Another record of the table the reference leaves as it was (the one the author meant to keep out)."""
+    fin = {r.get("id"): r for r in _rows((fstate.get(app) or {}).get(table))}
+    return next((r.get("id") for r in _rows(world_table(spec, app, table))
+                 if r.get("id") != rid and fin.get(r.get("id")) == r), None)
+
+
+def _id_prefix154(rid: str) -> str | None:
+    m = re.match(r"^(.*?)(\d+)$", rid)
+    if m and len(m.group(2)) >= 2:
+        return "^" + re.escape(m.group(1) + m.group(2)[:-1])
+    return None
+
+
+def rule_kinds154(rule: Rule, spec: Spec, fstate: dict[str, Any], role: str) -> Iterator[tuple[str, Rule]]:
+    """(kind, new rule): hunt154's mutations of one rule."""
+    k = rule["kind"]
+    if k == "field":
+        t = rule["target"]
+        cond = {"field": t["field"], "op": rule.get("op", "equals"), "value": rule.get("value")}
+        idc = {"field": "id", "op": "equals", "value": t["id"]}
+        for name, new in _cond_kinds154([cond]):
+            yield name, {"kind": "records", "app": t["app"], "table": t["table"], "where": [idc, *new],
+                         "count_op": "gte", "count": 1}
+        if role == "guard" and cond["op"] == "equals" and cond["value"] is not None:
+            sc = _scope_field154(spec, fstate, t["app"], t["table"], t["id"], t["field"])
+            if sc is not None:
+                yield "guard_scope_writable", {"kind": "records", "app": t["app"], "table": t["table"], "where": [
+                    {"field": sc[0], "op": "equals", "value": sc[1]},
+                    {"field": "id", "op": "equals", "value": t["id"]},
+                    {**cond, "op": "not_equals"}], "count_op": "equals", "count": 0}
+    elif k == "records":
+        where = rule.get("where") or []
+        if role == "completion":
+            for name, new in _cond_kinds154(where):
+                yield name, {**rule, "where": new}
+            if "files" in spec["world"]["apps"] and rule["app"] in ("mail", "chat"):
+                for w in where:
+                    if w.get("field") in _BODY146 and w.get("op") in ("contains", "matches") \
+                            and isinstance(w.get("value"), str) and w["value"].strip():
+                        yield "body_in_file_content", {"kind": "tiers", "tiers": [
+                            {"score": 1.0, "rule": rule},
+                            {"score": 1.0, "rule": {"kind": "records", "app": "files", "table": "files", "where": [
+                                {"field": "content", "op": w["op"], "value": w["value"]}],
+                                "count_op": "gte", "count": 1}}]}
+        ids = [w for w in where if w.get("field") == "id" and w.get("op", "equals") == "equals"]
+        if role == "guard" and len(ids) == 1 and rule.get("count_op", "gte") == "equals" and rule.get("count") == 1:
+            for w in where:
+                if w in ids or w.get("op", "equals") != "equals":
+                    continue
+                sc = _scope_field154(spec, fstate, rule["app"], rule["table"], ids[0]["value"], str(w["field"]))
+                if sc is not None and all(x.get("field") != sc[0] for x in where):
+                    yield "guard_scope_writable", {**rule, "where": [
+                        {"field": sc[0], "op": "equals", "value": sc[1]}, *ids, {**w, "op": "not_equals"}],
+                        "count_op": "equals", "count": 0}
+                    break
+    elif k in ("called", "order") and role == "completion":
+        for key in (["call"] if k == "called" else ["first", "then"]):
+            m = rule[key]
+            for name, new in _cond_kinds154(m.get("where") or []):
+                yield name, {**rule, key: {**m, "where": new}}
+            args = m.get("args") or {}
+            for a, x in args.items():
+                w = {"field": a, "op": "equals", "value": x}
+                if _texty154(w):
+                    kept = {b: y for b, y in args.items() if b != a}
+                    for name, c in (("value_suffix_only", _suffix154(w)), ("value_prefix_only", _prefix154(w))):
+                        yield name, {**rule, key: {**m, "args": kept, "where": [*(m.get("where") or []), c]}}
+    elif k == "frame":
+        allow = rule.get("allow") or []
+        for i, e in enumerate(allow):
+            rid = e.get("id")
+            if not isinstance(rid, str) or not e.get("table"):
+                continue
+            other = _other_id154(spec, fstate, e["app"], e["table"], rid)
+            if other is not None:
+                yield "scope_id_not_equals", {**rule, "allow": [*allow[:i], {**e, "id": None, "where": [
+                    *(e.get("where") or []), {"field": "id", "op": "not_equals", "value": other}]}, *allow[i + 1:]]}
+            px = _id_prefix154(rid)
+            if px is not None:
+                yield "scope_id_prefix", {**rule, "allow": [*allow[:i], {**e, "id": None, "where": [
+                    *(e.get("where") or []), {"field": "id", "op": "matches", "value": px}]}, *allow[i + 1:]]}
+
+
+def mutants154(spec: Spec) -> Iterator[Mutant]:
+    fstate = final_state(spec)
+    for ci, c in enumerate(spec["checks"]):
+        role = c.get("role") or ("guard" if c["rule"]["kind"] in ("frame", "forbidden") else "completion")
+        for name, r in rule_kinds154(c["rule"], spec, fstate, role):
+            s2 = copy.deepcopy(spec)
+            s2["checks"][ci] = {**c, "rule": r}
+            yield Mutant(name, ci, s2, "")
+
+
+def _respelt154(v: str, at: int) -> str:
+    """`v` with its character at `at` changed (a digit one up, a letter the next one, else `x`)."""
+    ch = v[at]
+    new = str((int(ch) + 1) % 10) if ch.isdigit() else (chr((ord(ch.lower()) - 96) % 26 + 97) if ch.isalpha()
+                                                         else "x")
+    return v[:at] + new + v[at + 1:]
+
+
+def episodes154(spec: Spec) -> Iterator[tuple[str, Episode]]:
+    """hunt154's episodes: each text argument of a write (not an id) with its first, then its last, character
+    changed (the end or the start kept); a map key argument replaced by another key of the record's map; a kept
+    field changed at the end in the same call that moves the record out of a field a guard could scope it by."""
+    ref = spec["reference"]
+    if not ref:
+        return
+    ids = {r.get("id") for tables in spec["world"]["apps"].values() for t in (tables or {}).values()
+           for r in _rows(t)}
+    for t, turn in enumerate(ref):
+        for s, st in enumerate(turn["steps"]):
+            c = st.get("call")
+            td = TOOLS.get(c["name"]) if c else None
+            if td is None or td.kind != "write":
+                continue
+            for a, v in c["arguments"].items():
+                if not isinstance(v, str) or len(v) < _MINLEN154 or v in ids or re.search(r"(^|_)id$", a):
+                    continue
+                for at in (0, len(v) - 1):
+                    r = copy.deepcopy(ref)
+                    r[t]["steps"][s]["call"]["arguments"][a] = _respelt154(v, at)
+                    yield f"{c['name']}.{a}={_respelt154(v, at)[:30]} (one end kept)", r
+            # a key of a map field of the named record, replaced by another key of that map
+            rid = next((x for p, x in c["arguments"].items() if p == _id_param154([p]) and isinstance(x, str)), None)
+            rec = next((r for tb in (spec["world"]["apps"].get(td.app) or {}).values() for r in _rows(tb)
+                        if r.get("id") == rid), None)
+            for a, v in c["arguments"].items():
+                maps = [m for m in (rec or {}).values() if isinstance(m, dict) and v in m] if isinstance(v, str) else []
+                for m in maps[:1]:
+                    for other in [x for x in m if x != v][:2]:
+                        r = copy.deepcopy(ref)
+                        r[t]["steps"][s]["call"]["arguments"][a] = other
+                        yield f"{c['name']}.{a}={other} (another key of the map)", r
+    fstate = final_state(spec)
+    for app, table, rid, field, kept in _kept135(spec):
+        sc = _scope_field154(spec, fstate, app, table, rid, field)
+        if sc is None or "." in field:
+            continue
+        held = [r.get(field) for r in _rows(world_table(spec, app, table))]
+        others = list(dict.fromkeys(x for x in held if isinstance(x, (str, int, float)) and x != kept))[:2] or \
+            [x for x in bump(kept) if x != kept][:1]
+        gs = [r.get(sc[0]) for r in _rows(world_table(spec, app, table)) if r.get(sc[0]) not in (sc[1], None)]
+        g_other = gs[0] if gs else f"{sc[1]}-moved"
+        for name in spec.get("tools") or []:
+            td = TOOLS.get(name)
+            params = td.params.model_fields if td else {}
+            id_p = _id_param154(params)
+            if td is None or td.app != app or td.kind != "write" or field not in params or sc[0] not in params \
+                    or id_p is None:
+                continue
+            for x in others:
+                r = copy.deepcopy(ref)
+                r[-1]["steps"].insert(max(0, len(r[-1]["steps"]) - 1), {"call": {
+                    "name": name, "arguments": {id_p: rid, field: x, sc[0]: g_other}}, "say": None})
+                yield f"then {name}({id_p}={rid}, {field}={str(x)[:20]}, {sc[0]}={str(g_other)[:20]})", r
+
+
+FAMILIES["d154"] = mutants154
+
+
 
 class Witnesses:
     """Per base, the near-reference episodes the shipped spec fails; the first one a mutant passes is its witness."""
@@ -4170,7 +4414,7 @@ class Witnesses:
                                             episodes117(spec), episodes119(spec), episodes123(spec),
                                             episodes129(spec), episodes132(spec), episodes135(spec),
                                             episodes135_kept(spec), episodes135_after(spec), episodes141(spec),
-                                            episodes146(spec)):
+                                            episodes146(spec), episodes154(spec)):
                 try:
                     if not play(spec, ep).passed:
                         self._failing[base].append((lab, ep))

@@ -110,6 +110,10 @@ HINTS: dict[str, str] = {
     "frame_created_id": "allow the new record in the frame by its values (the conditions the task fixes), not by the "
                         "id the reference's run gave it (a wrong record made first takes that id), or count every new "
                         "record of the table exactly",
+    "frame_scope_open": "name the records the frame allows (the made record by the values the task fixes), not only "
+                        "those it leaves out: a selector of `id not_equals` conditions alone admits every record the "
+                        "agent makes, a wrong one beside the right one included; or count the table's new records "
+                        "exactly",
     "sent_wrong_first": "count the message the request asks one of exactly by whom it reaches (its channel or "
                         "recipient and sender), not by what it says: a wrong message sent before the right one stays "
                         "sent, and a count holding the right words misses it",

@@ -86,6 +86,7 @@ from coworkenv.validate._mutation_core import (
 from coworkenv.validate._named_terms import named_term_mutations
 from coworkenv.validate._negated_links import negated_link_mutations
 from coworkenv.validate._note_values import note_probes
+from coworkenv.validate._open_scopes import made_by, open_scope, open_scope_mutations
 from coworkenv.validate._padded_values import padded_probes
 from coworkenv.validate._partial_facts import partial_fact_mutations
 from coworkenv.validate._redone_writes import redone_write_mutations
@@ -164,6 +165,11 @@ def near_miss_mutations(spec: EnvSpec, world: World | EntityIndex, *, max_altern
         elif _CREATES.search(op) and (pinned := frame_pinned_created(spec, tools[call.name].app)) is not None:
             # a frame allowing the new record by the reference's id beside its values: a wrong one made first stays
             out += frame_created_id_mutations(reference, t, s, call, pinned, _argument_mutations(
+                call, tools[call.name], index, max_alternatives))
+        if (table := open_scope(spec, tools[call.name].app)) is not None and (named := made_by(
+                call, op, bool(_CREATES.search(op)), index.table_of, tools[call.name].app, table)) is not None:
+            # a frame allowing every record of the table but those it names: a wrong one made beside stays (hunt154)
+            out += open_scope_mutations(reference, t, s, call, table, named, _argument_mutations(
                 call, tools[call.name], index, max_alternatives))
     out += _extra_record_mutations(spec, writes, tools, index)
     # the right call, then the same write again with another value, where a call check reads the write

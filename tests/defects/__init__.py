@@ -103,6 +103,7 @@ from tests.defects import (
     frame_key_shared,
     frame_keyed_written_value,
     frame_scope_entered,
+    frame_scope_open,
     frame_scope_range_entered,
     frame_selector_split,
     frame_whole_other_tool,
@@ -558,6 +559,7 @@ MODULES = (
     value_read_in_note,
     value_read_as_substring,
     python_time_read_in_utc,
+    frame_scope_open,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
