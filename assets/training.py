@@ -72,12 +72,14 @@ def pocketworker_checkpoint(context: dg.AssetExecutionContext, settings: Coworke
     if not train_env_ids({split: str(path) for split, path in current_sft_files(context, settings).items()},
                          complete_partitions(context, settings), 1):
         raise dg.Failure(no_train_message(settings))
-    released = str(meta[SFT_VERSION].value) if SFT_VERSION in meta else None  # None: a release recorded before
-    refuse_other_sft(context, released,
-                     f"hub_dataset's latest release (version {data_version}) publishes the SFT splits of sft_shards "
-                     "version", "A checkpoint trained on it learns from that train split, and eval_report scores it on "
-                     "the latest test splits: envs it learned from would be reported as held out (or held-out envs "
-                     "missed); nothing was trained", "hub_dataset first, then pocketworker_checkpoint and eval_report")
+    released = str(meta[SFT_VERSION].value) if SFT_VERSION in meta else None  # None: recorded before releases
+    if released is not None:  # named it, taken as it is
+        refuse_other_sft(context, released,
+                         f"hub_dataset's latest release (version {data_version}) publishes the SFT splits of "
+                         "sft_shards version", "A checkpoint trained on it learns from that train split, and "
+                         "eval_report scores it on the latest test splits: envs it learned from would be reported as "
+                         "held out (or held-out envs missed); nothing was trained",
+                         "hub_dataset first, then pocketworker_checkpoint and eval_report")
     # The config is read once: the input hash and the version name the config trained with, not an edit of the file
     # made while this asset ran (a second read would hash the edit, or train it under the earlier config's version).
     config = load_sft_config(settings.train_config)
@@ -161,16 +163,14 @@ def held_out_specs(context: dg.AssetExecutionContext, settings: CoworkenvSetting
     return specs_by_id(states, held_out_env_ids(paths, states, settings.eval_max_envs))
 
 
-def refuse_other_sft(context: dg.AssetExecutionContext, recorded: str | None, what: str, harm: str,
-                     then: str) -> None:
+def refuse_other_sft(context: dg.AssetExecutionContext, recorded: str, what: str, harm: str, then: str) -> None:
     """dg.Failure when `recorded`, the sft_shards version a release publishes or a checkpoint was trained on, is not
     the latest sft_shards materialization's: sft_shards was curated again since (the held-out capability or the test
     fraction changed, a capability regenerated), and an env of the train split `recorded` may be in a test split now
     (each env's split is drawn from its id and the settings). `what` ends naming that version; `harm`: what going on
-    would do and that nothing was done; `then`: what to materialize. None (a record made before releases and
-    checkpoints recorded it) is taken as it is."""
+    would do and that nothing was done; `then`: what to materialize."""
     now = sft_version(context.instance.get_latest_materialization_event(sft_shards.key))
-    if recorded is None or recorded == now:
+    if recorded == now:
         return
     raise dg.Failure(
         f"{what} {recorded[:16] or '?'}, not that of sft_shards' latest materialization (version {now[:16] or '?'}): "
@@ -201,12 +201,13 @@ def eval_report(context: dg.AssetExecutionContext, settings: CoworkenvSettings) 
     checkpoint = sft_checkpoint_folder(event.asset_materialization.metadata, settings)
     specs = held_out_specs(context, settings)
     trained = event.asset_materialization.metadata
-    refuse_other_sft(context, str(trained[SFT_VERSION].value) if SFT_VERSION in trained else None,
-                     f"the checkpoint pocketworker_checkpoint materialized ({trained['model_tag'].value}, trained on "
-                     f"dataset version {trained['trained_on'].value}) learned from the train split of sft_shards "
-                     "version", "Evaluating it on the latest test splits would report held-out scores of envs it was "
-                     "trained on (or miss held-out envs); nothing was evaluated or published",
-                     "hub_dataset, then pocketworker_checkpoint and eval_report")
+    if SFT_VERSION in trained:  # a checkpoint recorded before checkpoints named it: taken as it is
+        refuse_other_sft(context, str(trained[SFT_VERSION].value),
+                         f"the checkpoint pocketworker_checkpoint materialized ({trained['model_tag'].value}, trained "
+                         f"on dataset version {trained['trained_on'].value}) learned from the train split of "
+                         "sft_shards version", "Evaluating it on the latest test splits would report held-out scores "
+                         "of envs it was trained on (or miss held-out envs); nothing was evaluated or published",
+                         "hub_dataset, then pocketworker_checkpoint and eval_report")
     if not specs:
         raise dg.Failure(no_held_out_message(settings))
     input_hash = eval_input_hash(str(event.asset_materialization.metadata["model_tag"].value), [s.id for s in specs],

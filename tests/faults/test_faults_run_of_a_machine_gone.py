@@ -15,12 +15,11 @@ partition's run a stand-in that succeeds at once."""
 from __future__ import annotations
 
 from pathlib import Path
-from types import SimpleNamespace
 
 import dagster as dg
 import pytest
 
-from tests.faults.test_faults_runs_of_another_machine import OTHER_HOST, _started, _theirs, home
+from tests.faults.test_faults_runs_of_another_machine import OTHER_HOST, _started, _theirs, home, partitions_run_here
 
 __all__ = ["home"]  # the fixture, used by name
 
@@ -29,15 +28,7 @@ def test_pipelines_run_says_how_to_free_a_partition_held_by_a_machine_gone_for_g
         home: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     from pipelines import run as pipeline_run
 
-    executed: list[str] = []
-
-    def execute(_instance: dg.DagsterInstance, _job: dg.JobDefinition, **kwargs: object) -> SimpleNamespace:
-        executed.append(str(kwargs.get("partition_key")))
-        return SimpleNamespace(success=True)
-
-    monkeypatch.setattr(pipeline_run, "_execute", execute)
-    monkeypatch.setattr(pipeline_run, "_aggregates", lambda *_, **__: 0)
-    monkeypatch.setattr(pipeline_run, "_print_locations", lambda *_, **__: None)
+    executed = partitions_run_here(monkeypatch)
     with dg.DagsterInstance.get() as instance:
         theirs = _started(instance, _theirs("machine"))
     assert pipeline_run.main(["--no-train"]) == 0
