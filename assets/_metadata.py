@@ -10,7 +10,7 @@ import dagster as dg
 import pyarrow as pa
 
 from coworkenv.store import StoredTable
-from pipelines.run_guard import claim_partition, elsewhere, record_place
+from pipelines.run_guard import claim_partition, record_place, where_and_way_out
 
 _PREVIEW_CHARS = 1200
 
@@ -97,10 +97,7 @@ def one_run_at_a_time(context: dg.AssetExecutionContext, asset: str) -> None:
     record_place(context.instance, context.run_id)
     holder = claim_partition(context.instance, context.run_id, partition)
     if holder is not None:
-        host = elsewhere(holder)
-        there = f" on {host} (another machine or container sharing this Dagster instance)" if host else ""
-        dead = (f"; if it is not running there any more (that machine stopped), mark it failed: `python -m "
-                f"pipelines.run` on {host} does, or force its termination in the Dagster UI") if host else ""
+        there, dead = where_and_way_out(holder)
         raise dg.Failure(
             f"{asset}[{partition}]: run {holder.run_id} ({holder.job_name}){there}, which began or reached this "
             "partition before this one, is materializing it now; this run stops before reading or writing anything, so "

@@ -18,6 +18,7 @@ from pipelines.resources import CoworkenvSettings
 from pipelines.staleness import PartitionState, data_folder_metadata, latest_materialization
 
 ROWS_PER_SHARD = 5000
+SFT_VERSION = "sft_version"  # metadata of hub_dataset and pocketworker_checkpoint: the sft_shards version released
 _ALL = dg.AllPartitionMapping()
 
 
@@ -79,6 +80,7 @@ def hub_dataset(context: dg.AssetExecutionContext, settings: CoworkenvSettings) 
         metadata={
             "version": version,
             "input_hash": hub_input_hash(states, sft_version(sft_meta), settings),
+            SFT_VERSION: sft_version(sft_meta),  # the SFT splits a checkpoint trained on this release learned from
             "capabilities": len(states),
             "location": result.location,
             **data_folder_metadata(settings),

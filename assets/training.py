@@ -11,8 +11,8 @@ import dagster as dg
 
 from assets._metadata import png_markdown
 from assets.envs import ENVS
-from assets.hub import hub_dataset
-from assets.sft import complete_partitions, curated_sft_files, current_sft_files
+from assets.hub import SFT_VERSION, hub_dataset
+from assets.sft import complete_partitions, curated_sft_files, current_sft_files, sft_shards, sft_version
 from coworkenv import store
 from coworkenv.atomic import TEMP_PREFIX
 from coworkenv.checkpoint_manifest import (
@@ -72,6 +72,14 @@ def pocketworker_checkpoint(context: dg.AssetExecutionContext, settings: Coworke
     if not train_env_ids({split: str(path) for split, path in current_sft_files(context, settings).items()},
                          complete_partitions(context, settings), 1):
         raise dg.Failure(no_train_message(settings))
+    released = str(meta[SFT_VERSION].value) if SFT_VERSION in meta else None  # None: recorded before releases
+    if released is not None:  # named it, taken as it is
+        refuse_other_sft(context, released,
+                         f"hub_dataset's latest release (version {data_version}) publishes the SFT splits of "
+                         "sft_shards version", "A checkpoint trained on it learns from that train split, and "
+                         "eval_report scores it on the latest test splits: envs it learned from would be reported as "
+                         "held out (or held-out envs missed); nothing was trained",
+                         "hub_dataset first, then pocketworker_checkpoint and eval_report")
     # The config is read once: the input hash and the version name the config trained with, not an edit of the file
     # made while this asset ran (a second read would hash the edit, or train it under the earlier config's version).
     config = load_sft_config(settings.train_config)
@@ -105,6 +113,7 @@ def pocketworker_checkpoint(context: dg.AssetExecutionContext, settings: Coworke
             "input_hash": input_hash,
             "config": settings.train_config,
             "trained_on": data_version,
+            **({SFT_VERSION: released} if released is not None else {}),
             "steps": result.steps,
             "examples": result.examples,
             "train_loss_first": result.train_loss_first,
@@ -154,6 +163,23 @@ def held_out_specs(context: dg.AssetExecutionContext, settings: CoworkenvSetting
     return specs_by_id(states, held_out_env_ids(paths, states, settings.eval_max_envs))
 
 
+def refuse_other_sft(context: dg.AssetExecutionContext, recorded: str, what: str, harm: str, then: str) -> None:
+    """dg.Failure when `recorded`, the sft_shards version a release publishes or a checkpoint was trained on, is not
+    the latest sft_shards materialization's: sft_shards was curated again since (the held-out capability or the test
+    fraction changed, a capability regenerated), and an env of the train split `recorded` may be in a test split now
+    (each env's split is drawn from its id and the settings). `what` ends naming that version; `harm`: what going on
+    would do and that nothing was done; `then`: what to materialize."""
+    now = sft_version(context.instance.get_latest_materialization_event(sft_shards.key))
+    if recorded == now:
+        return
+    raise dg.Failure(
+        f"{what} {recorded[:16] or '?'}, not that of sft_shards' latest materialization (version {now[:16] or '?'}): "
+        "sft_shards "
+        "was curated again since (the held-out capability or the test fraction changed, or a capability was "
+        f"regenerated), so an env of that train split may be in a test split now. {harm}. Materialize {then} "
+        "(`python -m pipelines.run` does it in order)")
+
+
 def specs_by_id(states: list[PartitionState], env_ids: list[str]) -> list[EnvSpec]:
     """The specs of `env_ids`, in that order, read from the partitions' validated_envs."""
     wanted = set(env_ids)
@@ -169,20 +195,29 @@ def specs_by_id(states: list[PartitionState], env_ids: list[str]) -> list[EnvSpe
     description="pass@1, pass^k and mean score of the untrained base vs the SFT checkpoint on held-out envs.",
 )
 def eval_report(context: dg.AssetExecutionContext, settings: CoworkenvSettings) -> dg.MaterializeResult:
-    from trainers.batching import BatchedLocalBackend
-    from trainers.eval_report import render_markdown, write_eval_report
-    from trainers.evaluate import compare_reports, evaluate
-    from trainers.local_backend import untrained_twin
-
     event = context.instance.get_latest_materialization_event(pocketworker_checkpoint.key)
     if event is None or event.asset_materialization is None:
         raise dg.Failure("pocketworker_checkpoint has not been materialized")
     checkpoint = sft_checkpoint_folder(event.asset_materialization.metadata, settings)
     specs = held_out_specs(context, settings)
+    trained = event.asset_materialization.metadata
+    if SFT_VERSION in trained:  # a checkpoint recorded before checkpoints named it: taken as it is
+        refuse_other_sft(context, str(trained[SFT_VERSION].value),
+                         f"the checkpoint pocketworker_checkpoint materialized ({trained['model_tag'].value}, trained "
+                         f"on dataset version {trained['trained_on'].value}) learned from the train split of "
+                         "sft_shards version", "Evaluating it on the latest test splits would report held-out scores "
+                         "of envs it was trained on (or miss held-out envs); nothing was evaluated or published",
+                         "hub_dataset, then pocketworker_checkpoint and eval_report")
     if not specs:
         raise dg.Failure(no_held_out_message(settings))
     input_hash = eval_input_hash(str(event.asset_materialization.metadata["model_tag"].value), [s.id for s in specs],
                                  settings)
+    # Imported once the inputs are checked: torch and transformers take seconds, a refusal none.
+    from trainers.batching import BatchedLocalBackend
+    from trainers.eval_report import render_markdown, write_eval_report
+    from trainers.evaluate import compare_reports, evaluate
+    from trainers.local_backend import untrained_twin
+
     context.log.info(f"evaluating base and SFT on {len(specs)} held-out envs (k={settings.eval_k})")
     options = {"k": settings.eval_k, "max_steps": settings.eval_max_steps, "max_tokens": settings.eval_max_tokens}
     report_dir = checkpoint.parent / f"{checkpoint.name}-eval"

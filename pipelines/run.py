@@ -145,7 +145,7 @@ def _run(args: argparse.Namespace) -> int:
     import dagster as dg
 
     from pipelines.definitions import defs
-    from pipelines.run_guard import elsewhere, reap_dead_runs
+    from pipelines.run_guard import reap_dead_runs, where_and_way_out
     from pipelines.staleness import other_data_folder_problem, partition_states, run_in_flight, sync_partitions
 
     instance = dg.DagsterInstance.get()
@@ -173,9 +173,9 @@ def _run(args: argparse.Namespace) -> int:
     for i, (capability, reason) in enumerate(todo, 1):
         busy = run_in_flight(instance, capability)
         if busy is not None:
-            host = elsewhere(busy)
-            _say(f"[{i:>2}/{len(todo)}] {capability:<40} skipped: run {busy.run_id} is materializing it now"
-                 + (f" on {host} (another machine or container sharing this Dagster instance)" if host else ""))
+            there, gone = where_and_way_out(busy)
+            _say(f"[{i:>2}/{len(todo)}] {capability:<40} skipped: run {busy.run_id} is materializing it now{there}"
+                 + (f"{gone}, then run this again" if gone else ""))
             continue
         _say(f"[{i:>2}/{len(todo)}] {capability:<40} ({reason})", flush=True)
         t0 = time.monotonic()

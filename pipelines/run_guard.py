@@ -57,6 +57,20 @@ def elsewhere(run: dg.DagsterRun) -> str | None:
     return place.rpartition(" ")[0] or place
 
 
+def where_and_way_out(run: dg.DagsterRun) -> tuple[str, str]:
+    """(` on <host> (another machine ...)`, `; if it is not running there any more ...`): where `run`'s process is
+    and how to free what it holds if that machine is gone for good (its run never ends by itself); ("", "") for a run
+    of this place."""
+    host = elsewhere(run)
+    if host is None:
+        return "", ""
+    return (f" on {host} (another machine or container sharing this Dagster instance)",
+            f"; if it is not running there any more (that machine stopped, or is gone for good: the run never ends by "
+            f"itself and holds the partition until then), mark it failed: `python -m pipelines.run` on {host} does, "
+            f"or force its termination in the Dagster UI (Runs, run {run.run_id[:8]}, Terminate, with \"Force "
+            "termination immediately\")")
+
+
 def record_place(instance: dg.DagsterInstance, run_id: str) -> None:
     """Tag run `run_id` with this process's place where it has none: a run launched by the Dagster UI or the sensor
     (its run worker's pid only on its RUN_START event) says where that pid means its process once a step runs."""

@@ -68,6 +68,23 @@ def _status(instance: dg.DagsterInstance, run: dg.DagsterRun) -> dg.DagsterRunSt
     return found.status
 
 
+def partitions_run_here(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """`pipelines.run` with its partitions' runs a stand-in that succeeds at once (and the stages after them left
+    out): the partitions it runs, in order."""
+    from pipelines import run as pipeline_run
+
+    executed: list[str] = []
+
+    def execute(_instance: dg.DagsterInstance, _job: dg.JobDefinition, **kwargs: object) -> SimpleNamespace:
+        executed.append(str(kwargs.get("partition_key")))
+        return SimpleNamespace(success=True)
+
+    monkeypatch.setattr(pipeline_run, "_execute", execute)
+    monkeypatch.setattr(pipeline_run, "_aggregates", lambda *_, **__: 0)
+    monkeypatch.setattr(pipeline_run, "_print_locations", lambda *_, **__: None)
+    return executed
+
+
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """A Dagster home and data folder in tmp_path, the taxonomy of CAPABILITY alone, as `pipelines.run` reads them."""
@@ -91,15 +108,7 @@ def test_pipelines_run_leaves_a_run_of_another_machine_running_and_skips_its_par
     the run "was left running by a process that is gone", marked it failed and materialized the partition again."""
     from pipelines import run as pipeline_run
 
-    executed: list[str] = []
-
-    def execute(_instance: dg.DagsterInstance, _job: dg.JobDefinition, **kwargs: object) -> SimpleNamespace:
-        executed.append(str(kwargs.get("partition_key")))
-        return SimpleNamespace(success=True)
-
-    monkeypatch.setattr(pipeline_run, "_execute", execute)
-    monkeypatch.setattr(pipeline_run, "_aggregates", lambda *_, **__: 0)
-    monkeypatch.setattr(pipeline_run, "_print_locations", lambda *_, **__: None)
+    executed = partitions_run_here(monkeypatch)
     with dg.DagsterInstance.get() as instance:
         theirs = _started(instance, _theirs(kind))
     assert pipeline_run.main(["--no-train"]) == 0
