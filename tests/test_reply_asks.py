@@ -22,6 +22,15 @@ from coworkenv.validate._reply_asks import asks_for_reply
     "Ship it by the book and let me hear how it went.",
     "Say when each one last ran.",
     "Mention the time you picked when you are done.",
+    # a question put to the agent (defects152)
+    "Has Grace come back on the report? If she needs anything else, please take care of it.",
+    "Has Sanna answered? Finish Astrid's request accordingly and let them know.",
+    "Were any of the pages broken?",
+    "Will the deploy be done by noon?",
+    "Also, what is the value?",
+    "Oh, and when did each one last run?",
+    "Quick question: which service caused it?",
+    "Can you tell which one failed?",
 ])
 def test_asks_for_reply(request_: str) -> None:
     assert asks_for_reply(request_)
@@ -33,8 +42,15 @@ def test_asks_for_reply(request_: str) -> None:
     "Mention the outage window in the post to #incidents.",
     "Say in the DM to Keiko that the value is live.",
     "Reply back to Rosa with the ticket id.",
-    "Has Grace come back on the report? If she needs anything else, please take care of it.",
     "Book the room for Tuesday and send the invite.",
+    # a request in a question's form: its answer is the doing
+    "Can you pause the job?",
+    "Could you send the file to Grace?",
+    "Would you mind posting it in #ops?",
+    "Will you please book a room for Friday?",
+    # a question someone else is asked
+    "Ask Mei: is the room free on Friday?",
+    'Reply to Rosa "is the room free?"',
 ])
 def test_asks_nothing_of_the_reply(request_: str) -> None:
     assert not asks_for_reply(request_)

@@ -15,7 +15,13 @@ whose checks never read the answer passed the agent that answers "Done.".
 - a wish to know: "I'd like to know", "I want to hear", "I need to know", "I'm curious", "I wonder whether", "let me
   hear how it went";
 - an imperative of saying, at the start of a sentence ("say", "mention", "state", "specify", "spell out"), where the
-  sentence names no other place the words go.
+  sentence names no other place the words go;
+- a question put to the agent (defects152): a sentence that ends in "?" and opens, after a lead word ("And", "So,",
+  "Quick check:"), with an auxiliary or a question word: "Has Grace come back on the report?", "Were any of them
+  broken?", "Will the deploy be done by noon?", "Also, is it fixed now?". `_mutation_core._ASKS` read a question only
+  at a sentence's very start and only after "is/are/does/did/do" or a question word, and a turn asking "Has Mei got
+  back to you?" had its answer left out of the near misses. A request in a question's form is not one ("Can you pause
+  the job?", "Could you send the file to Grace?", "Would you mind posting it?"): its answer is the doing.
 """
 
 from __future__ import annotations
@@ -42,6 +48,13 @@ _WISH = re.compile(r"\bI(?:'d|\s+would|'m|\s+am)?\s+(?:(?:like|want|love|need|wi
                    r"understand)|curious\b|wondering\b|wonder\b)|\blet\s+me\s+(?:hear|see|learn)\b", re.IGNORECASE)
 # An imperative of saying at a sentence's start.
 _SAY = re.compile(rf"^{_LEAD}(?:say|mention|state|specify|spell\s+out)\b", re.IGNORECASE)
+# A question put to the agent (after the lead words, "quick check:", "one more thing:", "btw"), not a polite request.
+_ASIDE = r"(?:(?:quick\s+(?:check|question)|one\s+more\s+thing|btw|by\s+the\s+way|oh\s+and|question)\s*[:,-]?\s+)?"
+_QUESTION = re.compile(rf"^{_LEAD}{_ASIDE}(?:has|have|had|was|were|is|are|am|isn't|aren't|wasn't|weren't|hasn't|haven't|"
+                       r"will|won't|would|can|could|should|shall|may|might|does|doesn't|do|don't|did|didn't|what|"
+                       r"which|who|whom|whose|when|where|why|how)\b[^?]*\?", re.IGNORECASE)
+_POLITE = re.compile(rf"^{_LEAD}{_ASIDE}(?:(?:can|could|would|will|won't)\s+you\s+(?:please\s+)?(?!tell\b)|"
+                     r"(?:would|do)\s+you\s+mind\b)", re.IGNORECASE)
 _SENTENCES = re.compile(r"(?<=[.!?])\s+|\n+")
 
 
@@ -50,6 +63,8 @@ def asks_for_reply(request: str) -> bool:
     for sentence in _SENTENCES.split(request):
         sentence = sentence.strip()
         if _IN_REPLY.search(sentence) or _WISH.search(sentence):
+            return True
+        if _QUESTION.search(sentence) and not _POLITE.search(sentence):
             return True
         if (_TO_ME.search(sentence) or _SAY.search(sentence)) and not _ELSEWHERE.search(sentence):
             return True

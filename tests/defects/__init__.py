@@ -213,6 +213,7 @@ from tests.defects import (
     read_attempt_credited,
     read_elsewhere_credited,
     relative_date_pinned,
+    reply_ask_question,
     reply_ask_unphrased,
     reply_number_alternative,
     reply_only,
@@ -556,6 +557,7 @@ MODULES = (
     reply_ask_unphrased,
     value_read_in_note,
     value_read_as_substring,
+    reply_ask_question,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
