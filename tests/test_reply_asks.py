@@ -31,6 +31,12 @@ from coworkenv.validate._reply_asks import asks_for_reply
     "Oh, and when did each one last run?",
     "Quick question: which service caused it?",
     "Can you tell which one failed?",
+    # an imperative of explaining; the answer passed on to the user (defects152)
+    "Explain which service was at fault.",
+    "Recap what you moved.",
+    "Find out when each of them last ran. Relay that to me.",
+    "Then pass the count on to me.",
+    "Note the value too. Report it to me as well.",
 ])
 def test_asks_for_reply(request_: str) -> None:
     assert asks_for_reply(request_)
@@ -51,6 +57,12 @@ def test_asks_for_reply(request_: str) -> None:
     # a question someone else is asked
     "Ask Mei: is the room free on Friday?",
     'Reply to Rosa "is the room free?"',
+    # explained to another person or in another place; sent (a mail, a file may be what is sent)
+    "Explain it to Dev.",
+    "Describe the change in the ticket.",
+    "Describe the fix for Maya.",
+    "Report the bug to Dev.",
+    "Send it to me.",
 ])
 def test_asks_nothing_of_the_reply(request_: str) -> None:
     assert not asks_for_reply(request_)
