@@ -18,7 +18,8 @@ example report_from_files (its second turn)."""
 from __future__ import annotations
 
 from tests.defects._core import CorpusError, Defect, Edit, Spec
-from tests.defects.reply_ask_unphrased import _done, _readers, _reworded, _turn, _unread
+from tests.defects.reply_ask_unphrased import _case as reworded_case
+from tests.defects.reply_ask_unphrased import _done, _readers, _turn
 
 CLASS = "reply_ask_question"
 # How a program can detect the class (what the gates should do), in one line.
@@ -30,11 +31,7 @@ DETECTION = (
 
 
 def _case(name: str, base: str, old: str, new: str) -> Defect:
-    return Defect(CLASS, name, base,
-                  f"does the writes and answers only 'Done.' where the user asked a question ({new!r}): no check "
-                  f"reads the reply",
-                  breaks=_unread(old, new), fix=_reworded(old, new), witness=_done(new),
-                  gate="mutations", code="content_unchecked")
+    return reworded_case(name, base, old, new, cls=CLASS, asked="by a question no phrase list reads")
 
 
 def _unchecked(question: str) -> Edit:

@@ -79,10 +79,12 @@ def _done(new: str) -> Any:
     return witness
 
 
-def _case(name: str, base: str, old: str, new: str) -> Defect:
-    return Defect(CLASS, name, base,
-                  f"does the writes and answers only 'Done.' where the user asked, in words no phrase list holds "
-                  f"({new!r}), to be told what it found: no check reads the reply",
+def _case(name: str, base: str, old: str, new: str, cls: str = CLASS,
+          asked: str = "in words no phrase list holds") -> Defect:
+    """The request `old` of `base` reworded as `new`, the reply unread (`cls`: a class that shares the shape)."""
+    return Defect(cls, name, base,
+                  f"does the writes and answers only 'Done.' where the user asked, {asked} ({new!r}), to be told "
+                  f"what it found: no check reads the reply",
                   breaks=_unread(old, new), fix=_reworded(old, new), witness=_done(new),
                   gate="mutations", code="content_unchecked")
 
