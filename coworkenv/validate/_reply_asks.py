@@ -15,7 +15,19 @@ whose checks never read the answer passed the agent that answers "Done.".
 - a wish to know: "I'd like to know", "I want to hear", "I need to know", "I'm curious", "I wonder whether", "let me
   hear how it went";
 - an imperative of saying, at the start of a sentence ("say", "mention", "state", "specify", "spell out"), where the
-  sentence names no other place the words go.
+  sentence names no other place the words go;
+- a question put to the agent (defects152): a sentence that ends in "?" and opens, after a lead word ("And", "So,",
+  "Quick check:"), with an auxiliary or a question word: "Has Grace come back on the report?", "Were any of them
+  broken?", "Will the deploy be done by noon?", "Also, is it fixed now?". `_mutation_core._ASKS` read a question only
+  at a sentence's very start and only after "is/are/does/did/do" or a question word, and a turn asking "Has Mei got
+  back to you?" had its answer left out of the near misses. A request in a question's form is not one ("Can you pause
+  the job?", "Could you send the file to Grace?", "Would you mind posting it?"): its answer is the doing;
+- an imperative of explaining at a sentence's start ("explain", "describe", "recap", "outline", "relay"), or the
+  answer passed on to the user by a verb of telling ("report it to me", "pass the count on to me"), often a sentence
+  of its own after the one that asks for the work ("Find out when each job last ran. Relay that to me.") (defects152);
+  not where the sentence names another place the words go or another person they go to ("Explain it to Dev",
+  "Describe the change in the ticket"). "Send it to me" and "send it my way" are not read: what is sent may be a
+  mail or a file.
 """
 
 from __future__ import annotations
@@ -42,6 +54,17 @@ _WISH = re.compile(r"\bI(?:'d|\s+would|'m|\s+am)?\s+(?:(?:like|want|love|need|wi
                    r"understand)|curious\b|wondering\b|wonder\b)|\blet\s+me\s+(?:hear|see|learn)\b", re.IGNORECASE)
 # An imperative of saying at a sentence's start.
 _SAY = re.compile(rf"^{_LEAD}(?:say|mention|state|specify|spell\s+out)\b", re.IGNORECASE)
+# A question put to the agent (after the lead words, "quick check:", "one more thing:", "btw"), not a polite request.
+_ASIDE = r"(?:(?:quick\s+(?:check|question)|one\s+more\s+thing|btw|by\s+the\s+way|oh\s+and|question)\s*[:,-]?\s+)?"
+_QUESTION = re.compile(rf"^{_LEAD}{_ASIDE}(?:has|have|had|was|were|is|are|am|isn't|aren't|wasn't|weren't|hasn't|haven't|"
+                       r"will|won't|would|can|could|should|shall|may|might|does|doesn't|do|don't|did|didn't|what|"
+                       r"which|who|whom|whose|when|where|why|how)\b[^?]*\?", re.IGNORECASE)
+_POLITE = re.compile(rf"^{_LEAD}{_ASIDE}(?:(?:can|could|would|will|won't)\s+you\s+(?:please\s+)?(?!tell\b)|"
+                     r"(?:would|do)\s+you\s+mind\b)", re.IGNORECASE)
+# An imperative of explaining, or the answer passed on to the user; not to another person ("to Dev", "for them").
+_EXPLAIN = re.compile(rf"^{_LEAD}(?:explain|describe|recap|outline|relay)\b|\b(?:report|explain|describe|relay|pass|"
+                      r"read)\b[^.!?]*?\b(?:(?:on|back|over|out)\s+)?to\s+me\b", re.IGNORECASE)
+_OTHER_PERSON = re.compile(r"\b(?:[Tt]o|[Ff]or|[Ww]ith)\s+(?:[A-Z][a-z]+\b|him\b|her\b|them\b|everyone\b|the\s+team\b|@)")
 _SENTENCES = re.compile(r"(?<=[.!?])\s+|\n+")
 
 
@@ -51,6 +74,10 @@ def asks_for_reply(request: str) -> bool:
         sentence = sentence.strip()
         if _IN_REPLY.search(sentence) or _WISH.search(sentence):
             return True
+        if _QUESTION.search(sentence) and not _POLITE.search(sentence):
+            return True
         if (_TO_ME.search(sentence) or _SAY.search(sentence)) and not _ELSEWHERE.search(sentence):
+            return True
+        if _EXPLAIN.search(sentence) and not _ELSEWHERE.search(sentence) and not _OTHER_PERSON.search(sentence):
             return True
     return False

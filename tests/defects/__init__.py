@@ -215,6 +215,7 @@ from tests.defects import (
     read_attempt_credited,
     read_elsewhere_credited,
     relative_date_pinned,
+    reply_ask_question,
     reply_ask_unphrased,
     reply_number_alternative,
     reply_only,
@@ -560,6 +561,7 @@ MODULES = (
     value_read_as_substring,
     python_time_read_in_utc,
     frame_scope_open,
+    reply_ask_question,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.

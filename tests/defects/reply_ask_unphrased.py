@@ -10,7 +10,12 @@ writes (a turn that writes nothing and tells a fact is content anyway, `_told_on
 reply near miss, and the spec whose checks never read the answer shipped. Bases: every generator whose writing turn
 asks for the reply (lookup_answer_source, incident_investigate_fix, schedule_meeting_timezones,
 scheduler_pause_failing_jobs, todo_track_mail_requests, web_page_audit, inventory_restock_policy,
-feature_flag_rollout) and the second turn of the multi-turn delegate_and_follow_up."""
+feature_flag_rollout) and the second turn of the multi-turn delegate_and_follow_up.
+
+defects152 grew the class by the imperatives of explaining ("Explain which service was at fault.", "Describe what
+you added.", "Recap what you moved.") and the answer passed on to the user by a verb of telling, often in a sentence
+of its own after the one that asks for the work ("Find out when each of them last ran. Relay that to me.", "Then
+pass the count on to me.", "Note the value too. Report it to me as well.")."""
 
 from __future__ import annotations
 
@@ -74,10 +79,12 @@ def _done(new: str) -> Any:
     return witness
 
 
-def _case(name: str, base: str, old: str, new: str) -> Defect:
-    return Defect(CLASS, name, base,
-                  f"does the writes and answers only 'Done.' where the user asked, in words no phrase list holds "
-                  f"({new!r}), to be told what it found: no check reads the reply",
+def _case(name: str, base: str, old: str, new: str, cls: str = CLASS,
+          asked: str = "in words no phrase list holds") -> Defect:
+    """The request `old` of `base` reworded as `new`, the reply unread (`cls`: a class that shares the shape)."""
+    return Defect(cls, name, base,
+                  f"does the writes and answers only 'Done.' where the user asked, {asked} ({new!r}), to be told "
+                  f"what it found: no check reads the reply",
                   breaks=_unread(old, new), fix=_reworded(old, new), witness=_done(new),
                   gate="mutations", code="content_unchecked")
 
@@ -115,4 +122,21 @@ DEFECTS = [
           "I wonder whether Mei got back to you."),
     _case("want-to-know-followup-2", "synth:delegate_and_follow_up@2", "Did Diego get back to you?",
           "I want to know if Diego got back to you."),
+    # defects152: an imperative of explaining; the answer passed on to the user, the ask in a sentence of its own
+    _case("explain-incident-2", "synth:incident_investigate_fix@2", "Tell me which service was at fault.",
+          "Explain which service was at fault."),
+    _case("describe-todo-1", "synth:todo_track_mail_requests@1", "Tell me what you added.",
+          "Describe what you added."),
+    _case("recap-restock-2", "synth:inventory_restock_policy@2", "Tell me what you moved.",
+          "Recap what you moved."),
+    _case("relay-to-me-pause-2", "synth:scheduler_pause_failing_jobs@2", "Tell me when each of them last ran.",
+          "Find out when each of them last ran. Relay that to me."),
+    _case("pass-on-to-me-audit-2", "synth:web_page_audit@2", "Then tell me the count.",
+          "Then pass the count on to me."),
+    _case("report-to-me-lookup-3", "synth:lookup_answer_source@3", "Tell me the value as well.",
+          "Note the value too. Report it to me as well."),
+    _case("explain-schedule-1", "synth:schedule_meeting_timezones@1", "Tell me the time you picked.",
+          "Explain the time you picked."),
+    _case("read-out-rollout-2", "synth:feature_flag_rollout@2", "and tell me how it went.",
+          "and read out to me how it went."),
 ]

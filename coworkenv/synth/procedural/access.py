@@ -21,6 +21,7 @@ from coworkenv.synth.procedural._task import (
     on_call,
     put,
     records,
+    said,
     sent_mail,
 )
 from coworkenv.synth.world_builder import DAY, Org
@@ -162,6 +163,17 @@ def access_request_approval(ctx: GenContext) -> EnvSpec:
         sent_mail(requester.email, cond("in_reply_to", ask_mail),
                   mentions("body", "granted", "approved") if approves
                   else mentions("body", "not approve", "declined", "denied", "rejected", "no access")),
+    )
+    # "Has Sanna answered?" is a question to the user's agent: the writes carry the decision, but only the reply
+    # tells the user, and an agent answering "Done." must not pass (defects152). The other outcome is not stated.
+    task.check(
+        "reply-says-decision",
+        f"the second reply says whether {manager.first} approved",
+        {**said(manager.first, ["approved", "approves", "agreed", "said yes", "signed off", "granted"] if approves
+                else ["declined", "not approve", "didn't approve", "denied", "rejected", "said no", "turned"],
+                turn=1),
+         "none_of": ["declined", "not approve", "didn't approve", "denied", "rejected"] if approves
+         else ["access granted", "access is granted"]},
     )
     # The decision waits for the manager's answer, which comes only with the second turn: a grant or an answer to
     # the requester made in the first turn (a guess, even a right one) fails.
