@@ -157,8 +157,8 @@ def turns_read(code: str, entrypoint: str = "check") -> frozenset[int] | None:
     conjunct of an `and`); any other use (a loop, an alias, an index, a call) reads every turn."""
     if "messages" not in parts_read(code, entrypoint):
         return frozenset()
-    fn = _plain_entry(ast.parse(code), entrypoint)  # parts_read parsed it, with one plain entrypoint
-    assert fn is not None
+    tree = ast.parse(code)  # parts_read parsed it, with one plain entrypoint
+    fn = next(n for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name == entrypoint)
     uses = [n for stmt in fn.body for n in ast.walk(stmt) if isinstance(n, ast.Name) and n.id == "messages"]
     sources = {id(gen.iter): gen for stmt in fn.body for n in ast.walk(stmt)
                if isinstance(n, ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp)
