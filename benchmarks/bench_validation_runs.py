@@ -14,8 +14,8 @@ runs of an untrusted or judged check (`untrusted`: never reused); `reused` is th
 
     python benchmarks/bench_validation_runs.py [--every N] [--only ID ...] [--json PATH] [--verdicts PATH]
 
-`--verdicts PATH` writes each spec's verdict (passed, failed gates, error codes) as JSON lines: compare two runs
-(main against a branch) for verdict identity. CPU (user+sys of this process and its children) is printed at the end.
+`--verdicts PATH` writes each spec's verdict (passed, failed gates, error codes) as JSON lines, as it is judged:
+compare two runs (main against a branch) for verdict identity. CPU (user+sys of this process and its children) is printed at the end.
 """
 
 from __future__ import annotations
@@ -110,6 +110,8 @@ def main() -> None:
     if args.only:
         specs = [s for s in specs if s[0] in args.only]
     specs = specs[args.offset::args.every]
+    if args.verdicts:
+        args.verdicts.write_bytes(b"")
     print(f"{len(specs)} Python-check specs", flush=True)
     totals: Counter[str] = Counter()
     per_spec = []
@@ -122,6 +124,9 @@ def main() -> None:
         v = judge(spec)
         verdicts.append({"id": name, "passed": v.passed, "failed": v.failed_gates(),
                          "errors": sorted({f"{e.gate}/{e.code}" for e in v.errors()})})
+        if args.verdicts:  # as each spec is judged: a run cut short still compares
+            with args.verdicts.open("ab") as out:
+                out.write(orjson.dumps(verdicts[-1]) + b"\n")
         row: dict[str, Any] = {"id": name, **_counts, "total": sum(_counts.values())}
         exact: set[bytes] = set()
         for _src, memo, code, payload in _jobs:
@@ -144,8 +149,6 @@ def main() -> None:
         print(f"  {k:16} {v:6}  {v / n:6.1f} a validation")
     if args.json:
         args.json.write_bytes(orjson.dumps({"totals": totals, "specs": per_spec, "cpu_s": cpu}))
-    if args.verdicts:
-        args.verdicts.write_bytes(b"".join(orjson.dumps(v) + b"\n" for v in verdicts))
 
 
 def _cpu() -> float:
