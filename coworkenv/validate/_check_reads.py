@@ -42,16 +42,110 @@ def parts_read(code: str, entrypoint: str = "check") -> frozenset[Part]:
         return PARTS
     if _introspects(tree):
         return PARTS
+    fn = _plain_entry(tree, entrypoint)
+    return PARTS if fn is None else _loaded_parts(fn)
+
+
+def _plain_entry(tree: ast.Module, entrypoint: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The entrypoint's one plain `def` (no decorator, no `**kwargs`, never rebound), or None."""
     defs = [n for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name == entrypoint]
     if len(defs) != 1 or _rebinds(tree, entrypoint, defs[0]):
-        return PARTS
+        return None
     fn = defs[0]
-    if fn.decorator_list or fn.args.kwarg is not None:
-        return PARTS
+    return None if fn.decorator_list or fn.args.kwarg is not None else fn
+
+
+def _loaded_parts(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[Part]:
     params = {a.arg for a in (*fn.args.args, *fn.args.kwonlyargs)}
     loaded = {n.id for stmt in fn.body for n in ast.walk(stmt)
               if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Store)}
     return frozenset(p for p in PARTS if p in params and p in loaded)
+
+
+# Names through which code reaches objects or frames without a reference of its own (the garbage collector, a
+# function's or frame's globals, a module's dict, an attribute named at run time, a stack's locals): `job_reads`
+# reads every part where one is named.
+_REACHES = frozenset({"gc", "get_objects", "get_referrers", "get_referents", "ctypes", "traceback", "pdb", "bdb",
+                      "code", "tb_frame", "gi_frame", "cr_frame", "ag_frame", "f_globals", "__globals__", "__dict__",
+                      "__getattribute__", "__closure__", "__builtins__", "builtins", "importlib", "import_module",
+                      "attrgetter", "methodcaller", "modules", "settrace", "setprofile"})
+Paths = frozenset[tuple[str, ...]]
+
+
+@lru_cache(maxsize=1024)
+def job_reads(code: str, entrypoint: str = "check") -> tuple[frozenset[Part], Paths | None]:
+    """What a run of the check can tell apart, for the verifier's run memo (`coworkenv.validate._run_memo`): the
+    parts its entrypoint reads (as `parts_read`) and the paths into `state` it reads (`("clock",)`, `("apps",
+    "mail", "messages")`; None: the whole state).
+
+    Stricter than `parts_read` in what it names (any of `_REACHES` reads every part), and one thing looser: a
+    `import sys` whose name the code never uses is no introspection (the module is bound, never reached: no name
+    of it loads, and nothing that reaches a global by another way is named).
+
+    Each load of the `state` parameter in the entrypoint (nested functions and comprehensions included) is followed
+    through the constant keys taken from it at once (`state["apps"]["mail"]`, `state.get("apps", {}).get("mail")`);
+    the path ends at anything else (a variable key, a method, a loop, a call it is handed to), and the check may read
+    all below it. A payload is a tree (decoded JSON: no object reachable two ways), so every object the check can
+    reach lies below one of these paths. The whole state is read where the tree cannot settle it: `state` used bare
+    (handed on, iterated, aliased, unpacked), the parameter rebound or declared `global`/`nonlocal`, or a key of it
+    stored or deleted (`state["x"] = ...`)."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return PARTS, None
+    if _introspects(tree, unused_sys=True) or any(
+            (isinstance(n, ast.Name) and n.id in _REACHES) or (isinstance(n, ast.Attribute) and n.attr in _REACHES)
+            or (isinstance(n, ast.Import | ast.ImportFrom) and any(a.name.split(".")[0] in _REACHES for a in n.names))
+            or (isinstance(n, ast.ImportFrom) and (n.module or "").split(".")[0] in _REACHES | _INTROSPECTION)
+            for n in ast.walk(tree)):
+        return PARTS, None
+    fn = _plain_entry(tree, entrypoint)
+    if fn is None:
+        return PARTS, None
+    parts = _loaded_parts(fn)
+    return parts, _state_paths(fn) if "state" in parts else frozenset()
+
+
+def _state_paths(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> Paths | None:
+    parents = {id(child): node for stmt in fn.body for node in ast.walk(stmt) for child in ast.iter_child_nodes(node)}
+    paths: set[tuple[str, ...]] = set()
+    for stmt in fn.body:
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Global | ast.Nonlocal) and "state" in node.names:
+                return None
+            if not isinstance(node, ast.Name) or node.id != "state":
+                continue
+            if not isinstance(node.ctx, ast.Load):
+                return None  # the parameter rebound or deleted
+            path = _keys_taken(node, parents)
+            if not path:
+                return None
+            paths.add(path)
+    return frozenset(paths)
+
+
+def _keys_taken(node: ast.expr, parents: dict[int, ast.AST]) -> tuple[str, ...] | None:
+    """The constant keys taken from `node` at once (`node["a"]["b"]`, `node.get("a")`); None where one is stored or
+    deleted."""
+    keys: list[str] = []
+    while True:
+        parent = parents.get(id(node))
+        if isinstance(parent, ast.Subscript) and parent.value is node:
+            if not isinstance(parent.ctx, ast.Load):
+                return None
+            if not (isinstance(parent.slice, ast.Constant) and isinstance(parent.slice.value, str)):
+                return tuple(keys)
+            keys.append(parent.slice.value)
+            node = parent
+            continue
+        call = parents.get(id(parent)) if isinstance(parent, ast.Attribute) and parent.value is node else None
+        if isinstance(parent, ast.Attribute) and parent.attr == "get" and isinstance(call, ast.Call) \
+                and call.func is parent and 1 <= len(call.args) <= 2 and not call.keywords \
+                and isinstance(call.args[0], ast.Constant) and isinstance(call.args[0].value, str):
+            keys.append(call.args[0].value)
+            node = call
+            continue
+        return tuple(keys)
 
 
 @lru_cache(maxsize=1024)
@@ -112,14 +206,17 @@ def _is_turn_of(node: ast.expr, item: str) -> bool:
     return isinstance(base, ast.Name) and base.id == item and isinstance(key, ast.Constant) and key.value == "turn"
 
 
-def _introspects(tree: ast.AST) -> bool:
+def _introspects(tree: ast.AST, unused_sys: bool = False) -> bool:
+    """Whether the code names a way to a function's locals; `unused_sys`: a plain `import sys` alone is none."""
     for node in ast.walk(tree):
         if isinstance(node, ast.Name) and node.id in _INTROSPECTION:
             return True
         if isinstance(node, ast.Attribute) and node.attr in _INTROSPECTION:
             return True
         if isinstance(node, ast.Import | ast.ImportFrom) and any(
-                a.name.split(".")[0] in _INTROSPECTION for a in node.names):
+                a.name.split(".")[0] in _INTROSPECTION and not (unused_sys and isinstance(node, ast.Import)
+                                                                 and a.name == "sys" and a.asname is None)
+                for a in node.names):
             return True
     return False
 

@@ -3,8 +3,13 @@
 Most of a Python-check spec's sandboxed runs are the mutant episodes the sandbox gate scans for crashes (95 of 122 for
 a python_messages_table spec), and a mutant often changes only what a check does not read: a write to an app outside
 its `apps`, an argument in the audit of a check that reads the state alone, a reply a state check never looks at. Its
-run is then the job the check already ran: the same code, the same setup, the same parts it reads (`parts_read`, the
-gates' own reading of the entrypoint: a part it cannot tell is read counts as read).
+run is then the job the check already ran: the same code, the same setup, the same parts it reads (`job_reads`, the
+gates' reading of the entrypoint: a part it cannot tell is read counts as read) and, of the state, the same values
+below the paths it reads (`state["apps"]["mail"]["messages"]`, `state["clock"]`: constant keys taken from the
+`state` parameter; the whole state wherever the code hands it on, aliases, iterates or writes it, takes a key it
+builds, or names introspection, the garbage collector or a globals dict). Most mutants move the clock (each call is
+a tick) or write a table a check never looks at: keyed on the whole state, a check over one table ran again for each
+(a fifth of a Python-check validation's runs; see docs/testing.md, "Where the suite's time goes").
 
 A run is not a pure function of its job where the check draws on randomness, the clock or the machine: that is what
 the probes look for. So an earlier run stands in for a mutant's only
@@ -36,7 +41,7 @@ from typing import Any
 import orjson
 
 from coworkenv.spec import PythonRule
-from coworkenv.validate._check_reads import parts_read
+from coworkenv.validate._check_reads import job_reads
 
 Outcome = tuple[float, str, bool, bool | None]
 _PARTS = ("state", "audit", "messages")
@@ -135,12 +140,27 @@ class RunMemo:
 def _job(rule: PythonRule, payload: dict[str, Any]) -> bytes | None:
     """What a run of the check can tell apart: its code and entrypoint, and the parts of the payload it reads (in
     their order: a check iterating a dict sees it); None where they do not serialise (a number past 64 bits)."""
-    read = parts_read(rule.code, rule.entrypoint)
+    read, paths = job_reads(rule.code, rule.entrypoint)
+    parts = [payload.get(p) if p in read else None for p in _PARTS]
+    if paths is not None:  # of the state, only what lies below the paths the check reads (each found or not)
+        parts[0] = [[list(path), *_below(payload.get("state"), path)] for path in sorted(paths)]
     try:
-        text = orjson.dumps([rule.code, rule.entrypoint, [payload.get(p) if p in read else None for p in _PARTS]])
+        text = orjson.dumps([rule.code, rule.entrypoint, parts])
     except orjson.JSONEncodeError:
         return None
     return hashlib.blake2b(text, digest_size=20).digest()
+
+
+def _below(value: Any, path: tuple[str, ...]) -> list[Any]:
+    """`[1, what lies at path]` in the state; `[0, k]` where its k-th key is missing, `[2, k, value]` where the
+    value the k-th key is taken from is no dict (a check sees either: a default, or which key raised)."""
+    for k, key in enumerate(path):
+        if not isinstance(value, dict):
+            return [2, k, value]
+        if key not in value:
+            return [0, k]
+        value = value[key]
+    return [1, value]
 
 
 def _exact(rule: PythonRule, payload: dict[str, Any], prelude: str) -> bytes | None:
