@@ -7,22 +7,17 @@ from typing import Any
 
 import pytest
 
-from coworkenv.examples import load_example
-from coworkenv.loading import parse_spec
 from coworkenv.validate._python_times import python_times
+from tests.support.python_check_specs import CALLS, EVENTS, example_with_check
 
 _PARSE = "from datetime import datetime\n\ndef _t(s):\n    return datetime.fromisoformat(s.replace('Z', '+00:00'))\n\n"
 
 
 def _spec(body: str) -> Any:
-    data = load_example("meeting_reschedule").model_dump(mode="json", by_alias=True)
-    code = _PARSE + "def check(state, audit, messages):\n" + "".join(f"    {line}\n" for line in body.splitlines())
-    data["checks"].append({"id": "probe", "role": "guard", "rule": {"kind": "python", "code": code}})
-    return parse_spec(data)
+    return example_with_check(_PARSE, body)
 
 
-_EVENTS = "for r in state['apps']['calendar']['events']:\n"
-_CALLS = "for e in audit:\n    a = e['args']\n"
+_EVENTS, _CALLS = EVENTS, CALLS
 
 
 @pytest.mark.parametrize("body", [

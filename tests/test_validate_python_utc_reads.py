@@ -8,27 +8,18 @@ from typing import Any
 
 import pytest
 
-from coworkenv.examples import load_example
-from coworkenv.loading import parse_spec
 from coworkenv.validate._python_utc_reads import python_utc_reads
+from tests.support.python_check_specs import CALLS, EVENTS, example_with_check
 
 _PARSE = ("from datetime import datetime, date, timezone\nfrom zoneinfo import ZoneInfo\n\n"
           "def _t(s):\n    return datetime.fromisoformat(s.replace('Z', '+00:00'))\n\n")
 
 
 def _spec(body: str, user_zone: str | None = None) -> Any:
-    data = load_example("meeting_reschedule").model_dump(mode="json", by_alias=True)
-    if user_zone is not None:
-        for person in data["world"]["apps"]["directory"]["people"]:
-            if person["id"] == data["user"]:
-                person["timezone"] = user_zone
-    code = _PARSE + "def check(state, audit, messages):\n" + "".join(f"    {line}\n" for line in body.splitlines())
-    data["checks"].append({"id": "probe", "role": "guard", "rule": {"kind": "python", "code": code}})
-    return parse_spec(data)
+    return example_with_check(_PARSE, body, user_zone)
 
 
-_EVENTS = "for r in state['apps']['calendar']['events']:\n"
-_CALLS = "for e in audit:\n    a = e['args']\n"
+_EVENTS, _CALLS = EVENTS, CALLS
 
 
 @pytest.mark.parametrize("body", [
