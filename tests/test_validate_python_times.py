@@ -3,6 +3,7 @@ shipped meeting_reschedule example (user at +02:00), read statically (no episode
 
 from __future__ import annotations
 
+import ast
 from typing import Any
 
 import pytest
@@ -79,3 +80,13 @@ def test_not_reported_built_from_the_state() -> None:
     body = ("from datetime import date\n" + _EVENTS + "    day = r['start'][:10]\n"
             "    if r['start'][:10] == f'{day}':\n        return False\nreturn True")
     assert list(python_times(_spec(body))) == []
+
+
+@pytest.mark.parametrize("source", ['f"{1:>300000000}"', 'f"{1:.300000000f}"', '"2026-09-25".replace("", "-" * 200)',
+                                    '"-" * 200 + "-" * 200'])
+def test_a_built_text_past_any_date_time_is_not_made(source: str) -> None:
+    """The spec's code is only read: an expression that would build a huge text (a width, a precision, a replace of
+    every gap) is not folded, so a short check cannot have the verifier allocate gigabytes."""
+    from coworkenv.validate._built_times import built_text
+
+    assert built_text(ast.parse(source, mode="eval").body, {}) is None

@@ -6,17 +6,21 @@ timedelta(days=1)).isoformat()`, `f"{day}T09:00"` with `day = "2026-09-25"`, com
 folds such an expression, made of literals, names bound once, `date`/`datetime`/`timedelta`/`timezone.utc`
 constructors, `+`/`-`, `str`, f-strings and the methods `isoformat`, `strftime`, `date`, `replace` (of a text), into
 the text it makes; None where any part is anything else (a value read from the state, a call of the code's own). The
-code is only read (the values are built by this module from the literals, no code of the check runs).
+code is only read (the values are built by this module from the literals, no code of the check runs), and what it
+builds is kept small: no text longer than `_MAX_TEXT` is made or kept, so a spec cannot have the verifier build a
+gigabyte out of a short expression (`f"{1:>999999999}"`, a `replace` of every gap).
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from datetime import UTC, date, datetime, timedelta, tzinfo
 from typing import Any
 
 _DEPTH = 12
 _TYPES = (date, datetime)
+_MAX_TEXT = 256  # longer than any date-time's text; what is folded stays under it
 
 
 def built_text(node: ast.AST, once: dict[str, ast.AST]) -> str | None:
@@ -29,9 +33,10 @@ def _value(node: ast.AST, once: dict[str, ast.AST], depth: int) -> Any:
     if depth > _DEPTH:
         return None
     try:
-        return _fold(node, once, depth + 1)
+        value = _fold(node, once, depth + 1)
     except (ValueError, TypeError, OverflowError, KeyError):
         return None
+    return None if isinstance(value, str) and len(value) > _MAX_TEXT else value
 
 
 def _fold(node: ast.AST, once: dict[str, ast.AST], depth: int) -> Any:
@@ -63,8 +68,8 @@ def _fold(node: ast.AST, once: dict[str, ast.AST], depth: int) -> Any:
                 return None
             inner = _value(part.value, once, depth)
             spec = "" if part.format_spec is None else _value(part.format_spec, once, depth)
-            if inner is None or not isinstance(spec, str):
-                return None
+            if inner is None or not isinstance(spec, str) or any(int(n) > _MAX_TEXT for n in re.findall(r"\d+", spec)):
+                return None  # a width or precision past any date-time's text is not built
             parts.append(format(inner, spec) if part.conversion == -1 else str(inner))
         return "".join(parts)
     if isinstance(node, ast.Call):
@@ -81,7 +86,8 @@ def _call(node: ast.Call, once: dict[str, ast.AST], depth: int) -> Any:
     if isinstance(func, ast.Attribute) and not _module(func.value, once):
         base = _value(func.value, once, depth)
         if (isinstance(base, _TYPES) and func.attr in ("isoformat", "strftime")) or (isinstance(base, str) and \
-                func.attr == "replace") or (isinstance(base, datetime) and func.attr == "date" and not args):
+                func.attr == "replace" and args[:1] != [""]) or (isinstance(base, datetime) and func.attr == "date"
+                                                               and not args):
             return getattr(base, func.attr)(*args, **kwargs)
         return None
     name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
