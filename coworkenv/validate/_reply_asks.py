@@ -62,8 +62,11 @@ _QUESTION = re.compile(rf"^{_LEAD}{_ASIDE}(?:has|have|had|was|were|is|are|am|isn
 _POLITE = re.compile(rf"^{_LEAD}{_ASIDE}(?:(?:can|could|would|will|won't)\s+you\s+(?:please\s+)?(?!tell\b)|"
                      r"(?:would|do)\s+you\s+mind\b)", re.IGNORECASE)
 # An imperative of explaining, or the answer passed on to the user; not to another person ("to Dev", "for them").
+# The verb and its "to me" within `_TELL_SPAN` characters: a scan with no bound from each verb made a sentence
+# repeating one (a spec's turn, 140 KB) take minutes.
+_TELL_SPAN = 160
 _EXPLAIN = re.compile(rf"^{_LEAD}(?:explain|describe|recap|outline|relay)\b|\b(?:report|explain|describe|relay|pass|"
-                      r"read)\b[^.!?]*?\b(?:(?:on|back|over|out)\s+)?to\s+me\b", re.IGNORECASE)
+                      rf"read)\b[^.!?]{{0,{_TELL_SPAN}}}?\b(?:(?:on|back|over|out)\s+)?to\s+me\b", re.IGNORECASE)
 _OTHER_PERSON = re.compile(r"\b(?:[Tt]o|[Ff]or|[Ww]ith)\s+(?:[A-Z][a-z]+\b|him\b|her\b|them\b|everyone\b|the\s+team\b|@)")
 _SENTENCES = re.compile(r"(?<=[.!?])\s+|\n+")
 
