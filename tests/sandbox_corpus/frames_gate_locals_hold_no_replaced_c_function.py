@@ -7,8 +7,8 @@
 # frame (its tools), which a traceback through the gate hands over. This walks the frames of a traceback out of each
 # gate, and what their locals hold (tuples, lists and dicts one level down), for a C function of a module whose
 # attribute of that name is no longer that function: a replaced C function. Answers how many it found (0).
-import csv
 import cProfile
+import csv
 import faulthandler
 import signal
 import sys
@@ -68,7 +68,7 @@ def check(**p):
     for attempt in attempts():
         try:
             attempt()
-        except BaseException as error:  # noqa: BLE001 (every failure's traceback is walked)
+        except BaseException as error:  # every failure's traceback is walked
             tb = error.__traceback__
             while tb is not None:
                 for value in tb.tb_frame.f_locals.values():
