@@ -2576,7 +2576,7 @@ def seal_import() -> str | None:
         return f"the interpreter's import_func is not where this bootstrap looks ({matches} matches)"
     function_t: Any = type(_import)
     tools = (twin, sys.modules.get, sys.audit, _index, type, issubclass, str, dict, getattr, TypeError, ValueError,
-             _ABSENT)
+             object())  # the interpreter's own modules dict, whatever `sys.modules` is bound to later
     gate = function_t(_import.__code__, {}, "__import__", (None, None, (), 0), None)
     gate.__kwdefaults__ = {"_sealed_tools": tools}
     gate.__module__, gate.__qualname__, gate.__doc__ = "builtins", "__import__", original.__doc__
