@@ -1039,7 +1039,8 @@ def test_sealed_profiler_holds_the_timer_it_calls() -> None:
 def test_sealed_import_formats_no_name_it_freed() -> None:
     """After `seal_import` a relative dotted `__import__` without a `fromlist` runs importlib's own Python twin, so C
     never formats the parent's name it freed: the corpus snippet's two routes (`builtins.__import__` and the one C
-    hands `_handle_fromlist`) answer 1 each. Imports of every other shape answer the same modules and C's errors before
+    hands `_handle_fromlist`) answer 1 each, and so do the eighty-third round's (C's `__import__` looked for in the gate's frame,
+    through a traceback and from the level's `__index__`: held by no Python object any more). Imports of every other shape answer the same modules and C's errors before
     and after, and import statements keep C's fast path (the interpreter's `import_func` is the gate). In an
     interpreter of its own."""
     code = """if True:
@@ -1052,6 +1053,7 @@ def test_sealed_import_formats_no_name_it_freed() -> None:
             return module
 
         confine, attack = load("_confine", sys.argv[1]), load("attack", sys.argv[2])
+        framed = load("framed", sys.argv[3])
         sys.modules["pkg82x"] = types.ModuleType("pkg82x")
         sys.modules["pkg82x.a"] = types.ModuleType("pkg82x.a")
         sys.modules["pkg82x.a.b"] = types.ModuleType("pkg82x.a.b")
@@ -1078,14 +1080,15 @@ def test_sealed_import_formats_no_name_it_freed() -> None:
         assert confine.seal_import() is None
         assert battery() == before, (battery(), before)
         assert type(builtins.__import__).__name__ == "function"
-        print(attack.check())
+        print(attack.check(), framed.check())
     """
     root = Path(__file__).resolve().parents[1]
     confine = root / "coworkenv" / "sandbox" / "_confine.py"
     attack = root / "tests" / "sandbox_corpus" / "memory_import_name_freed_before_its_error_is_formatted.py"
-    done = subprocess.run([sys.executable, "-c", code, str(confine), str(attack)], capture_output=True, text=True,
-                          timeout=60)
-    assert done.returncode == 0 and done.stdout.strip() == "2", (done.stdout, done.stderr)
+    framed = root / "tests" / "sandbox_corpus" / "memory_import_gate_tools_read_from_its_frame.py"
+    done = subprocess.run([sys.executable, "-c", code, str(confine), str(attack), str(framed)], capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.strip() == "2 2", (done.stdout, done.stderr)
 
 
 def test_sealed_chain_takes_no_state_to_free_what_it_steps() -> None:

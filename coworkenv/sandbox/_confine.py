@@ -2516,32 +2516,50 @@ def seal_standard_streams() -> str | None:
 # where it is missing, free the name before it formats it into its KeyError ("%R not in sys.modules as expected": a
 # use after free, fixed upstream after 3.11): the repr C makes of it takes the freed block where the two are one size
 # class, and C reads the name from memory it is writing (`''kg82.a'`; eighty-second round). Sealed:
-# `builtins.__import__` is a gate that hands that one shape (a level above 0, a str name with a dot, no `fromlist`,
-# its truth asked once here) to `importlib`'s own Python `__import__`, which answers the same module and raises a
-# plain KeyError, and every other call to C's, with the level converted once (C's `__index__`) and a true `fromlist`
-# as a tuple (a truth C asked again could turn false). The interpreter's own `import_func` (what C hands
+# `builtins.__import__` is a gate that runs `importlib`'s own Python `__import__` (which answers the same modules and
+# raises a plain KeyError there), after C's argument checks (the level converted once by C's `__index__`, C's messages
+# for a name that is no str, a negative level, an empty name, globals that are no dict) and with a false `fromlist`'s
+# truth asked once; a module loaded already is answered as C answers it (the interpreter's own modules dict, a module
+# not initialising, a `fromlist` only where it has no `__path__`), without importlib's frames (`datetime.strftime`
+# imports `time` through `__import__` at every call). The interpreter's own `import_func` (what C hands
 # `importlib._bootstrap._handle_fromlist`, which the code may replace) is set to the gate too, so import statements
-# keep C's fast path (it compares the two; no statement has that shape) and no Python code gets C's `__import__`
-# back; C's is in the gate's own defaults, the gate a box of its own (`sealed_boxes`: its `__kwdefaults__` and
-# `__defaults__` are refused to every reader; the call binds them with no audited read, where a box read would cost
-# some 10 us a call, C's `time.strptime` included, which imports `_strptime` through `__import__` at every call).
-# Changed for honest code: `builtins.__import__` is a Python function (its `__doc__` is C's) whose defaults no code
-# may read (`inspect.signature(__import__)` is refused); a relative dotted `__import__` without a `fromlist` runs
-# importlib's Python twin of C's code; a true `fromlist` that is not iterable raises TypeError there.
+# keep C's fast path (it compares the two; no statement has that shape). C's `__import__` is held by no Python object
+# (eighty-third round): the eighty-second's gate held it in its tools, its own keyword defaults, refused to readers,
+# but a gate's frame is the code's to read (a traceback through it, `f_back` from a callback it runs, a signal
+# handler), and its locals held C's function: the shape ran C's code again.
+# Changed for honest code: `builtins.__import__` is a Python function (its `__doc__` is C's); an `__import__` of a
+# module not yet loaded, or of a relative name, runs importlib's Python twin of C's code; the code's rebinding of
+# `sys.modules` is seen there (importlib reads the attribute).
 def _import(name: Any, globals: Any = None, locals: Any = None, fromlist: Any = (), level: Any = 0, *,
             _sealed_tools: Any = ()) -> Any:
-    original, twin, index, type_, issubclass_, str_t, tuple_, contains = _sealed_tools
-    level = index(level)
-    if level > 0 and issubclass_(type_(name), str_t) and contains(name, "."):
-        fromlist = () if fromlist is None or not fromlist else tuple_(fromlist)
-        if not fromlist:  # C's one path that frees the parent's name before it reads it
-            return twin(name, globals, locals, fromlist, level)
-    return original(name, globals, locals, fromlist, level)
+    (twin, loaded, audit, index, type_, issubclass_, str_t, dict_t, lookup, type_error, value_error,
+     absent) = _sealed_tools
+    level = index(level)  # C's conversion, once
+    if not issubclass_(type_(name), str_t):
+        raise type_error("module name must be a string")
+    if level < 0:
+        raise value_error("level must be >= 0")
+    if level == 0 and not name:
+        raise value_error("Empty module name")
+    if level > 0 and not issubclass_(type_(globals), dict_t):
+        raise type_error("globals must be a dict")
+    if fromlist is None or not fromlist:  # C asks its truth once; importlib asks it again, in Python
+        fromlist = ()
+    if level == 0:  # C's answer for a module loaded already, without importlib's frames: `time.strftime`'s import
+        module = loaded(name, absent)
+        if module is not absent and module is not None and \
+                not lookup(lookup(module, "__spec__", None), "_initializing", False):
+            if fromlist and lookup(module, "__path__", absent) is absent:
+                return module
+            if not fromlist and "." not in name:
+                return module
+    audit("import", name, None, None, None, None)  # C's event before it loads (importlib's Python raises none)
+    return twin(name, globals, locals, fromlist, level)
 
 
 def seal_import() -> str | None:
-    """Make `builtins.__import__` and the interpreter's `import_func` the gate above, C's `__import__` out of the
-    code's reach. Returns why it could not, or None."""
+    """Make `builtins.__import__` and the interpreter's `import_func` the gate above, C's `__import__` held by no
+    Python object at all. Returns why it could not, or None."""
     import builtins
 
     original: Any = vars(builtins).get("__import__")
@@ -2557,14 +2575,14 @@ def seal_import() -> str | None:
     if matches != 1 or id(vars(sys)) not in listed or id(vars(builtins)) not in listed:
         return f"the interpreter's import_func is not where this bootstrap looks ({matches} matches)"
     function_t: Any = type(_import)
-    tools = (original, twin, _index, type, issubclass, str, tuple, str.__contains__)
+    tools = (twin, sys.modules.get, sys.audit, _index, type, issubclass, str, dict, getattr, TypeError, ValueError,
+             object())  # the interpreter's own modules dict, whatever `sys.modules` is bound to later
     gate = function_t(_import.__code__, {}, "__import__", (None, None, (), 0), None)
     gate.__kwdefaults__ = {"_sealed_tools": tools}
     gate.__module__, gate.__qualname__, gate.__doc__ = "builtins", "__import__", original.__doc__
     ctypes.pythonapi.Py_IncRef(ctypes.py_object(gate))  # the state's reference; C's original keeps the one it had
     ctypes.c_void_p.from_address(state + listed.index(id(original)) * _WORD).value = id(gate)
     builtins.__import__ = gate
-    _SEALED_BOXES.append((gate, _import.__code__, tools))  # the gate is its own box: it holds C's in its defaults
     return None
 
 
