@@ -18,7 +18,6 @@ does not concern; passing every required check, the frame admits the write on an
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from tests.defects._core import CorpusError, Defect, Spec, frame, reference, world
@@ -57,18 +56,14 @@ def _whole_table(where: list[dict[str, Any]]):  # type: ignore[no-untyped-def]
 def _one_more(spec: Spec) -> list[dict[str, Any]]:
     """The reference with the label also put on the first inbox mail it does not label and that lacks it."""
     ref = reference(spec)
-    call = copy.deepcopy(_labels(spec))
-    ids, label = call["arguments"]["message_ids"], call["arguments"]["add"][0]
+    args = _labels({**spec, "reference": ref})["arguments"]
+    ids, label = args["message_ids"], args["add"][0]
     other = next((m["id"] for m in world(spec, "mail", "messages") if m["id"] not in ids
                   and m.get("folder") == "inbox" and label not in (m.get("labels") or [])), None)
     if other is None:
         raise CorpusError(f"{spec['capability']}: no other inbox mail without {label!r}")
-    for turn in ref:
-        for step in turn["steps"]:
-            if step.get("call") and step["call"]["name"] == _LABEL:
-                step["call"]["arguments"]["message_ids"] = [*ids, other]
-                return ref
-    raise CorpusError(f"{spec['capability']}: the reference never calls {_LABEL}")
+    args["message_ids"] = [*ids, other]
+    return ref
 
 
 _AWAY = "labels the handled mails and an unrelated one as tracked: the frame allows labels on {}"
