@@ -4220,7 +4220,11 @@ def _scope_field154(spec: Spec, fstate: dict[str, Any], app: str, table: str, ri
         if td is None or td.app != app or td.kind != "write" or kept.split(".")[0] not in td.params.model_fields:
             continue
         params = td.params.model_fields
-        if _id_param154(params) is None:
+        # the tool must name this table's record (`service` names a service's, not a ticket's: tickets_create takes
+        # one and no ticket id, so it sets no existing ticket's title: defects156 found the two ticket_triage_update
+        # mutants scoped by `title` sound for that reason)
+        id_p = _id_param154(params)
+        if id_p is None or (id_p == "service" and table != "services"):
             continue
         for g in params:
             if g not in (kept, "id") and not g.endswith("_id") and isinstance(rec.get(g), str) and rec.get(g) \

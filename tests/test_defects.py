@@ -194,6 +194,9 @@ NARROW_CLASSES = {
                                 "checked free value a tool stores padded (a release, a phone number): assignees and "
                                 "priorities are refused by their tools, adapt_silent_change forbids any other deploy, "
                                 "inventory moves its quantity by a transfer, config lists are caught one item longer"),
+    "batch_write_overreach": ({"todo_track_mail_requests"}, "only its references make a batch write (a required list "
+                              "of existing records' ids: `mail_label`; no generator or example calls `mail_mark_read` "
+                              "or `contacts_export_report`)"),
 }
 
 DEFECTS = all_defects()

@@ -19,7 +19,7 @@ from coworkenv.yaml_files import MAX_YAML_BYTES, YAML_SUFFIXES, YAMLFileError, r
 
 # Bump when any procedural generator changes its output: every capability's fingerprint changes with it,
 # so pipelines regenerate the partitions built by the old code.
-GENERATOR_VERSION = "21"  # 2: schema-2 specs (guards, text checks, narrowed frames); 3: framed first requests;
+GENERATOR_VERSION = "22"  # 2: schema-2 specs (guards, text checks, narrowed frames); 3: framed first requests;
 # 4: order checks match a person or channel in every spelling the tools accept, a clarified write follows the answer;
 # 5: a guard on mailing the wrong namesake covers cc too; 6: guards on a mail cover saving it as a draft too;
 # 7: broader pools of customers (121), projects (80) and cities (60), the keys facts are looked up by
@@ -46,6 +46,8 @@ GENERATOR_VERSION = "21"  # 2: schema-2 specs (guards, text checks, narrowed fra
 # version rolled back to) before the world's re-apply no longer passes, nor (config faults) a config value set by hand
 # 21: the access request's second turn asks "Has Sanna answered?": a reply check reads the decision (`reply-says-decision`),
 # so a reply that skips the question no longer passes (defects152's reply_ask_question)
+# 22: the mail-requests tracker's frame allows labels on the handled mails only (by id, not on every message): the
+# label put on an unrelated mail as well no longer passes (defects156's batch_write_overreach)
 
 StateChange = Literal["none", "announced", "silent"]
 # A capability id names files and folders: `specs-<id>.parquet` of `coworkenv synth`, the store's partition folder of

@@ -19,17 +19,25 @@ of that table by an id the agent gives (a file's path) is made once more right a
 path too: a new record). A replay that passes every required check is reported as
 `frame_scope_open` (name the made record in the frame by its values, or count the table's new records exactly). A
 write refused at the new id (an update of a ticket that is not there) changes nothing: the replay ends as the
-reference does and is not counted.
+reference does and is not counted. Nor is a replay that passes with no record of the open selector's table made or
+changed beyond the reference's (`lands_in_scope`, judged on the episode's signature): a second DM the frame admits by
+its message selector beside an open one on `chat.channels`, a stock transfer from another item that the tools refuse
+or that moves only what other selectors allow (defects156: three such false rejections of the hunt's
+`scope_id_not_equals` on meeting_reschedule and restock_store_declared_tools, whose shipped frames pass the same
+replays).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from coworkenv.spec import EnvSpec, FrameRule, ReferenceStep, ReferenceTurn, ToolCallSpec
 from coworkenv.validate._check_reads import spec_rules
 from coworkenv.validate._mutation_core import Mutation, turn_of
+
+if TYPE_CHECKING:  # _episodes imports the mutations, which import this module
+    from coworkenv.validate._episodes import Signature
 
 _PINNING = ("equals", "in")  # conditions on `id` that list the records a selector admits
 _KINDS = ("change_arg", "time_shift", "text_alter", "wrong_recipient")  # a record made with another value
@@ -71,7 +79,8 @@ def _fresh(rid: str) -> str:
 
 
 def open_scope_mutations(reference: list[ReferenceTurn], t: int, s: int, call: ToolCallSpec, table: str, named: str,
-                         arg_mutations: Iterable[tuple[str, str, dict[str, Any], str, bool]]) -> list[Mutation]:
+                         arg_mutations: Iterable[tuple[str, str, dict[str, Any], str, bool]], app: str = ""
+                         ) -> list[Mutation]:
     """The write at `reference[t].steps[s]` made once more right after it with one of its near misses from
     `arg_mutations` (`_argument_mutations`' (kind, path, arguments, what, core)): at most `_EXTRAS`, one per kind
     first; where the call names its record by an id the agent gives (`named`, its argument: a file's path), the
@@ -91,5 +100,18 @@ def open_scope_mutations(reference: list[ReferenceTurn], t: int, s: int, call: T
         out.append(Mutation("duplicate_write", where, f"{call.name} at {where} made once more with {what} ({kind}) "
                             f"beside the right record, where a frame allows the {table} records by their ids alone "
                             "(every one but those it names, or by the ids' form): the extra record stays",
-                            [*reference[:t], turn_of(steps), *reference[t + 1:]], code="frame_scope_open"))
+                            [*reference[:t], turn_of(steps), *reference[t + 1:]], code="frame_scope_open",
+                            targets=(app, table)))
     return out
+
+
+def lands_in_scope(mutation: Mutation, changed: Signature | None, oracle: Signature | None) -> bool:
+    """Whether a `frame_scope_open` replay's world (`changed`, its signature) holds a record of the open selector's
+    table (`mutation.targets`: app, table) that the reference's run (`oracle`) does not: the extra write made or
+    changed one there. Where it did not (a message the frame admits by another selector, a write refused at a new
+    id, a change to another table), the open selector admitted nothing and the replay says nothing of it."""
+    if len(mutation.targets) != 2 or changed is None or oracle is None:
+        return True
+    app, table = mutation.targets
+    before = {c for c in oracle[0] if c[0] == app and c[1] == table}
+    return any(c[0] == app and c[1] == table and c not in before for c in changed[0])

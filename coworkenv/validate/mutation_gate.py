@@ -57,6 +57,7 @@ from coworkenv.validate._made_edits import made_edits_unchecked
 from coworkenv.validate._named_writes import named_write
 from coworkenv.validate._note_values import NOTE_GROUP, moved_reads
 from coworkenv.validate._numerals import digit_counts, spelled_numbers
+from coworkenv.validate._open_scopes import lands_in_scope
 from coworkenv.validate._other_values import other_value_guards
 from coworkenv.validate._pace import Paced, slower_agents
 from coworkenv.validate._paced_counts import paced_counts
@@ -132,6 +133,9 @@ def mutations_gate(ctx: GateContext) -> GateResult:
                                                or mutation.path in dropped_passes):
             continue  # the other tool refused the call, or the write is not needed: drop_write judges those
         survived = outcome.result is not None and outcome.passed
+        if survived and mutation.code == "frame_scope_open" and not lands_in_scope(mutation, outcome.signature,
+                                                                                   oracle.signature):
+            continue  # the extra write made no record of the open selector's table: another selector allowed it
         if mutation.group:  # one item of a list left out: judged with the list's other items below
             probes.setdefault(mutation.group, []).append((mutation, survived))
             continue

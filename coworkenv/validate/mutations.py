@@ -170,7 +170,7 @@ def near_miss_mutations(spec: EnvSpec, world: World | EntityIndex, *, max_altern
                 call, op, bool(_CREATES.search(op)), index.table_of, tools[call.name].app, table)) is not None:
             # a frame allowing every record of the table but those it names: a wrong one made beside stays (hunt154)
             out += open_scope_mutations(reference, t, s, call, table, named, _argument_mutations(
-                call, tools[call.name], index, max_alternatives))
+                call, tools[call.name], index, max_alternatives), app=tools[call.name].app)
     out += _extra_record_mutations(spec, writes, tools, index)
     # the right call, then the same write again with another value, where a call check reads the write
     out += redone_write_mutations(spec, writes, tools, lambda c, tool: _argument_mutations(

@@ -31,6 +31,7 @@ from tests.defects import (
     attempt_forbidden_by_user,
     attempt_reserved_by_user,
     attempt_uncounted,
+    batch_write_overreach,
     body_read_in_subject,
     boot_module_read,
     broken_reference,
@@ -562,6 +563,7 @@ MODULES = (
     python_time_read_in_utc,
     frame_scope_open,
     reply_ask_question,
+    batch_write_overreach,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.

@@ -131,9 +131,10 @@ def todo_track_mail_requests(ctx: GenContext) -> EnvSpec:
                records("todo", "tasks", [cond("created_at", org.iso(0), "gte")], count=len(requests),
                        count_op="equals"))
     task.check("only-tasks-and-labels", "only tasks and mail labels changed",
-               # New tasks only: ticking off or editing a task the user already had is not asked for.
+               # New tasks only: ticking off or editing a task the user already had is not asked for. Labels on the
+               # handled mails only: the label on another mail says it is tracked when no task was added for it.
                frame(allow("todo", "tasks", where=[cond("created_at", org.iso(0), "gte")]),
-                     allow("mail", "messages", fields=["labels"])), weight=0.5)
+                     *(allow("mail", "messages", mid, fields=["labels"]) for mid, _, _, _ in requests)), weight=0.5)
     return task.build("Track mailed requests as dated to-dos", ["todo", "mail-labels", "due-dates", "time-zones"])
 
 
