@@ -13,7 +13,13 @@ from coworkenv import curate, store
 from coworkenv.store import stages
 from coworkenv.world import content_hash
 from pipelines.code_versions import CODE_VERSIONS
-from pipelines.freshness import IncompletePartitions, publishable_partitions, sft_input_hash, sft_paths
+from pipelines.freshness import (
+    IncompletePartitions,
+    failed_blocking_checks,
+    publishable_partitions,
+    sft_input_hash,
+    sft_paths,
+)
 from pipelines.resources import CoworkenvSettings
 from pipelines.staleness import PartitionState, data_folder_metadata
 
@@ -104,10 +110,20 @@ def _schemas_check(files: dict[str, store.StoredTable]) -> dg.AssetCheckResult:
 
 def current_sft_files(context: dg.AssetExecutionContext, settings: CoworkenvSettings) -> dict[str, Path]:
     """The split files of the latest sft_shards materialization, where they are in the data folder now (a split
-    that no longer exists is not listed)."""
+    that no longer exists is not listed); a dg.Failure when a blocking check failed on it (an env in two splits,
+    duplicate rows, another schema): its run stopped there, and no later run may read its splits either."""
     paths = sft_paths(context.instance, settings)
     if paths is None:
         raise dg.Failure("sft_shards has not been materialized; materialize it first")
+    failed = failed_blocking_checks(context.instance, SFT)
+    if failed:
+        version = sft_version(context.instance.get_latest_materialization_event(sft_shards.key))
+        raise dg.Failure(
+            f"sft_shards' latest materialization (version {version[:16] or '?'}) failed its blocking checks: "
+            f"{'; '.join(failed)}. Its run stopped there, but its splits stayed the latest: reading them would "
+            "publish, train or evaluate on what the checks refused (an env in two splits scores the training's own "
+            "envs as held out); nothing was read from them. Materialize sft_shards again once the cause is fixed "
+            "(`python -m pipelines.run` does it first, and stops there while a check fails)")
     return {split: Path(path) for split, path in paths.items()}
 
 
