@@ -154,17 +154,32 @@ def refuse_sft_of_other_partitions(sft_event: dg.EventLogEntry | None, states: l
         return
     curated_from = meta.get(SFT_TRAJECTORIES)
     versions: dict[str, Any] = dict(curated_from.value) if curated_from is not None else {}  # type: ignore[arg-type]
-    changed = [s.capability for s in states if versions.get(s.capability) != s.versions[TRAJECTORIES]]
-    changed += sorted(set(versions) - {s.capability for s in states})
-    what = (f"the trajectories of {', '.join(changed[:5])}{' and others' if len(changed) > 5 else ''} as they are "
-            "now" if changed and curated_from is not None else
-            "the trajectories the complete capability partitions hold now, or under the curation settings now "
-            "(held-out capability, test fraction)")
+    now = {s.capability: s.versions[TRAJECTORIES] for s in states}
+    parts = []
+    if curated_from is not None:
+        regenerated = [c for c in now if c in versions and versions[c] != now[c]]
+        added, dropped = [c for c in now if c not in versions], sorted(set(versions) - set(now))
+        if regenerated:
+            parts.append(f"the trajectories of {_listed(regenerated)} changed since (a partition regenerated, or "
+                         "sft_shards' last run failed part way: its split files are written one after another)")
+        if added:
+            parts.append(f"{_listed(added)} {'is' if len(added) == 1 else 'are'} complete now and {'was' if len(added) == 1 else 'were'} "
+                         "left out of it (incomplete then, or added to the taxonomy since)")
+        if dropped:
+            partial = " and COWORKENV_ALLOW_PARTIAL is set" if settings.allow_partial else ""
+            parts.append(f"it holds the SFT rows of {_listed(dropped)}, left out now (incomplete{partial}, or "
+                         "removed from the taxonomy)")
+    what = "; ".join(parts) or ("the curation settings changed (held-out capability, test fraction), a partition "
+                                "was regenerated since, or sft_shards' last run failed part way (its split files are "
+                                "written one after another)")
     raise dg.Failure(
-        f"sft_shards' latest materialization (version {sft_version(sft_event) or '?'}) was not curated from {what}: "
-        "a partition was regenerated since, or sft_shards' last run failed part way (its split files are written "
-        f"one after another), or the curation settings changed. {harm}. Materialize sft_shards first "
+        f"sft_shards' latest materialization (version {sft_version(sft_event) or '?'}) was not curated from the "
+        f"capability partitions as they are now: {what}. {harm}. Materialize sft_shards first "
         f"(`python -m pipelines.run` does it in order), then {then}")
+
+
+def _listed(capabilities: list[str]) -> str:
+    return ", ".join(capabilities[:5]) + (f" and {len(capabilities) - 5} others" if len(capabilities) > 5 else "")
 
 
 def sft_version(sft_event: dg.EventLogEntry | None) -> str:

@@ -10,6 +10,12 @@ What must hold: `why_stale` names the failed checks (so `pipelines.run` curates 
 check fails); every reader of the splits refuses before reading them, naming sft_shards, the checks and what to do;
 with sft_shards curated again and its checks passing, the same publish goes on (guard).
 
+A guard of another kind refused as it should but said the wrong thing (faults73's check, under
+COWORKENV_ALLOW_PARTIAL): sft_shards curated from cap_a and cap_b, then cap_b's partition incomplete (a regeneration
+that failed) and hub_dataset materialized with partial publishing allowed. The refusal is right (the release would
+hold cap_b's SFT rows beside none of its envs), but on `main` it said cap_b's trajectories were "regenerated since",
+not that cap_b is left out now as incomplete. Now each capability is named with what happened to it.
+
 The same of a capability partition's steps: validated_envs failed its blocking acceptance_rate check, then
 teacher_trajectories materialized alone ran the teacher in those envs, and the partition read as complete (its latest
 run had succeeded). Now the step refuses to read them, and the partition is incomplete naming the check.
@@ -51,18 +57,20 @@ class Published(Exception):
     """The release reached the publisher: its configs' env ids by split are captured."""
 
 
-def _partition(root: Path) -> PartitionState:
+def _partition(root: Path, capability: str = CAP) -> PartitionState:
     """The partition complete with two envs and one episode of each (stored as the chain stores them)."""
-    rows = [{"env_id": spec.id, "capability": CAP, "source": "procedural", "origin": "o",
-             "spec_json": spec.model_dump_json()} for spec in SPECS]
+    specs = SPECS if capability == CAP else [s.model_copy(update={"context": f"{s.context} {capability}"}) for s in SPECS]
+    rows = [{"env_id": spec.id, "capability": capability, "source": "procedural", "origin": "o",
+             "spec_json": spec.model_dump_json()} for spec in specs]
     stored = {
-        hub_assets.SPECS: stages.SPECS.store(stages.SPECS.table(rows), root, hub_assets.SPECS, CAP),
-        hub_assets.ENVS: stages.ENVS.store(stages.ENVS.table(rows), root, hub_assets.ENVS, CAP),
+        hub_assets.SPECS: stages.SPECS.store(stages.SPECS.table(rows), root, hub_assets.SPECS, capability),
+        hub_assets.ENVS: stages.ENVS.store(stages.ENVS.table(rows), root, hub_assets.ENVS, capability),
         hub_assets.TRAJECTORIES: stages.TRAJECTORIES.store(stages.TRAJECTORIES.table([
-            {"env_id": env, "record_id": f"r-{env}", "capability": CAP, "teacher": "oracle"} for env in (ENV_1, ENV_2)]),
-            root, hub_assets.TRAJECTORIES, CAP, written_by="rollout"),
+            {"env_id": spec.id, "record_id": f"r-{spec.id}", "capability": capability, "teacher": "oracle"}
+            for spec in specs]), root, hub_assets.TRAJECTORIES, capability, written_by="rollout"),
     }
-    return PartitionState(CAP, "", {k: f.path for k, f in stored.items()}, {k: f.content_hash for k, f in stored.items()})
+    return PartitionState(capability, "", {k: f.path for k, f in stored.items()},
+                          {k: f.content_hash for k, f in stored.items()})
 
 
 def _curation(leaks: bool) -> Any:
@@ -85,7 +93,7 @@ def chain(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[SimpleNam
         monkeypatch.setattr(module, "complete_partitions", lambda *_: list(states))
     monkeypatch.setattr(freshness, "publishable_partitions", lambda *_: (list(states), ""))
     with dg.DagsterInstance.ephemeral() as instance:
-        yield SimpleNamespace(settings=settings, instance=instance, monkeypatch=monkeypatch)
+        yield SimpleNamespace(settings=settings, instance=instance, monkeypatch=monkeypatch, states=states)
 
 
 def _curate(chain: SimpleNamespace, leaks: bool) -> bool:
@@ -191,3 +199,18 @@ def test_a_partition_step_alone_does_not_read_an_output_whose_blocking_check_fai
                    for f in failures), failures
         state = next(s for s in partition_states(instance, settings.taxonomy(), settings) if s.capability == capability)
         assert "validated_envs: its blocking checks failed (acceptance_rate" in state.reason, state
+
+
+def test_a_partial_release_names_the_capability_left_out_not_a_regeneration(chain: SimpleNamespace) -> None:
+    """On `main`: "was not curated from the trajectories of cap_b as they are now: a partition was regenerated
+    since, or sft_shards' last run failed part way ..., or the curation settings changed"."""
+    chain.states.append(_partition(chain.settings.store_root, "cap_b"))
+    assert _curate(chain, leaks=False)
+    del chain.states[1]  # cap_b's regeneration failed: incomplete, left out under COWORKENV_ALLOW_PARTIAL
+    chain.settings = CoworkenvSettings(data_dir=chain.settings.data_dir, allow_partial=True)
+    with pytest.raises(dg.Failure) as refused:
+        _publish(chain)
+    message = str(refused.value)
+    assert "it holds the SFT rows of cap_b, left out now (incomplete and COWORKENV_ALLOW_PARTIAL is set" in message, \
+        message
+    assert "regenerated" not in message.split(".")[0] and "Materialize sft_shards first" in message, message
