@@ -11,7 +11,7 @@ from coworkenv.store import stages
 from pipelines.code_versions import CODE_VERSIONS
 from pipelines.partitions import capability_partitions
 from pipelines.resources import CoworkenvSettings
-from pipelines.staleness import data_folder_metadata
+from pipelines.staleness import data_folder_metadata, failed_upstream_checks
 
 ENVS = "validated_envs"
 REJECTED = "rejected_envs"
@@ -36,6 +36,9 @@ REJECTED = "rejected_envs"
 def validated_envs(context: dg.AssetExecutionContext, settings: CoworkenvSettings) -> dg.MaterializeResult:
     one_run_at_a_time(context, ENVS)
     capability = context.partition_key
+    refused = failed_upstream_checks(context.instance, SPECS, capability)
+    if refused is not None:
+        raise dg.Failure(refused)
     specs = store.latest(settings.store_root, SPECS, capability)
     if specs is None:
         raise dg.Failure(f"no task_specs for {capability}; materialize task_specs[{capability}] first")

@@ -13,7 +13,13 @@ from coworkenv import curate, store
 from coworkenv.store import stages
 from coworkenv.world import content_hash
 from pipelines.code_versions import CODE_VERSIONS
-from pipelines.freshness import IncompletePartitions, publishable_partitions, sft_input_hash, sft_paths
+from pipelines.freshness import (
+    IncompletePartitions,
+    failed_blocking_checks,
+    publishable_partitions,
+    sft_input_hash,
+    sft_paths,
+)
 from pipelines.resources import CoworkenvSettings
 from pipelines.staleness import PartitionState, data_folder_metadata
 
@@ -104,10 +110,20 @@ def _schemas_check(files: dict[str, store.StoredTable]) -> dg.AssetCheckResult:
 
 def current_sft_files(context: dg.AssetExecutionContext, settings: CoworkenvSettings) -> dict[str, Path]:
     """The split files of the latest sft_shards materialization, where they are in the data folder now (a split
-    that no longer exists is not listed)."""
+    that no longer exists is not listed); a dg.Failure when a blocking check failed on it (an env in two splits,
+    duplicate rows, another schema): its run stopped there, and no later run may read its splits either."""
     paths = sft_paths(context.instance, settings)
     if paths is None:
         raise dg.Failure("sft_shards has not been materialized; materialize it first")
+    failed = failed_blocking_checks(context.instance, SFT)
+    if failed:
+        version = sft_version(context.instance.get_latest_materialization_event(sft_shards.key))
+        raise dg.Failure(
+            f"sft_shards' latest materialization (version {version[:16] or '?'}) failed its blocking checks: "
+            f"{'; '.join(failed)}. Its run stopped there, but its splits stayed the latest: reading them would "
+            "publish, train or evaluate on what the checks refused (an env in two splits scores the training's own "
+            "envs as held out); nothing was read from them. Materialize sft_shards again once the cause is fixed "
+            "(`python -m pipelines.run` does it first, and stops there while a check fails)")
     return {split: Path(path) for split, path in paths.items()}
 
 
@@ -138,17 +154,32 @@ def refuse_sft_of_other_partitions(sft_event: dg.EventLogEntry | None, states: l
         return
     curated_from = meta.get(SFT_TRAJECTORIES)
     versions: dict[str, Any] = dict(curated_from.value) if curated_from is not None else {}  # type: ignore[arg-type]
-    changed = [s.capability for s in states if versions.get(s.capability) != s.versions[TRAJECTORIES]]
-    changed += sorted(set(versions) - {s.capability for s in states})
-    what = (f"the trajectories of {', '.join(changed[:5])}{' and others' if len(changed) > 5 else ''} as they are "
-            "now" if changed and curated_from is not None else
-            "the trajectories the complete capability partitions hold now, or under the curation settings now "
-            "(held-out capability, test fraction)")
+    now = {s.capability: s.versions[TRAJECTORIES] for s in states}
+    parts = []
+    if curated_from is not None:
+        regenerated = [c for c in now if c in versions and versions[c] != now[c]]
+        added, dropped = [c for c in now if c not in versions], sorted(set(versions) - set(now))
+        if regenerated:
+            parts.append(f"the trajectories of {_listed(regenerated)} changed since (a partition regenerated, or "
+                         "sft_shards' last run failed part way: its split files are written one after another)")
+        if added:
+            parts.append(f"{_listed(added)} {'is' if len(added) == 1 else 'are'} complete now and {'was' if len(added) == 1 else 'were'} "
+                         "left out of it (incomplete then, or added to the taxonomy since)")
+        if dropped:
+            partial = " and COWORKENV_ALLOW_PARTIAL is set" if settings.allow_partial else ""
+            parts.append(f"it holds the SFT rows of {_listed(dropped)}, left out now (incomplete{partial}, or "
+                         "removed from the taxonomy)")
+    what = "; ".join(parts) or ("the curation settings changed (held-out capability, test fraction), a partition "
+                                "was regenerated since, or sft_shards' last run failed part way (its split files are "
+                                "written one after another)")
     raise dg.Failure(
-        f"sft_shards' latest materialization (version {sft_version(sft_event) or '?'}) was not curated from {what}: "
-        "a partition was regenerated since, or sft_shards' last run failed part way (its split files are written "
-        f"one after another), or the curation settings changed. {harm}. Materialize sft_shards first "
+        f"sft_shards' latest materialization (version {sft_version(sft_event) or '?'}) was not curated from the "
+        f"capability partitions as they are now: {what}. {harm}. Materialize sft_shards first "
         f"(`python -m pipelines.run` does it in order), then {then}")
+
+
+def _listed(capabilities: list[str]) -> str:
+    return ", ".join(capabilities[:5]) + (f" and {len(capabilities) - 5} others" if len(capabilities) > 5 else "")
 
 
 def sft_version(sft_event: dg.EventLogEntry | None) -> str:

@@ -11,7 +11,7 @@ from coworkenv.store import stages
 from pipelines.code_versions import CODE_VERSIONS
 from pipelines.partitions import capability_partitions
 from pipelines.resources import CoworkenvSettings
-from pipelines.staleness import data_folder_metadata
+from pipelines.staleness import data_folder_metadata, failed_upstream_checks
 
 TRAJECTORIES = "teacher_trajectories"
 
@@ -29,6 +29,9 @@ TRAJECTORIES = "teacher_trajectories"
 def teacher_trajectories(context: dg.AssetExecutionContext, settings: CoworkenvSettings) -> dg.MaterializeResult:
     one_run_at_a_time(context, TRAJECTORIES)
     capability = context.partition_key
+    refused = failed_upstream_checks(context.instance, ENVS, capability)
+    if refused is not None:
+        raise dg.Failure(refused)
     envs = store.latest(settings.store_root, ENVS, capability)
     if envs is None:
         raise dg.Failure(f"no validated_envs for {capability}; materialize validated_envs[{capability}] first")

@@ -25,6 +25,7 @@ from pipelines.resources import CoworkenvSettings
 from pipelines.staleness import (
     DATA_DIR,
     PartitionState,
+    failed_blocking_checks,
     incomplete_message,
     located,
     moved_file,
@@ -238,6 +239,9 @@ def why_stale(instance: dg.DagsterInstance, asset: str, settings: CoworkenvSetti
     meta = latest_metadata(instance, asset)
     if meta is None:
         return "never materialized"
+    failed = failed_blocking_checks(instance, asset)
+    if failed:
+        return f"its blocking checks failed on its latest materialization: {'; '.join(failed)}"
     now = current_input_hash(instance, asset, settings)
     if now is None or meta.get("input_hash") != now:
         return "its inputs changed"

@@ -151,6 +151,43 @@ def latest_materialization(instance: dg.DagsterInstance, key: dg.AssetKey, parti
     return records[0] if records else None
 
 
+def failed_blocking_checks(instance: dg.DagsterInstance, asset: str, partition: str | None = None) -> list[str]:
+    """`name (key=value, ...)` of each blocking check that failed on the latest materialization of `asset` (of its
+    `partition`). Dagster records the materialization, then fails the step and skips the later steps of that run
+    only: on `main` a later run took the output the checks refused as any other, a second `python -m pipelines.run`
+    called an aggregate up to date, and an asset materialized alone (the UI's "Materialize") read it. [] when none
+    failed, or the materialization has no run (recorded by hand)."""
+    key = dg.AssetKey(asset)
+    if partition is None:
+        event = instance.get_latest_materialization_event(key)
+    else:
+        record = latest_materialization(instance, key, partition)
+        event = record.event_log_entry if record is not None else None
+    if event is None or not event.run_id:
+        return []
+    failed = []
+    for entry in instance.all_logs(event.run_id, of_type=dg.DagsterEventType.ASSET_CHECK_EVALUATION):
+        check = entry.dagster_event.asset_check_evaluation_data if entry.dagster_event is not None else None
+        if (check is None or check.passed or getattr(check, "blocking", None) is False or check.asset_key != key
+                or getattr(check, "partition", None) not in (None, partition)):
+            continue  # a run materializes a partition once: its checks in that run are of that materialization
+        shown = ", ".join(f"{k}={str(v.value)[:120]}" for k, v in check.metadata.items())
+        failed.append(f"{check.check_name}{f' ({shown})' if shown else ''}")
+    return failed
+
+
+def failed_upstream_checks(instance: dg.DagsterInstance, upstream: str, partition: str) -> str | None:
+    """Why a step of `partition` may not read `upstream`'s output: its latest materialization failed a blocking
+    check (the run that made it stopped there; a later run materializing the step alone would take it). None if
+    none failed."""
+    failed = failed_blocking_checks(instance, upstream, partition)
+    if not failed:
+        return None
+    return (f"{upstream}[{partition}]'s latest materialization failed its blocking checks: {'; '.join(failed)}; "
+            f"nothing was read from it. Materialize the partition again once the cause is fixed (`python -m "
+            f"pipelines.run` does; the check's result is in the Dagster UI under {upstream}, Checks)")
+
+
 def partition_input_hash(capability: Capability, settings: CoworkenvSettings) -> str:
     """What one capability's partition is generated from: definition, generator version and generation settings."""
     return content_hash({
@@ -195,6 +232,9 @@ def partition_state(instance: dg.DagsterInstance, capability: Capability, settin
                 moved_from, path = moved  # checked below as any recorded file: its bytes and its pointer
         if not path.is_file():
             return PartitionState(cid, f"{asset}: its file {path} is gone")
+        failed = failed_blocking_checks(instance, asset, cid)
+        if failed:  # the run stopped there; a later run of the steps after it alone took it as any other
+            return PartitionState(cid, f"{asset}: its blocking checks failed ({'; '.join(failed)})")
         version = str(meta["dataset_version"].value)
         if file_sha256(path) != version:  # later assets would read other rows under the recorded version
             return PartitionState(cid, f"{asset}: its file {path} was changed on disk since it was written")
