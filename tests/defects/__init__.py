@@ -215,6 +215,8 @@ from tests.defects import (
     read_attempt_credited,
     read_elsewhere_credited,
     relative_date_pinned,
+    reply_ask_embedded,
+    reply_ask_fronted,
     reply_ask_question,
     reply_ask_unphrased,
     reply_number_alternative,
@@ -562,6 +564,8 @@ MODULES = (
     python_time_read_in_utc,
     frame_scope_open,
     reply_ask_question,
+    reply_ask_embedded,
+    reply_ask_fronted,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
