@@ -57,6 +57,11 @@ from coworkenv.validate._reply_asks import asks_for_reply
     "Once it is booked, say which time you picked.",
     "Finish by telling me the value as well.",
     "Add their last run times to your reply.",
+    # a wish to know in other words (defects155)
+    "It would help to know which service caused it.",
+    "I'd appreciate knowing what you moved.",
+    "Curious when each one last ran.",
+    "It'd be good to know the count.",
 ])
 def test_asks_for_reply(request_: str) -> None:
     assert asks_for_reply(request_)
@@ -99,6 +104,8 @@ def test_asks_for_reply(request_: str) -> None:
     "When you reply to Grace, cc me.",
     "Reply to Leila's mail and attach the log to your reply.",
     "If the page is down, give me a call on the phone bridge via the calendar invite.",
+    "The curious case of the failing job needs a ticket.",
+    "It would help to keep the list short.",
 ])
 def test_asks_nothing_of_the_reply(request_: str) -> None:
     assert not asks_for_reply(request_)

@@ -40,7 +40,9 @@ whose checks never read the answer passed the agent that answers "Done.".
 - (defects155) the imperatives above after a fronted clause ("When you are done, give me the count.", "If any are
   broken, say how many.", "Once it is paused, explain why."), the user told by a gerund ("Finish by telling me the
   count.") and the reply named as what the answer is added to ("Add the count to your reply."). Words that make the
-  user a party to a write ("invite me", "cc me", "add me") are not a request to be told.
+  user a party to a write ("invite me", "cc me", "add me") are not a request to be told;
+- (defects155) a wish to know in other words: "I'd appreciate knowing", "It would help to know", "It'd be good to
+  know", and "Curious when ..." at a sentence's start.
 """
 
 from __future__ import annotations
@@ -69,7 +71,13 @@ _IN_REPLY = re.compile(r"\b(?:in|into|within|with)\s+your\s+(?:final\s+|last\s+)
                        r"\b(?:write|reply|answer|respond)\s+back\b(?!\s+to\s+(?!me\b))", re.IGNORECASE)
 # A wish to know, in the user's words.
 _WISH = re.compile(r"\bI(?:'d|\s+would|'m|\s+am)?\s+(?:(?:like|want|love|need|wish)\s+to\s+(?:know|hear|learn|find\s+out|"
-                   r"understand)|curious\b|wondering\b|wonder\b)|\blet\s+me\s+(?:hear|see|learn)\b", re.IGNORECASE)
+                   r"understand)|curious\b|wondering\b|wonder\b)|\blet\s+me\s+(?:hear|see|learn)\b|"
+                   # (defects155) "I'd appreciate knowing", "It would help to know", "Curious when ..." (no "I'm")
+                   r"\bI(?:'d|\s+would)\s+(?:appreciate|welcome)\s+(?:knowing|hearing|learning)\b|"
+                   r"\b(?:it\s+would|it'd|it\s+will|it'll)\s+(?:help|be\s+(?:good|great|nice|useful|handy|helpful))\s+"
+                   r"(?:me\s+)?to\s+(?:know|hear|learn)\b|"
+                   rf"^{_LEAD}(?:just\s+)?curious\s+(?:about|whether|if|who|what|which|when|where|why|how)\b",
+                   re.IGNORECASE)
 # An imperative of saying at a sentence's start.
 _SAY = re.compile(rf"^{_OPEN}(?:say|mention|state|specify|spell\s+out)\b", re.IGNORECASE)
 # A question put to the agent (after the lead words, "quick check:", "one more thing:", "btw"), not a polite request.
