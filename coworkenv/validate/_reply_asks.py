@@ -85,13 +85,12 @@ _ASIDE = r"(?:(?:quick\s+(?:check|question)|one\s+more\s+thing|btw|by\s+the\s+wa
 _AUX = (r"(?:has|have|had|was|were|is|are|am|isn't|aren't|wasn't|weren't|hasn't|haven't|will|won't|would|can|could|"
         r"should|shall|may|might|does|doesn't|do|don't|did|didn't|what|which|who|whom|whose|when|where|why|how)\b")
 _QUESTION = re.compile(rf"^{_LEAD}{_ASIDE}{_AUX}[^?]*\?", re.IGNORECASE)
-_POLITE = re.compile(rf"^{_LEAD}{_ASIDE}(?:(?:can|could|would|will|won't)\s+you\s+(?:please\s+)?(?!tell\b)|"
+# A request in a question's form, read at a clause's start (`.match(text, pos)`): "Can you pause the job?".
+_POLITE = re.compile(rf"{_LEAD}{_ASIDE}(?:(?:can|could|would|will|won't)\s+you\s+(?:please\s+)?(?!tell\b)|"
                      r"(?:would|do)\s+you\s+mind\b)", re.IGNORECASE)
-# A question anywhere in a sentence ending in "?" (defects155): read at each clause's start (`.match(text, pos)`).
+# A question anywhere in a sentence ending in "?" (defects155): read at each clause's start.
 _CLAUSE = re.compile(r"[;:,]\s+|\s[-\u2013\u2014]+\s+")
 _OPENS = re.compile(rf"{_LEAD}{_ASIDE}{_AUX}", re.IGNORECASE)
-_REQUEST = re.compile(rf"{_LEAD}{_ASIDE}(?:(?:can|could|would|will|won't)\s+you\s+(?:please\s+)?(?!tell\b)|"
-                      r"(?:would|do)\s+you\s+mind\b)", re.IGNORECASE)
 _FIND_OUT = re.compile(rf"{_LEAD}(?:can|could|would|will)\s+you\s+(?:please\s+)?(?:find\s+out|check|see|look\s+up|"
                        r"figure\s+out|work\s+out|confirm|double-check|tell)\s+(?:for\s+me\s+)?(?:whether|if|who|what|"
                        r"which|when|where|why|how)\b", re.IGNORECASE)
@@ -118,7 +117,7 @@ def asks_for_reply(request: str) -> bool:
         sentence = sentence.strip()
         if _IN_REPLY.search(sentence) or _WISH.search(sentence):
             return True
-        if _QUESTION.search(sentence) and not _POLITE.search(sentence) or _asks_question(sentence):
+        if (_QUESTION.search(sentence) and not _POLITE.match(sentence)) or _asks_question(sentence):
             return True
         if (_TO_ME.search(sentence) or _SAY.search(sentence)) and not _ELSEWHERE.search(sentence):
             return True
@@ -142,8 +141,9 @@ def _asks_question(sentence: str) -> bool:
     if _TAG.fullmatch(body, starts[-1]):
         return False
     # put to someone else: named by the clause before the question, or anywhere in an elliptical one
-    if _ADDRESSED.search(body, starts[q - 1], start) if q > 0 else not opening and _ADDRESSED.search(body):
+    addressed = _ADDRESSED.search(body, starts[q - 1], start) if q > 0 else not opening and _ADDRESSED.search(body)
+    if addressed:
         return False
     if (found := _FIND_OUT.match(body, start)) is not None:
         return _MORE_WORK.search(body, found.end()) is None
-    return _REQUEST.match(body, start) is None
+    return _POLITE.match(body, start) is None
