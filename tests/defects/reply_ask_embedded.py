@@ -16,7 +16,8 @@ Diego get back to you?" reworded; the twin keeps the base's checks on the reply)
 
 from __future__ import annotations
 
-from tests.defects._core import Defect
+from functools import partial
+
 from tests.defects.reply_ask_unphrased import _case as reworded_case
 
 CLASS = "reply_ask_embedded"
@@ -29,9 +30,8 @@ DETECTION = (
     "reply without its answer must fail a check"
 )
 
-
-def _case(name: str, base: str, old: str, new: str) -> Defect:
-    return reworded_case(name, base, old, new, cls=CLASS, asked="by a question not at its sentence's start")
+# each case: a base's request for the reply `old` reworded as `new` (the twin), its reply checks dropped (the defect)
+_case = partial(reworded_case, cls=CLASS, asked="by a question not at its sentence's start")
 
 
 DEFECTS = [

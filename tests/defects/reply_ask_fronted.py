@@ -15,7 +15,8 @@ reply)."""
 
 from __future__ import annotations
 
-from tests.defects._core import Defect
+from functools import partial
+
 from tests.defects.reply_ask_unphrased import _case as reworded_case
 
 CLASS = "reply_ask_fronted"
@@ -27,9 +28,8 @@ DETECTION = (
     "without its facts must fail a check"
 )
 
-
-def _case(name: str, base: str, old: str, new: str) -> Defect:
-    return reworded_case(name, base, old, new, cls=CLASS, asked="after a fronted clause or by a gerund")
+# each case: a base's request for the reply `old` reworded as `new` (the twin), its reply checks dropped (the defect)
+_case = partial(reworded_case, cls=CLASS, asked="after a fronted clause or by a gerund")
 
 
 DEFECTS = [
