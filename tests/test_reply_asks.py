@@ -37,6 +37,31 @@ from coworkenv.validate._reply_asks import asks_for_reply
     "Find out when each of them last ran. Relay that to me.",
     "Then pass the count on to me.",
     "Note the value too. Report it to me as well.",
+    # a question past the sentence's start, elliptical, or a polite request of finding out (defects155)
+    "Disable the failing jobs, with the version you read; when did each one last run?",
+    "Add a task for each broken page \u2014 what was the final count?",
+    "Roll it out by the book (runbooks/flag-rollout.md); how did it go?",
+    "Could you pause the job, and when did it last run?",
+    "Who owns it, by the way?",
+    "Pause it, then: who owns it?",
+    "Any idea which service was at fault?",
+    "Anything new on the list?",
+    "Any word from Diego?",
+    "You found the time?",
+    "Could you find out which service was at fault?",
+    "Can you check when each of them last ran?",
+    # an imperative of telling after a fronted clause, a gerund, the reply as what the answer is added to
+    "Once every page is loaded, give me the number of broken pages.",
+    "If you added any, walk me through them.",
+    "After the restock, recap what you moved.",
+    "Once it is booked, say which time you picked.",
+    "Finish by telling me the value as well.",
+    "Add their last run times to your reply.",
+    # a wish to know in other words (defects155)
+    "It would help to know which service caused it.",
+    "I'd appreciate knowing what you moved.",
+    "Curious when each one last ran.",
+    "It'd be good to know the count.",
 ])
 def test_asks_for_reply(request_: str) -> None:
     assert asks_for_reply(request_)
@@ -63,6 +88,48 @@ def test_asks_for_reply(request_: str) -> None:
     "Describe the fix for Maya.",
     "Report the bug to Dev.",
     "Send it to me.",
+    # (defects155) a polite request of other work, its tag, or one after a fronted clause; finding out, then working
+    "Pause the job, would you?",
+    "Pause the job, please?",
+    "Once it's paused, could you send the log to Grace?",
+    "Can you find out who owns it and assign it to them?",
+    "Hi, can you take this off my plate?",
+    # a question the clause before it puts to someone else, quoted, or reported
+    "Ping Dev on chat and ask: who owns it?",
+    "Mei wrote: can we move the sync?",
+    "Forward Mei's note (\"Can we move the sync?\") to Dev.",
+    "Pause the job and ask Dev who owns it?",
+    # the user a party to a write, after a fronted clause; the reply to a mail
+    "When you book it, invite me too.",
+    "When you reply to Grace, cc me.",
+    "Reply to Leila's mail and attach the log to your reply.",
+    "If the page is down, give me a call on the phone bridge via the calendar invite.",
+    "The curious case of the failing job needs a ticket.",
+    "It would help to keep the list short.",
 ])
 def test_asks_nothing_of_the_reply(request_: str) -> None:
     assert not asks_for_reply(request_)
+
+
+@pytest.mark.parametrize("shape", [
+    "Pause it, " + "and is, " * 20000 + "ok?",
+    "could you check whether x, " * 6000 + "and then?",
+    "x - " * 35000 + "?",
+    "ask: " * 28000 + "who?",
+    "Could you find out who " + "owns " * 28000 + "?",
+    "When a, " * 17000 + "give me.",
+    "If " + "a " * 70000 + ", give me it.",
+    # runs of lead words, each of which two unbounded runs around a fronted clause could split anywhere (quadratic:
+    # 20,000 "then, " took minutes before `_LEADS` bounded a run)
+    "then, " * 25000 + "zz",
+    "once you are done, " * 8000 + "tell me",
+    "and then " * 16000 + "what?",
+])
+def test_long_turns_are_read_in_linear_time(shape: str) -> None:
+    # a scan from each clause to the sentence's end would be quadratic: minutes on these 140-160 KB turns (defects155
+    # reads each clause's start once; each took 0.1-0.6 s on a loaded machine)
+    import time
+
+    start = time.perf_counter()
+    asks_for_reply(shape)
+    assert time.perf_counter() - start < 15

@@ -216,6 +216,8 @@ from tests.defects import (
     read_attempt_credited,
     read_elsewhere_credited,
     relative_date_pinned,
+    reply_ask_embedded,
+    reply_ask_fronted,
     reply_ask_question,
     reply_ask_unphrased,
     reply_number_alternative,
@@ -564,6 +566,8 @@ MODULES = (
     frame_scope_open,
     reply_ask_question,
     batch_write_overreach,
+    reply_ask_embedded,
+    reply_ask_fronted,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.

@@ -15,7 +15,12 @@ feature_flag_rollout) and the second turn of the multi-turn delegate_and_follow_
 defects152 grew the class by the imperatives of explaining ("Explain which service was at fault.", "Describe what
 you added.", "Recap what you moved.") and the answer passed on to the user by a verb of telling, often in a sentence
 of its own after the one that asks for the work ("Find out when each of them last ran. Relay that to me.", "Then
-pass the count on to me.", "Note the value too. Report it to me as well.")."""
+pass the count on to me.", "Note the value too. Report it to me as well.").
+
+defects155 grew it by a wish to know in other words ("It would help to know which service caused it.", "I'd
+appreciate knowing what you moved.", "Curious when each one last ran.", "It'd be good to know the count.").
+(The same round's reply_ask_embedded and reply_ask_fronted hold the question past a sentence's start and the
+imperative after a fronted clause.)"""
 
 from __future__ import annotations
 
@@ -139,4 +144,13 @@ DEFECTS = [
           "Explain the time you picked."),
     _case("read-out-rollout-2", "synth:feature_flag_rollout@2", "and tell me how it went.",
           "and read out to me how it went."),
+    # defects155: a wish to know in other words
+    _case("would-help-to-know-incident-1", "synth:incident_investigate_fix@1", "Tell me which service caused it.",
+          "It would help to know which service caused it."),
+    _case("appreciate-knowing-restock-2", "synth:inventory_restock_policy@2", "Tell me what you moved.",
+          "I'd appreciate knowing what you moved."),
+    _case("curious-when-pause-1", "synth:scheduler_pause_failing_jobs@1", "Tell me when each one last ran.",
+          "Curious when each one last ran."),
+    _case("good-to-know-audit-2", "synth:web_page_audit@2", "Then tell me the count.",
+          "It'd be good to know the count."),
 ]
