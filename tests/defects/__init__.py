@@ -269,6 +269,7 @@ from tests.defects import (
     unphrased_request_unchecked,
     unthreaded_answer_unchecked,
     vacuous,
+    value_admitted_empty,
     value_never_held,
     value_pattern_loose,
     value_read_as_substring,
@@ -562,6 +563,7 @@ MODULES = (
     python_time_read_in_utc,
     frame_scope_open,
     reply_ask_question,
+    value_admitted_empty,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
