@@ -188,6 +188,16 @@ Families of mutation kinds, kept apart in the registry (`KINDS`, name -> family,
   each text argument of a write with its first, then its last, character changed (one end kept), a map key argument
   replaced by another key of the named record's map, and a kept field changed at the end in the same call that
   moves the record's scope field elsewhere (the harm and the move out of scope in one call).
+- `d157` (hunt157, 7 kinds, bare names; its block sits after d154's; at most 3 mutants of a kind per base):
+  `value_as_text` (a number or a flag written as its text, `"3"`, `"true"`, in a guard's harm condition or forbidden
+  argument, or a completion's `not_equals`: an `equals` that never holds, a `not_equals` that always does),
+  `value_or_empty` (a written value as `in [v, "", null]`: the field left empty passes), `list_order_free` (a list's
+  `equals` as `in` its orderings), `reply_negatives_only` (a reply check kept to its `none_of`, or to `min_chars 20`:
+  a refusal meets it), `dt_window_from_initial` (an exact time as the span from the record's initial value to the
+  new one: the start state inside), `phrase_any_word` (a text value as any one of its words, `(?i)\b(svc|payments)\b`),
+  `dt_date_or_time` (a date-time as its date or its time of day). Its witness search (for every family) adds each
+  text argument of a write emptied and cut to its first or last word, a date-time argument a day later and at 23:45
+  the same day, a list argument of two or three items reversed, and every reply a refusal (the writes kept).
 
 Kinds whose name starts with `py_` or `python.` are sandboxed (slow) and run only with `--python`; as in
 defects69, `py_*` mutants (of `d69`, `d73`, `d77`, `d83` and `d149`) are made on the examples and seed 1 only, one per base, kind and rule kind.
@@ -224,6 +234,7 @@ for files already written.
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples hunt:17 access_request_approval,delegate_and_follow_up,inbox_triage_reply,mail_ticket_chat_coordination,reschedule_conflict,todo_track_mail_requests:15 --family d146 --out d146.jsonl --summary
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples hunt:1-5 --family d149 --python --out d149.jsonl --summary
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples hunt:1-2 access_request_approval,adapt_announced_change,adapt_silent_change,clarify_ambiguous_request,delegate_and_follow_up,inbox_triage_reply,incident_investigate_fix,mail_ticket_chat_coordination,oncall_handoff,reschedule_conflict,todo_track_mail_requests:1 --family d154 --out d154.jsonl --summary
+    PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples hunt:1 access_request_approval,adapt_announced_change,adapt_silent_change,clarify_ambiguous_request,delegate_and_follow_up,inbox_triage_reply,incident_investigate_fix,mail_ticket_chat_coordination,oncall_handoff,reschedule_conflict,todo_track_mail_requests:1 --family d157 --out d157.jsonl --summary
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples --kinds state_to_log 'records.*drop_cond' --out o.jsonl
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --tally d65.jsonl d69.jsonl
 """
@@ -267,7 +278,7 @@ Rule = dict[str, Any]
 
 class Kind(NamedTuple):
     family: str  # "d65", "d69", "d73", "d77", "d83", "d92", "d94", "d99", "d111", "d117", "d119", "d123", "d129",
-    # "d132", "d135", "d141", "d146", "d149" or "d154"
+    # "d132", "d135", "d141", "d146", "d149", "d154" or "d157"
     rule: str  # the rule kind it mutates ("check"/"scoring" for the check's or spec's own settings)
     python: bool  # the mutant runs a Python check in the sandbox
 
@@ -366,6 +377,8 @@ KINDS: dict[str, Kind] = {
              "py_value_in_record"),
     **_kinds("d154", "any", "value_suffix_only value_prefix_only map_value_any_key scope_id_not_equals "
              "scope_id_prefix guard_scope_writable body_in_file_content"),
+    **_kinds("d157", "any", "value_as_text value_or_empty list_order_free reply_negatives_only "
+             "dt_window_from_initial phrase_any_word dt_date_or_time"),
 }
 
 
@@ -402,6 +415,16 @@ def final_state(spec: Spec) -> dict[str, Any]:
 
 def _is_num(v: Any) -> TypeGuard[int | float]:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def ref_writes(ref: Episode) -> Iterator[tuple[int, int, dict[str, Any], Any]]:
+    """(turn, step, call, tool) of each call of a write tool in a reference."""
+    for t, turn in enumerate(ref):
+        for s, st in enumerate(turn["steps"]):
+            c = st.get("call")
+            td = TOOLS.get(c["name"]) if c else None
+            if c is not None and td is not None and td.kind == "write":
+                yield t, s, c, td
 
 
 # -- family d65 -------------------------------------------------------------------------------------------------
@@ -4344,30 +4367,25 @@ def episodes154(spec: Spec) -> Iterator[tuple[str, Episode]]:
         return
     ids = {r.get("id") for tables in spec["world"]["apps"].values() for t in (tables or {}).values()
            for r in _rows(t)}
-    for t, turn in enumerate(ref):
-        for s, st in enumerate(turn["steps"]):
-            c = st.get("call")
-            td = TOOLS.get(c["name"]) if c else None
-            if td is None or td.kind != "write":
+    for t, s, c, td in ref_writes(ref):
+        for a, v in c["arguments"].items():
+            if not isinstance(v, str) or len(v) < _MINLEN154 or v in ids or re.search(r"(^|_)id$", a):
                 continue
-            for a, v in c["arguments"].items():
-                if not isinstance(v, str) or len(v) < _MINLEN154 or v in ids or re.search(r"(^|_)id$", a):
-                    continue
-                for at in (0, len(v) - 1):
+            for at in (0, len(v) - 1):
+                r = copy.deepcopy(ref)
+                r[t]["steps"][s]["call"]["arguments"][a] = _respelt154(v, at)
+                yield f"{c['name']}.{a}={_respelt154(v, at)[:30]} (one end kept)", r
+        # a key of a map field of the named record, replaced by another key of that map
+        rid = next((x for p, x in c["arguments"].items() if p == _id_param154([p]) and isinstance(x, str)), None)
+        rec = next((r for tb in (spec["world"]["apps"].get(td.app) or {}).values() for r in _rows(tb)
+                    if r.get("id") == rid), None)
+        for a, v in c["arguments"].items():
+            maps = [m for m in (rec or {}).values() if isinstance(m, dict) and v in m] if isinstance(v, str) else []
+            for m in maps[:1]:
+                for other in [x for x in m if x != v][:2]:
                     r = copy.deepcopy(ref)
-                    r[t]["steps"][s]["call"]["arguments"][a] = _respelt154(v, at)
-                    yield f"{c['name']}.{a}={_respelt154(v, at)[:30]} (one end kept)", r
-            # a key of a map field of the named record, replaced by another key of that map
-            rid = next((x for p, x in c["arguments"].items() if p == _id_param154([p]) and isinstance(x, str)), None)
-            rec = next((r for tb in (spec["world"]["apps"].get(td.app) or {}).values() for r in _rows(tb)
-                        if r.get("id") == rid), None)
-            for a, v in c["arguments"].items():
-                maps = [m for m in (rec or {}).values() if isinstance(m, dict) and v in m] if isinstance(v, str) else []
-                for m in maps[:1]:
-                    for other in [x for x in m if x != v][:2]:
-                        r = copy.deepcopy(ref)
-                        r[t]["steps"][s]["call"]["arguments"][a] = other
-                        yield f"{c['name']}.{a}={other} (another key of the map)", r
+                    r[t]["steps"][s]["call"]["arguments"][a] = other
+                    yield f"{c['name']}.{a}={other} (another key of the map)", r
     fstate = final_state(spec)
     for app, table, rid, field, kept in _kept135(spec):
         sc = _scope_field154(spec, fstate, app, table, rid, field)
@@ -4395,6 +4413,167 @@ def episodes154(spec: Spec) -> Iterator[tuple[str, Episode]]:
 FAMILIES["d154"] = mutants154
 
 
+# -- hunt157: the family d157 ------------------------------------------------------------------------------------
+# Hand-written verifier mistakes of types and of states: a number or a flag written as its text (`"3"`, `"true"`:
+# an `equals` that never holds, a `not_equals` that always does), a text value "or empty", a list's order dropped
+# (any ordering of its items), a reply check kept to what it must not say (a refusal meets it), an exact time as the
+# span from where the record was to where it goes (the start state inside), a phrase as any one of its words, and a
+# date-time as its date or its time of day.
+_REFUSAL157 = "Sorry, I can't help with that request right now."
+
+
+def _as_text157(v: Any) -> Any:
+    """A number or a flag as the text an author copied it as (`3` -> `"3"`, `True` -> `"true"`), else None."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if _is_num(v):
+        return str(v)
+    return None
+
+
+def _initial157(spec: Spec, app: str, table: str, rid: Any, field: str) -> Any:
+    rec = next((r for r in _rows(world_table(spec, app, table)) if r.get("id") == rid), None)
+    return _dig(rec, field) if rec is not None else None
+
+
+def _cond_kinds157(conds: list[dict[str, Any]], spec: Spec, app: str | None, table: str | None, role: str
+                   ) -> Iterator[tuple[str, list[dict[str, Any]]]]:
+    rid = next((w.get("value") for w in conds if w.get("field") == "id" and w.get("op", "equals") == "equals"), None)
+    for i, w in enumerate(conds):
+        op, v, f = w.get("op", "equals"), w.get("value"), str(w.get("field"))
+        t = _as_text157(v)
+        if t is not None and ((role == "guard" and op in ("equals", "gte", "lte", "gt", "lt"))
+                              or (role == "completion" and op == "not_equals")):
+            yield "value_as_text", _at129(conds, i, [{**w, "value": t}])
+        if role != "completion" or f == "id":
+            continue
+        if op == "equals" and isinstance(v, str) and v and not _DT.match(v):
+            yield "value_or_empty", _at129(conds, i, [{**w, "op": "in", "value": [v, "", None]}])
+            words = re.findall(r"[A-Za-z0-9]{3,}", v)
+            if len(words) >= 2:
+                alt = "|".join(re.escape(x) for x in dict.fromkeys(words))
+                yield "phrase_any_word", _at129(conds, i, [{**w, "op": "matches", "value": rf"(?i)\b({alt})\b"}])
+        if op == "equals" and isinstance(v, list) and 2 <= len(v) <= 3 and len(set(map(str, v))) == len(v):
+            perms = [list(p) for p in itertools.permutations(v)]
+            yield "list_order_free", _at129(conds, i, [{**w, "op": "in", "value": perms}])
+        if op == "equals" and isinstance(v, str) and _DT.match(v):
+            d, tm = v[:10], v[11:16]
+            yield "dt_date_or_time", _at129(conds, i, [{**w, "op": "matches",
+                                                         "value": rf"^({re.escape(d)}T|\d{{4}}-\d\d-\d\dT{tm})"}])
+            old = _initial157(spec, app, table, rid, f) if app and table and rid is not None else None
+            if isinstance(old, str) and _DT.match(old) and old != v:
+                lo, hi = sorted([old, v])
+                yield "dt_window_from_initial", _at129(conds, i, [{**w, "op": "gte", "value": lo},
+                                                                  {**w, "op": "lte", "value": hi}])
+
+
+def _matcher_kinds157(m: dict[str, Any], role: str) -> Iterator[tuple[str, dict[str, Any]]]:
+    for a, x in (m.get("args") or {}).items():
+        t = _as_text157(x)
+        if t is not None and role == "guard":
+            yield "value_as_text", {**m, "args": {**m["args"], a: t}}
+    for name, new in _cond_kinds157(m.get("where") or [], {}, None, None, role):
+        if name == "value_as_text":
+            yield name, {**m, "where": new}
+
+
+def rule_kinds157(rule: Rule, spec: Spec, role: str) -> Iterator[tuple[str, Rule]]:
+    """(kind, new rule): hunt157's mutations of one rule."""
+    k = rule["kind"]
+    if k == "field":
+        t = rule["target"]
+        cond = {"field": t["field"], "op": rule.get("op", "equals"), "value": rule.get("value")}
+        idc = {"field": "id", "op": "equals", "value": t["id"]}
+        if role == "completion":  # a guard's "stays v" written as text would fail the reference: not a mistake
+            for name, new in _cond_kinds157([idc, cond], spec, t["app"], t["table"], role):
+                yield name, {"kind": "records", "app": t["app"], "table": t["table"], "where": new,
+                             "count_op": "gte", "count": 1}
+    elif k == "records":
+        # a guard's conditions describe the harm only inside a count of none (`equals 0`, `lte 0`)
+        harm = rule.get("count_op", "gte") in ("equals", "lte") and rule.get("count") == 0
+        if role == "completion" or harm:
+            for name, new in _cond_kinds157(rule.get("where") or [], spec, rule["app"], rule["table"], role):
+                yield name, {**rule, "where": new}
+    elif k in ("called", "order", "forbidden"):
+        for key in (["first", "then"] if k == "order" else ["call"]):
+            for name, new in _matcher_kinds157(rule[key], "guard" if k == "forbidden" else role):
+                yield name, {**rule, key: new}
+            if k != "forbidden" and role == "completion":
+                m = rule[key]
+                for name, w in _cond_kinds157([{"field": a, "op": "equals", "value": x}
+                                               for a, x in (m.get("args") or {}).items()], spec, None, None, role):
+                    if name in ("list_order_free", "phrase_any_word", "dt_date_or_time"):
+                        kept = {a: x for a, x in m["args"].items() if a not in {c["field"] for c in w}}
+                        changed = [c for c in w if c.get("op") != "equals"]
+                        yield name, {**rule, key: {**m, "args": kept, "where": [*(m.get("where") or []), *changed]}}
+    elif k == "text" and role == "completion" and (rule.get("scope") or "final") != "all":
+        nones = rule.get("none_of") or []
+        if rule.get("all_of") or rule.get("any_of") or rule.get("regex") or rule.get("number"):
+            keep = {x: y for x, y in rule.items() if x in ("kind", "scope", "turn", "normalize", "words", "none_of")}
+            yield "reply_negatives_only", {**keep, "min_chars": 20} if not nones else keep
+
+
+_PER_BASE157 = 3  # mutants of one kind per base (the first ones, check by check): the run stays short
+
+
+def mutants157(spec: Spec) -> Iterator[Mutant]:
+    made: dict[str, int] = defaultdict(int)
+    for ci, c in enumerate(spec["checks"]):
+        role = c.get("role") or ("guard" if c["rule"]["kind"] in ("frame", "forbidden") else "completion")
+        found = [(name, r, None) for name, r in rule_kinds157(c["rule"], spec, role)]
+        if c["rule"]["kind"] == "tiers" and role == "completion":
+            found += [(name, r, ti) for ti, tier in enumerate(c["rule"].get("tiers") or [])
+                      for name, r in rule_kinds157(tier["rule"], spec, role)]
+        for name, r, ti in found:
+            if made[name] >= _PER_BASE157:
+                continue
+            made[name] += 1
+            s2 = copy.deepcopy(spec)
+            if ti is None:
+                s2["checks"][ci] = {**c, "rule": r}
+            else:
+                s2["checks"][ci]["rule"]["tiers"][ti] = {**s2["checks"][ci]["rule"]["tiers"][ti], "rule": r}
+            yield Mutant(name, ci, s2, "" if ti is None else f"tier {ti}")
+
+
+def episodes157(spec: Spec) -> Iterator[tuple[str, Episode]]:
+    """hunt157's episodes: each text argument of a write emptied, each list argument of two or three items in
+    another order, each text argument of several words cut to its first or last word, each date-time argument at
+    the same time on another day and on the same day at another time, and every reply a refusal (the writes kept)."""
+    ref = spec["reference"]
+    if not ref:
+        return
+    for t, s, c, _td in ref_writes(ref):
+        for a, v in c["arguments"].items():
+            news: list[tuple[str, Any]] = []
+            if isinstance(v, str) and v and not re.search(r"(^|_)id$", a):
+                news.append(("emptied", ""))
+                words = re.findall(r"[A-Za-z0-9]{3,}", v)
+                if len(words) >= 2 and not _DT.match(v):
+                    news += [("first word", words[0]), ("last word", words[-1])]
+                if _DT.match(v):
+                    news += [("next day", _day_shift(v, 1)), ("other time", v[:11] + "23:45" + v[16:])]
+            if isinstance(v, list) and 2 <= len(v) <= 3:
+                news.append(("reversed", list(reversed(v))))
+            for lab, x in news:
+                if x is None or x == v:
+                    continue
+                r = copy.deepcopy(ref)
+                r[t]["steps"][s]["call"]["arguments"][a] = x
+                yield f"{c['name']}.{a} {lab}", r
+    r = copy.deepcopy(ref)
+    said = False
+    for turn in r:
+        for st in turn["steps"]:
+            if st.get("say"):
+                st["say"], said = _REFUSAL157, True
+    if said:
+        yield "every reply a refusal", r
+
+
+FAMILIES["d157"] = mutants157
+
+
 
 class Witnesses:
     """Per base, the near-reference episodes the shipped spec fails; the first one a mutant passes is its witness."""
@@ -4418,7 +4597,7 @@ class Witnesses:
                                             episodes117(spec), episodes119(spec), episodes123(spec),
                                             episodes129(spec), episodes132(spec), episodes135(spec),
                                             episodes135_kept(spec), episodes135_after(spec), episodes141(spec),
-                                            episodes146(spec), episodes154(spec)):
+                                            episodes146(spec), episodes154(spec), episodes157(spec)):
                 try:
                     if not play(spec, ep).passed:
                         self._failing[base].append((lab, ep))

@@ -18,7 +18,7 @@ passes both, and a tool that refuses both fails both: neither says anything.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from coworkenv.spec import EnvSpec, ToolCallSpec
@@ -53,29 +53,47 @@ def _padded(value: str | int | float) -> str | int | float:
     return value + ("1" if value[-1].isdigit() else "x")
 
 
-def padded_probes(spec: EnvSpec, writes: Iterable[tuple[int, int, ToolCallSpec]],
-                  tools: Mapping[str, ToolDef]) -> Iterator[Mutation]:
-    """For each written scalar a Python check may read: the value changed in its last character, and the value one
-    character longer, as one group (`padded_reads` judges it). Nothing where no check has a Python rule."""
-    if not any(python_rules(c.rule) for c in spec.checks):
-        return
+def written_args(writes: Iterable[tuple[int, int, ToolCallSpec]], tools: Mapping[str, ToolDef],
+                 keep: Callable[[ToolDef, str, Any], bool], limit: int
+                 ) -> Iterator[tuple[int, int, ToolCallSpec, str, Any]]:
+    """(turn, step, call, argument, value) of the first `limit` arguments of the writes that `keep` takes."""
     made = 0
     for t, s, call in writes:
         tool = tools.get(call.name)
         if tool is None:
             continue
         for arg, value in call.arguments.items():
-            if made >= _MAX_VALUES:
-                return
-            if _kind(value) not in ("text", "number") or _literal(tool, arg):
+            if not keep(tool, arg, value):
                 continue
-            assert isinstance(value, str | int | float)
+            if made >= limit:
+                return
             made += 1
-            changed: dict[str, Any] = {**call.arguments, arg: _changed(value)}
-            padded: dict[str, Any] = {**call.arguments, arg: _padded(value)}
-            yield from _pair(spec, t, s, call.name, f"reference[{t}].steps[{s}].call.arguments.{arg}", PADDED_GROUP,
-                             "value_read_as_substring", (f"{arg} {value!r} -> {changed[arg]!r}", changed),
-                             (f"{arg} {value!r} -> {padded[arg]!r}, one character longer", padded))
+            yield t, s, call, arg, value
+
+
+def padded_probes(spec: EnvSpec, writes: Iterable[tuple[int, int, ToolCallSpec]],
+                  tools: Mapping[str, ToolDef]) -> Iterator[Mutation]:
+    """For each written scalar a Python check may read: the value changed in its last character, and the value one
+    character longer, as one group (`padded_reads` judges it). Nothing where no check has a Python rule."""
+    if not any(python_rules(c.rule) for c in spec.checks):
+        return
+    yield from changed_pairs(spec, writes, tools, lambda tool, arg, value: _kind(value) in ("text", "number") and
+                             not _literal(tool, arg), _MAX_VALUES, PADDED_GROUP, "value_read_as_substring",
+                             lambda value: (f"-> {_padded(value)!r}, one character longer", _padded(value)))
+
+
+def changed_pairs(spec: EnvSpec, writes: Iterable[tuple[int, int, ToolCallSpec]], tools: Mapping[str, ToolDef],
+                  keep: Callable[[ToolDef, str, Any], bool], limit: int, group: str, code: str,
+                  probe: Callable[[Any], tuple[str, Any]]) -> Iterator[Mutation]:
+    """For the first `limit` arguments of the writes that `keep` takes, a pair in `group`: the value changed in its
+    last character (the control), and the value `probe` makes (what it says of it, the new value)."""
+    for t, s, call, arg, value in written_args(writes, tools, keep, limit):
+        said, new = probe(value)
+        shown = repr(value) if len(repr(value)) <= 60 else f"{repr(value)[:57]}..."
+        changed: dict[str, Any] = {**call.arguments, arg: _changed(value)}
+        yield from _pair(spec, t, s, call.name, f"reference[{t}].steps[{s}].call.arguments.{arg}", group, code,
+                         (f"{arg} {shown} -> {repr(changed[arg])[:60]}", changed),
+                         (f"{arg} {shown} {said}", {**call.arguments, arg: new}))
 
 
 def padded_reads(probes: Mapping[str, list[tuple[Mutation, bool]]]) -> list[tuple[Mutation, str]]:

@@ -45,6 +45,7 @@ from coworkenv.validate._declared_calls import Builtin, as_builtin
 from coworkenv.validate._declared_routes import declared_respellings
 from coworkenv.validate._deleted_guards import deleted_guards
 from coworkenv.validate._early_action import early_actions, slow_early_actions
+from coworkenv.validate._emptied_values import EMPTIED_GROUP, emptied_reads
 from coworkenv.validate._episodes import EpisodeOutcome
 from coworkenv.validate._guard_effects import same_effect_guards
 from coworkenv.validate._guard_evasions import evaded_guards
@@ -199,13 +200,15 @@ def mutations_gate(ctx: GateContext) -> GateResult:
     errors += like
     incidental = [p for p in incidental if p not in {e.path for e in like}]
     errors += _unread_items({g: ms for g, ms in probes.items()
-                             if not g.startswith((ASKED_GROUP, SUBJECT_GROUP, NOTE_GROUP, PADDED_GROUP))})
+                             if not g.startswith((ASKED_GROUP, SUBJECT_GROUP, NOTE_GROUP, PADDED_GROUP, EMPTIED_GROUP))})
     errors += [GateError("mutations", m.code, m.path, why)  # a body's facts admitted from the subject (hunt146)
                for m, why in subject_read({g: ms for g, ms in probes.items() if g.startswith(SUBJECT_GROUP)})]
     errors += [GateError("mutations", m.code, m.path, why)  # a written value read from the call's note (hunt149)
                for m, why in moved_reads({g: ms for g, ms in probes.items() if g.startswith(NOTE_GROUP)})]
     errors += [GateError("mutations", m.code, m.path, why)  # a written value read as a substring (defects151)
                for m, why in padded_reads({g: ms for g, ms in probes.items() if g.startswith(PADDED_GROUP)})]
+    errors += [GateError("mutations", m.code, m.path, why)  # a written value admitted or empty (hunt157)
+               for m, why in emptied_reads({g: ms for g, ms in probes.items() if g.startswith(EMPTIED_GROUP)})]
     answered = {m.path for m, o in results if m.kind == "text_drop" and not m.group and m.path.endswith(".say")
                 and o.result is not None and not o.passed}  # the `no answer` near misses that fail a check
     errors += _unread_asked({g: ms for g, ms in probes.items() if g.startswith(ASKED_GROUP)}, answered)

@@ -71,6 +71,7 @@ from coworkenv.validate._check_reads import spec_rules
 from coworkenv.validate._created_instead import created_instead_mutations
 from coworkenv.validate._date_parts import date_part_shifts
 from coworkenv.validate._declared_calls import op_params
+from coworkenv.validate._emptied_values import emptied_probes
 from coworkenv.validate._frame_created_ids import frame_created_id_mutations, frame_pinned_created
 from coworkenv.validate._held_names import held_name_mutations
 from coworkenv.validate._listed_numbers import listed_number_mutations
@@ -187,6 +188,7 @@ def near_miss_mutations(spec: EnvSpec, world: World | EntityIndex, *, max_altern
     out += subject_probes(spec, writes, tools)  # a message's body moved into its subject (hunt146)
     out += note_probes(spec, writes, tools)  # a written value moved into the call's note (hunt149)
     out += padded_probes(spec, writes, tools)  # a written value one character longer (defects151)
+    out += emptied_probes(spec, writes, tools)  # a written value emptied (hunt157)
     moves: set[tuple[tuple[int, int], tuple[int, int]]] = set()  # two order checks may ask for the same swap
     for i, check, _, rule in spec_rules(spec.checks):  # a tier's order rule too
         if isinstance(rule, OrderRule):

@@ -272,6 +272,7 @@ from tests.defects import (
     unphrased_request_unchecked,
     unthreaded_answer_unchecked,
     vacuous,
+    value_admitted_empty,
     value_never_held,
     value_pattern_loose,
     value_read_as_substring,
@@ -568,6 +569,7 @@ MODULES = (
     batch_write_overreach,
     reply_ask_embedded,
     reply_ask_fronted,
+    value_admitted_empty,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
