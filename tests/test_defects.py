@@ -207,13 +207,20 @@ def _key(spec: dict[str, Any]) -> bytes:
 
 
 @cache
-def _verdict(spec_json: bytes, policy: str) -> Any:
-    return judge(orjson.loads(spec_json), policy)
+def _verdict(spec_json: bytes, policy: str, gates: tuple[str, ...] | None = None) -> Any:
+    return judge(orjson.loads(spec_json), policy, gates)
 
 
-def verdict(spec: dict[str, Any], policy: str = "strict") -> Any:
-    """The gates' verdict on a spec, computed once per distinct spec and policy."""
-    return _verdict(_key(spec), policy)
+def verdict(spec: dict[str, Any], policy: str = "strict", gates: tuple[str, ...] | None = None) -> Any:
+    """The gates' verdict on a spec, computed once per distinct spec, policy and gate selection (None: all ten)."""
+    return _verdict(_key(spec), policy, gates)
+
+
+def _judging_gates(defect: Defect) -> tuple[str, ...] | None:
+    """The gates a defect's rejection is judged by: its own gate where it names one (with the episode gates a full
+    validation runs before it; its errors are a full validation's, tests/test_validate_gate_selection.py), all ten
+    for one that names none, and for funnel_attribution, whose gate must be the first failed of all ten."""
+    return None if defect.gate is None or defect.cls == "funnel_attribution" else (defect.gate,)
 
 
 def _python_checks(spec: dict[str, Any]) -> bool:
@@ -279,8 +286,8 @@ def test_defect_reference_passes_its_own_checks(defect: Defect) -> None:
 
 @pytest.mark.parametrize("defect", [_marked(d) for d in DEFECTS])
 def test_gates_reject_defect(defect: Defect) -> None:
-    v = verdict(defect.defect_spec())
-    assert not v.passed, f"{defect.id}: the gates accept a spec where an agent {defect.gets_away_with}"
+    v = verdict(defect.defect_spec(), gates=_judging_gates(defect))
+    assert not v.selection_passed, f"{defect.id}: the gates accept a spec where an agent {defect.gets_away_with}"
     if defect.gate is not None:
         # The funnel attributes a rejection to the first failed gate; elsewhere the expected gate must fail too.
         failed = [v.first_failed_gate] if defect.cls == "funnel_attribution" else v.failed_gates()

@@ -28,6 +28,7 @@ from coworkenv.limits import DEFAULT_REPAIR_ROUNDS, MAX_REPAIR_ROUNDS
 
 if TYPE_CHECKING:
     from coworkenv.validate import Candidate
+    from coworkenv.validate.policy import Policy
 
 # The gates, the LLM client and the stores are imported when the command runs, not when `coworkenv` starts.
 
@@ -56,6 +57,10 @@ def validate_command(
     policy: Annotated[str, typer.Option(
         "--policy", help="strict: reject every defect (training data); report: accept, listing every finding on the "
                          "env (imported benchmark tasks).")] = "strict",
+    gates: Annotated[str | None, typer.Option(
+        "--gates", help="Run only these gates (comma-separated, e.g. sandbox,references), for iterating on their "
+                        "findings: prints each spec's errors and writes OUT/gates.json; no repair, no tables, nothing "
+                        "accepted (only all ten gates accept a spec).")] = None,
 ) -> None:
     """Validate specs (all ten gates), repair failures with an LLM if one is configured, write the results."""
     from coworkenv.llm import NoLLMBackend
@@ -68,6 +73,9 @@ def validate_command(
         chosen = check_policy(policy)
     except ValueError as exc:
         fail(str(exc))
+    if gates is not None:
+        validate_gates(spec_dir, out, gates, chosen, repairing=(llm or "none").strip().lower() != "none")
+        return
     check_out_dir(out, spec_dir, suffix="validated")
     if cache_dir is not None:
         check_cache_dir(cache_dir)
@@ -90,6 +98,40 @@ def validate_command(
         typer.echo(render_funnel(funnel))
         say(f"wrote {out / 'accepted.parquet'}, {out / 'rejected.parquet'}, {out / 'funnel.json'}")
     report_requests(backend, "repair")  # every repair request failed: exit 3, after the tables are written
+
+
+def validate_gates(spec_dir: Path, out: Path, gates: str, policy: Policy, *, repairing: bool) -> None:
+    """`--gates`: each spec judged by the chosen gates alone; their errors printed and written to OUT/gates.json (one
+    report a spec, as a reviser gets it, saying which gates ran and which were skipped). A usage error (exit 2) for
+    an unknown gate or a repair asked for."""
+    from coworkenv.validate import validate_spec
+    from coworkenv.validate.gates import check_gates
+
+    try:
+        selection = check_gates(gates)
+    except ValueError as exc:
+        fail(f"--gates {gates}: {exc}")
+    if repairing:
+        fail("--gates runs only the chosen gates and repairs nothing (a repair is judged by all ten); leave out --llm, "
+             "or leave out --gates to validate and repair")
+    check_out_dir(out, spec_dir, suffix="validated")
+    reports: list[dict[str, Any]] = []
+    for candidate in read_candidates(spec_dir):
+        where = candidate.origin or candidate.capability
+        if candidate.error is not None:
+            reports.append({"origin": candidate.origin, "capability": candidate.capability,
+                            "generation_error": f"{candidate.error}: {candidate.error_message}"})
+            say(f"{where}: generation failed ({candidate.error}), nothing to validate")
+            continue
+        verdict = validate_spec(candidate.payload, policy=policy, gates=selection)
+        reports.append({"origin": candidate.origin, "capability": candidate.capability, **verdict.report()})
+        ran = ", ".join(g.gate for g in verdict.gates)
+        say(f"{where}: {'passed' if verdict.selection_passed else 'failed'} the gates that ran ({ran})")
+        for error in verdict.errors():
+            say(f"  {error}")
+    with output_lock(out, "validate"):
+        atomic_write_bytes(out / "gates.json", orjson.dumps(reports, option=orjson.OPT_INDENT_2))
+    say(f"wrote {out / 'gates.json'} (gates {', '.join(selection)} only: a partial validation accepts nothing)")
 
 
 def check_cache_dir(cache_dir: Path) -> None:

@@ -12,6 +12,7 @@ episodes (4, 5, 6, 7, 9, 10) are in `episode_gates`.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -65,6 +66,35 @@ STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("sound", ("noop", "mutations", "reads_state")),
 )
 _MAX_ERRORS_PER_GATE = 50
+
+
+# The gates that read the spec alone. Every other gate judges episodes played on the one Env a validation shares, and
+# what a gate builds from it depends on the episodes played before: the near misses' "another record" values are
+# drawn from the world the last episode left (the EntityIndex holds the live world), so the mutations gate alone drew
+# other alternatives than after the oracle's and the noop's episodes (written_name_unchanged/paused-entry-version-14:
+# killed alone, survived in a full validation). A gate chosen alone therefore runs after the episode gates a full
+# validation runs before it, in its order.
+SPEC_GATES: tuple[str, ...] = ("schema", "references", "exposed_tools")
+RUN_ORDER: tuple[str, ...] = tuple(g for _, gates in STAGES for g in gates)
+
+
+def check_gates(names: Iterable[str] | str | None) -> tuple[str, ...]:
+    """The gates a validation runs, in GATES order: all ten for None, else the gates named (a list, or one string of
+    names separated by commas), schema, and the episode gates a full validation runs before a named one (see
+    SPEC_GATES). A ValueError says which name is unknown and lists the gates."""
+    if names is None:
+        return GATES
+    asked = [n.strip() for n in names.split(",")] if isinstance(names, str) else list(names)
+    unknown = [n for n in asked if n not in GATES]
+    if unknown:
+        raise ValueError(f"unknown gate {unknown[0]!r} in the gate selection; the gates are {', '.join(GATES)}: "
+                         "name one or more of them, or none to run all ten")
+    if not asked:
+        raise ValueError(f"the gate selection names no gate; name one or more of {', '.join(GATES)}, or pass none "
+                         "to run all ten")
+    last = max((RUN_ORDER.index(g) for g in asked if g not in SPEC_GATES), default=0)
+    before = {g for g in RUN_ORDER[:last] if g not in SPEC_GATES}
+    return tuple(g for g in GATES if g in asked or g in before or g == "schema")  # the spec is parsed first
 
 
 @dataclass(frozen=True)

@@ -58,6 +58,17 @@ class AcceptedEnv:
     source: str = "procedural"
     origin: str = ""
 
+    def __post_init__(self) -> None:
+        refuse_partial(self.validation, f"the accepted env {self.spec.id}")
+
+
+def refuse_partial(validation: SpecValidation, what: str) -> None:
+    """A ValueError where `validation` ran only some gates: no dataset row, funnel count or repair is made of one."""
+    if validation.partial:
+        raise ValueError(f"{what} has a partial validation (only the gates {', '.join(validation.selection)}); "
+                         "the funnel and the datasets take only validations by all ten gates: call validate_spec "
+                         "without `gates`")
+
 
 @dataclass
 class Rejection:
@@ -161,6 +172,7 @@ def _revise_all(reviser: SpecReviser, failing: Sequence[_Work]) -> list[tuple[st
 
 def _conclude(w: _Work, seen: set[str], funnel: Funnel) -> AcceptedEnv | Rejection:
     v, c, spec = w.validation, w.candidate, w.validation.spec
+    refuse_partial(v, f"the candidate of {c.capability}")
     if v.passed and spec is not None and spec.id not in seen:
         seen.add(spec.id)
         funnel.record(c.capability, "accepted", rounds=w.rounds, mutation_score=v.mutation_score, tokens=w.tokens)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,6 +23,7 @@ from coworkenv.validate.gates import (
     GateContext,
     GateError,
     GateResult,
+    check_gates,
     exposed_tools_gate,
     isolation_gate,
     references_gate,
@@ -59,6 +60,10 @@ class SpecValidation:
 
     `findings` lists what the gates found that did not reject the spec: under `report` every gate error,
     under `strict` the incidental reference writes that were trimmed (then `spec` is the trimmed spec).
+    `selection` is the gates asked for (all ten, GATES, unless `validate_spec(gates=...)` chose fewer). A partial
+    validation (`partial`) never passes: `passed` is False whatever its gates found, so it cannot be taken for an
+    accepted spec (the repair loop and the dataset tables refuse it); `selection_passed` says whether every gate
+    it asked for ran and passed (for a full validation it is `passed`).
     """
 
     passed: bool
@@ -68,6 +73,20 @@ class SpecValidation:
     spec: EnvSpec | None
     policy: Policy = "strict"
     findings: list[GateError] = field(default_factory=list)
+    selection: tuple[str, ...] = GATES
+    selection_passed: bool | None = None  # None: `passed` (a full validation)
+
+    def __post_init__(self) -> None:
+        if self.partial and self.passed:
+            raise ValueError(f"a validation of only the gates {', '.join(self.selection)} cannot pass: a spec is "
+                             "accepted only by all ten gates")
+        if self.selection_passed is None:
+            self.selection_passed = self.passed
+
+    @property
+    def partial(self) -> bool:
+        """Whether only some gates were asked for (`validate_spec(gates=...)`)."""
+        return self.selection != GATES
 
     def errors(self) -> list[GateError]:
         """Every error of every failed gate, in gate order."""
@@ -85,9 +104,17 @@ class SpecValidation:
     def gate(self, name: str) -> GateResult | None:
         return next((g for g in self.gates if g.gate == name), None)
 
+    def _selection(self) -> dict[str, Any]:
+        """What a partial validation asked for and left out (nothing for a full one: its report is unchanged)."""
+        if not self.partial:
+            return {}
+        return {"partial": True, "gates_selected": list(self.selection),
+                "gates_skipped": [g for g in GATES if g not in self.selection],
+                "selection_passed": self.selection_passed}
+
     def report(self) -> dict[str, Any]:
         """The structured error report a reviser gets: failed gates with codes, paths, messages and hints."""
-        return {
+        return {**self._selection(),
             "spec_id": self.spec.id if self.spec is not None else None,
             "passed": self.passed,
             "policy": self.policy,
@@ -102,7 +129,8 @@ class SpecValidation:
         }
 
     def as_dict(self) -> dict[str, Any]:
-        return {"passed": self.passed, "stage": self.stage, "mutation_score": self.mutation_score,
+        return {**self._selection(), "passed": self.passed, "stage": self.stage,
+                "mutation_score": self.mutation_score,
                 "spec_id": self.spec.id if self.spec is not None else None, "policy": self.policy,
                 "gates": [g.as_dict() for g in self.gates], "findings": [e.as_dict() for e in self.findings]}
 
@@ -110,7 +138,7 @@ class SpecValidation:
 def validate_spec(
     spec: EnvSpec | str | bytes | dict[str, Any], *, policy: Policy | str = "strict",
     config: ValidationConfig | None = None, max_steps: int = DEFAULT_MAX_STEPS,
-    timings: dict[str, float] | None = None,
+    timings: dict[str, float] | None = None, gates: Iterable[str] | str | None = None,
 ) -> SpecValidation:
     """Run the gates on a spec (object, JSON text or dict) under a policy (`strict` or `report`).
 
@@ -118,46 +146,83 @@ def validate_spec(
     are trimmed from the reference and listed in `findings`. `report`: every gate runs, and the spec is accepted
     unless it cannot be parsed or run; every error is listed in `findings`.
     `timings`, when given, accumulates the CPU seconds each gate took (for profiling a pipeline).
+    `gates`, when given, names the gates to run (a list, or names separated by commas: "sandbox,references"), for
+    iterating on one gate's findings. Schema always runs (the spec must be parsed), and so do the episode gates a
+    full validation runs before a chosen one (`check_gates`: what a gate builds from the shared Env depends on the
+    episodes played before it). The gates run stage by stage as in a full validation (under `strict` a later stage
+    only when the gates of the earlier ones passed), so a gate finds alone what it finds in a full validation that
+    runs it (tests/test_validate_gate_selection.py). A
+    partial validation does not trim the reference (the incidental writes the mutations gate found are listed in
+    `findings`) and never passes: see `SpecValidation.partial` and `selection_passed`. An unknown gate name is a
+    ValueError listing the gates.
     """
     chosen = check_policy(policy)
+    selection = check_gates(gates)
     config = config or ValidationConfig()
     started = time.process_time() if timings is not None else 0.0  # the CPU clock costs a system call: only if asked
     schema, parsed = schema_gate(spec)
     if timings is not None:
         timings["schema"] = timings.get("schema", 0.0) + time.process_time() - started
     if parsed is None:
-        return SpecValidation(False, "generated", [schema], None, None, chosen)
+        return SpecValidation(False, "generated", [schema], None, None, chosen, selection=selection,
+                              selection_passed=False)
     if chosen == "report":
-        return _run_stages(parsed, chosen, config, max_steps, timings, [schema])
+        return _run_stages(parsed, chosen, config, max_steps, timings, [schema], selection)
     with requiring_layers(config.sandbox_layers):  # spec code never runs with fewer layers than configured
-        result = _run_stages(parsed, chosen, config, max_steps, timings, [schema])
+        result = _run_stages(parsed, chosen, config, max_steps, timings, [schema], selection)
+        if result.partial:
+            return _incidental_listed(result)
         if config.minimise_reference:
             return _minimised(result, config, max_steps, timings)
         return result
 
 
 def _run_stages(spec: EnvSpec, policy: Policy, config: ValidationConfig, max_steps: int,
-                timings: dict[str, float] | None, results: list[GateResult]) -> SpecValidation:
+                timings: dict[str, float] | None, results: list[GateResult],
+                selection: tuple[str, ...] = GATES) -> SpecValidation:
+    """The gates of `selection` stage by stage; `stage` is the last stage whose every gate ran and passed."""
     ctx = GateContext(spec, max_steps, policy, config)
     stage = STAGES[0][0]
-    stopped = False
+    reached = True  # schema passed: the spec is parsed
     for name, gates in STAGES[1:]:
-        stage_results = [_run_gate(gate, ctx, timings) for gate in gates]
+        chosen = [gate for gate in gates if gate in selection]
+        stage_results = [_run_gate(gate, ctx, timings) for gate in chosen]
         results.extend(stage_results)
-        if not all(r.passed for r in stage_results):
-            stopped = True
-            if policy == "strict":
-                break
-        elif not stopped:
+        failed = not all(r.passed for r in stage_results)
+        if failed and policy == "strict":
+            break
+        reached = reached and not failed and len(chosen) == len(gates)
+        if reached:
             stage = name
     results.sort(key=lambda r: GATES.index(r.gate))
     mutations = next((r for r in results if r.gate == "mutations"), None)
     score = mutations.details.get("score") if mutations is not None else None
     errors = [e for r in results for e in r.errors]
+    partial = selection != GATES
     if policy == "report":
         runnable = not any(e.code in BLOCKING_CODES for e in errors)
-        return SpecValidation(runnable, stage, results, score, spec, policy, errors)
-    return SpecValidation(stage == STAGES[-1][0], stage, results, score, spec, policy)
+        return SpecValidation(runnable and not partial, stage, results, score, spec, policy, errors, selection,
+                              runnable)
+    ran = {r.gate for r in results} >= set(selection) and all(r.passed for r in results)
+    return SpecValidation(ran and not partial, stage, results, score, spec, policy, selection=selection,
+                          selection_passed=ran)
+
+
+def _incidental(result: SpecValidation) -> list[str]:
+    mutations = result.gate("mutations")
+    return list(mutations.details.get("incidental", [])) if mutations is not None else []
+
+
+def _incidental_listed(result: SpecValidation) -> SpecValidation:
+    """A partial strict validation: the incidental reference writes the mutations gate found, as findings (a full
+    validation would trim them and judge the trimmed spec again, which only all ten gates can accept)."""
+    result.findings = [_incidental_write(path) for path in _incidental(result)] + result.findings
+    return result
+
+
+def _incidental_write(path: str) -> GateError:
+    return GateError("mutations", "incidental_write", path,
+                     "no check fails when this reference write is left out; nothing concerns what it changes")
 
 
 def _minimised(result: SpecValidation, config: ValidationConfig, max_steps: int,
@@ -167,14 +232,11 @@ def _minimised(result: SpecValidation, config: ValidationConfig, max_steps: int,
     The trimmed spec replaces the original only when it passes every gate too; the trimmed writes are listed
     as `incidental_write` findings either way.
     """
-    mutations = result.gate("mutations")
     spec = result.spec
-    incidental = list(mutations.details.get("incidental", [])) if mutations is not None else []
+    incidental = _incidental(result)
     if not incidental or spec is None:
         return result
-    findings = [GateError("mutations", "incidental_write", path,
-                          "no check fails when this reference write is left out; nothing concerns what it changes")
-                for path in incidental]
+    findings = [_incidental_write(path) for path in incidental]
     drop = {step_of(path) for path in incidental}
     reference = [ReferenceTurn(steps=[step for s, step in enumerate(turn.steps) if (t, s) not in drop])
                  for t, turn in enumerate(spec.reference)]
