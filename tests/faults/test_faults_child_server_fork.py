@@ -85,3 +85,28 @@ def test_the_variables_read_one_by_one_are_told_from_a_copy_of_the_environment()
     assert copied  # every variable listed and read, none counted
     assert read == {"FAULT_FORK_READ_ONE", "FAULT_FORK_READ_TWO", "FAULT_FORK_READ_THREE", "FAULT_FORK_READ_FOUR"}
     assert type(os.environ) is os._Environ and type(os.environb) is os._Environ
+
+
+def test_a_frame_left_as_garbage_is_no_holder() -> None:
+    # an earlier test in the same xdist worker left a traceback's frame in a cycle, its locals holding the original:
+    # garbage, not a module a fresh child imports (the fork was refused once, "held by frame", and passed alone)
+    import gc
+
+    import coworkenv.store._publisher as publisher
+
+    def cycle() -> None:
+        original = publisher.atomic_write_bytes  # noqa: F841 (a local of the frame the error's traceback holds)
+        error = ValueError("kept")
+        try:
+            raise error
+        except ValueError:
+            pass  # `error` holds its traceback, which holds this frame, which holds `error`
+
+    gc.disable()
+    try:
+        cycle()
+        reason, rebind = fork_plan(["--fail", "coworkenv.store._publisher:atomic_write_bytes:1:ENOSPC", "--", "x"],
+                                   set(), _none_imported)
+    finally:
+        gc.enable()
+    assert (reason, rebind) == (None, {})

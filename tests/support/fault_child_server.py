@@ -211,7 +211,12 @@ def fork_plan(argv: list[str], before_arming: set[str],
         if path:
             namespaces += [ns for ns in gc.get_referents(vars(owner)) if isinstance(ns, dict)]  # behind the proxy
         late: list[str] = []
-        for holder in gc.get_referrers(original):
+        holders = gc.get_referrers(original)
+        if any(not isinstance(h, dict) for h in holders):  # a traceback's frame in a cycle some earlier code left is
+            del holders  # garbage, no holder (the list would keep it alive): under xdist a test once found one
+            gc.collect()
+            holders = gc.get_referrers(original)
+        for holder in holders:
             if any(holder is namespace for namespace in namespaces):
                 continue
             if id(holder) in namespace_of:
