@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import logging
 import os
 import resource
@@ -1089,6 +1090,78 @@ def test_sealed_import_formats_no_name_it_freed() -> None:
     done = subprocess.run([sys.executable, "-c", code, str(confine), str(attack), str(framed)], capture_output=True,
                           text=True, timeout=60)
     assert done.returncode == 0 and done.stdout.strip() == "2 2", (done.stdout, done.stderr)
+
+
+# C functions a gate may hold though a seal replaced them on their module, each with why the code may have it: it runs
+# nothing of the code's and holds what it hands back.
+HELD_REPLACED_C_FUNCTIONS = {
+    "_signal.getsignal": "reads C's table of handlers and hands back a reference of its own (`_signal_get`'s tool)",
+}
+
+
+def test_no_gate_holds_a_c_function_its_seal_replaced() -> None:
+    """The class of the eighty-third and eighty-fourth rounds' finds, as a lint: every seal of the child's list runs
+    in an interpreter of its own (in the child's order), then every function made of a gate's code
+    (`sealed_codes`) has its keyword defaults, defaults and closure walked (tuples, lists, dicts and functions, a few
+    levels down; the boxes, which the hook keeps from every reader but their gate, left out) for a C function of a
+    module whose attribute of that name is no longer that function. A gate's defaults and tools are the code's to read
+    (`__defaults__`, `inspect.signature`, a frame's locals): C's `__import__` held by the buffered streams' `__new__`
+    gate, taken before `seal_import` replaced it, ran the freed-name shape again. A gate added later that takes such
+    a function fails here, whatever its seal's order."""
+    code = """if True:
+        import gc, sys, types
+        from importlib.machinery import SourceFileLoader
+
+        confine = SourceFileLoader("_confine", sys.argv[1]).load_module()
+        order = [part.split('"', 1)[0] for part in open(sys.argv[2]).read().split('("seal_')[1:]]
+        failed, ran = {}, 0
+        for name in order:
+            seal = getattr(confine, "seal_" + name, None)
+            if seal is None or name == "ctypes":  # seal_ctypes last: it leaves no C call the others make
+                continue
+            why = seal()
+            ran += 1
+            if why is not None:
+                failed[name] = why
+        codes = set(confine.sealed_codes())
+        boxes = {id(entry[0]) for entry in confine.sealed_boxes()}
+        gates = [o for o in gc.get_objects() if type(o) is types.FunctionType and o.__code__ in codes]
+        found = {}
+
+        def walk(obj, where, depth, seen):
+            if id(obj) in seen or depth > 6:
+                return
+            seen.add(id(obj))
+            if type(obj) is types.BuiltinFunctionType:
+                owner = obj.__self__
+                if type(owner) is types.ModuleType and vars(owner).get(obj.__name__) is not obj:
+                    found.setdefault(owner.__name__ + "." + obj.__name__, where)
+            elif type(obj) is types.FunctionType and id(obj) not in boxes:
+                cells = tuple(cell.cell_contents for cell in obj.__closure__ or ())
+                for label, part in (("__kwdefaults__", obj.__kwdefaults__), ("__defaults__", obj.__defaults__),
+                                    ("__closure__", cells)):
+                    walk(part, where + "." + label, depth + 1, seen)
+            elif type(obj) in (tuple, list, set, frozenset):
+                for at, item in enumerate(obj):
+                    walk(item, where + "[" + str(at) + "]", depth + 1, seen)
+            elif type(obj) is dict:
+                for key, item in obj.items():
+                    walk(item, where + "[" + repr(key) + "]", depth + 1, seen)
+
+        for gate in gates:
+            walk(gate, gate.__qualname__, 0, set())
+        print(repr((ran, failed, len(gates), found)))
+    """
+    root = Path(__file__).resolve().parents[1]
+    confine, child = root / "coworkenv" / "sandbox" / "_confine.py", root / "coworkenv" / "sandbox" / "_child.py"
+    # -S: no site, so `collections` is not imported before `seal_ordered_dict` (the child imports it nowhere either).
+    done = subprocess.run([sys.executable, "-S", "-c", code, str(confine), str(child)], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    ran, failed, gates, found = ast.literal_eval(done.stdout)
+    assert ran >= 40 and not failed and gates >= 100, (ran, failed, gates)
+    held = {name: where for name, where in found.items() if name not in HELD_REPLACED_C_FUNCTIONS}
+    assert not held, f"gates hold C functions their seals replaced (name: where): {held}"
 
 
 def test_sealed_chain_takes_no_state_to_free_what_it_steps() -> None:
