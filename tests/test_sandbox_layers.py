@@ -1092,10 +1092,17 @@ def test_sealed_import_formats_no_name_it_freed() -> None:
     assert done.returncode == 0 and done.stdout.strip() == "2 2", (done.stdout, done.stderr)
 
 
-# C functions a gate may hold though a seal replaced them on their module, each with why the code may have it: it runs
-# nothing of the code's and holds what it hands back.
+# C functions and methods a gate may hold though a seal replaced them on their module or type, each with why the code
+# may have it (it runs nothing of the code's while it holds what it uses, or the seal hands it out on purpose).
 HELD_REPLACED_C_FUNCTIONS = {
     "_signal.getsignal": "reads C's table of handlers and hands back a reference of its own (`_signal_get`'s tool)",
+    "list.__setitem__": "the sequence slot's item store: checks its index, converts nothing (`_list_setitem`)",
+    "bytearray.__setitem__": "the sequence slot's item store: checks its index, converts nothing",
+    "bytearray.__delitem__": "the sequence slot's item delete: checks its index, converts nothing",
+    "FileIO.readinto": "C's method, which `_own_method_get` hands any reader on the class (it keeps no view)",
+    "FileIO.write": "C's method, which `_own_method_get` hands any reader on the class",
+    "BytesIO.readinto": "C's method, which `_own_method_get` hands any reader on the class",
+    "BytesIO.write": "C's method, which `_own_method_get` hands any reader on the class",
 }
 
 
@@ -1104,7 +1111,8 @@ def test_no_gate_holds_a_c_function_its_seal_replaced() -> None:
     in an interpreter of its own (in the child's order), then every function made of a gate's code
     (`sealed_codes`) has its keyword defaults, defaults and closure walked (tuples, lists, dicts and functions, a few
     levels down; the boxes, which the hook keeps from every reader but their gate, left out) for a C function of a
-    module whose attribute of that name is no longer that function. A gate's defaults and tools are the code's to read
+    module, or a C method of a type, whose attribute of that name is no longer that function (those held on purpose
+    are listed above, with why). A gate's defaults and tools are the code's to read
     (`__defaults__`, `inspect.signature`, a frame's locals): C's `__import__` held by the buffered streams' `__new__`
     gate, taken before `seal_import` replaced it, ran the freed-name shape again. A gate added later that takes such
     a function fails here, whatever its seal's order."""
@@ -1132,9 +1140,14 @@ def test_no_gate_holds_a_c_function_its_seal_replaced() -> None:
             if id(obj) in seen or depth > 6:
                 return
             seen.add(id(obj))
+            kind = type(obj).__name__
             if type(obj) is types.BuiltinFunctionType:
                 owner = obj.__self__
                 if type(owner) is types.ModuleType and vars(owner).get(obj.__name__) is not obj:
+                    found.setdefault(owner.__name__ + "." + obj.__name__, where)
+            elif kind in ("method_descriptor", "wrapper_descriptor", "classmethod_descriptor"):
+                owner = obj.__objclass__  # a type's C method that is no longer in the type's dict
+                if vars(owner).get(obj.__name__) is not obj:
                     found.setdefault(owner.__name__ + "." + obj.__name__, where)
             elif type(obj) is types.FunctionType and id(obj) not in boxes:
                 cells = tuple(cell.cell_contents for cell in obj.__closure__ or ())

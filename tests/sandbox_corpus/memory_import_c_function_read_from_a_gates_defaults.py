@@ -9,10 +9,9 @@
 # there, the shape ran C's code again: the KeyError named `''kg82.a'`, a read of freed memory. Routes: the buffered
 # reader's `__new__` read directly, and a walk of every function in the class dicts of `_io`'s types (`inspect`'s
 # way of finding a default). Answers 1 a route where no default held C's `__import__`, or C formatted the name right.
+import _io
 import sys
 import types
-
-import _io
 
 BUILTIN = type(len)
 
