@@ -1177,6 +1177,33 @@ def test_no_gate_holds_a_c_function_its_seal_replaced() -> None:
     assert not held, f"gates hold C functions their seals replaced (name: where): {held}"
 
 
+def test_gates_read_their_boxes_onto_the_value_stack_only() -> None:
+    """The locals half of the lint above, read in the source: a gate (a function of `_confine` taking
+    `_sealed_tools`) may read what a box holds (`X.__kwdefaults__[k]`, `X.__defaults__[i]`) only to call it at once
+    (`box.__kwdefaults__["signal"](...)`) or call a method of it (`....__set__(...)`): bound to a name, passed as an
+    argument or returned, the C object would stand in a frame's locals, which a traceback or a callback of the code's
+    own hands over (`f_locals`, the eighty-third round's route)."""
+    source = (Path(__file__).resolve().parents[1] / "coworkenv" / "sandbox" / "_confine.py").read_text()
+    tree = ast.parse(source)
+    parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    gates = [node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)
+             and "_sealed_tools" in [arg.arg for arg in node.args.kwonlyargs]]
+    reads, wrong = 0, []
+    for gate in gates:
+        for node in ast.walk(gate):
+            if not (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute)
+                    and node.value.attr in ("__kwdefaults__", "__defaults__")):
+                continue
+            reads += 1
+            up = parents[node]
+            if isinstance(up, ast.Attribute):
+                node, up = up, parents[up]
+            if not (isinstance(up, ast.Call) and up.func is node):
+                wrong.append(f"{gate.name} (line {node.lineno})")
+    assert len(gates) >= 50 and reads >= 10, (len(gates), reads)
+    assert not wrong, f"gates that hold what a box keeps beyond the call they make of it: {wrong}"
+
+
 def test_sealed_chain_takes_no_state_to_free_what_it_steps() -> None:
     """After `seal_chain` an `itertools.chain` has neither `__setstate__` nor `__reduce__`, so no code of the code's own
     run by the step of the iterator a chain is on (or takes iterables from) sets that field anew and frees the iterator
