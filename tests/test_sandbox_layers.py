@@ -1184,12 +1184,11 @@ def test_gates_read_their_boxes_onto_the_value_stack_only() -> None:
     argument or returned, the C object would stand in a frame's locals, which a traceback or a callback of the code's
     own hands over (`f_locals`, the eighty-third round's route)."""
     source = (Path(__file__).resolve().parents[1] / "coworkenv" / "sandbox" / "_confine.py").read_text()
-    tree = ast.parse(source)
-    parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
-    gates = [node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)
-             and "_sealed_tools" in [arg.arg for arg in node.args.kwonlyargs]]
+    gates = [node for node in ast.parse(source).body if isinstance(node, ast.FunctionDef)
+             and "_sealed_tools" in [arg.arg for arg in node.args.kwonlyargs]]  # every gate is at the top level
     reads, wrong = 0, []
     for gate in gates:
+        parents = {child: node for node in ast.walk(gate) for child in ast.iter_child_nodes(node)}
         for node in ast.walk(gate):
             if not (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute)
                     and node.value.attr in ("__kwdefaults__", "__defaults__")):
