@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import logging
 import os
 import resource
@@ -1089,6 +1090,117 @@ def test_sealed_import_formats_no_name_it_freed() -> None:
     done = subprocess.run([sys.executable, "-c", code, str(confine), str(attack), str(framed)], capture_output=True,
                           text=True, timeout=60)
     assert done.returncode == 0 and done.stdout.strip() == "2 2", (done.stdout, done.stderr)
+
+
+# C functions and methods a gate may hold though a seal replaced them on their module or type, each with why the code
+# may have it (it runs nothing of the code's while it holds what it uses, or the seal hands it out on purpose).
+HELD_REPLACED_C_FUNCTIONS = {
+    "_signal.getsignal": "reads C's table of handlers and hands back a reference of its own (`_signal_get`'s tool)",
+    "list.__setitem__": "the sequence slot's item store: checks its index, converts nothing (`_list_setitem`)",
+    "bytearray.__setitem__": "the sequence slot's item store: checks its index, converts nothing",
+    "bytearray.__delitem__": "the sequence slot's item delete: checks its index, converts nothing",
+    "FileIO.readinto": "C's method, which `_own_method_get` hands any reader on the class (it keeps no view)",
+    "FileIO.write": "C's method, which `_own_method_get` hands any reader on the class",
+    "BytesIO.readinto": "C's method, which `_own_method_get` hands any reader on the class",
+    "BytesIO.write": "C's method, which `_own_method_get` hands any reader on the class",
+}
+
+
+def test_no_gate_holds_a_c_function_its_seal_replaced() -> None:
+    """The class of the eighty-third and eighty-fourth rounds' finds, as a lint: every seal of the child's list runs
+    in an interpreter of its own (in the child's order), then every function made of a gate's code
+    (`sealed_codes`) has its keyword defaults, defaults and closure walked (tuples, lists, dicts and functions, a few
+    levels down; the boxes, which the hook keeps from every reader but their gate, left out) for a C function of a
+    module, or a C method of a type, whose attribute of that name is no longer that function (those held on purpose
+    are listed above, with why). A gate's defaults and tools are the code's to read
+    (`__defaults__`, `inspect.signature`, a frame's locals): C's `__import__` held by the buffered streams' `__new__`
+    gate, taken before `seal_import` replaced it, ran the freed-name shape again. A gate added later that takes such
+    a function fails here, whatever its seal's order."""
+    code = """if True:
+        import gc, sys, types
+        from importlib.machinery import SourceFileLoader
+
+        confine = SourceFileLoader("_confine", sys.argv[1]).load_module()
+        order = [part.split('"', 1)[0] for part in open(sys.argv[2]).read().split('("seal_')[1:]]
+        failed, ran = {}, 0
+        for name in order:
+            seal = getattr(confine, "seal_" + name, None)
+            if seal is None or name == "ctypes":  # seal_ctypes last: it leaves no C call the others make
+                continue
+            why = seal()
+            ran += 1
+            if why is not None:
+                failed[name] = why
+        codes = set(confine.sealed_codes())
+        boxes = {id(entry[0]) for entry in confine.sealed_boxes()}
+        gates = [o for o in gc.get_objects() if type(o) is types.FunctionType and o.__code__ in codes]
+        found = {}
+
+        def walk(obj, where, depth, seen):
+            if id(obj) in seen or depth > 6:
+                return
+            seen.add(id(obj))
+            kind = type(obj).__name__
+            if type(obj) is types.BuiltinFunctionType:
+                owner = obj.__self__
+                if type(owner) is types.ModuleType and vars(owner).get(obj.__name__) is not obj:
+                    found.setdefault(owner.__name__ + "." + obj.__name__, where)
+            elif kind in ("method_descriptor", "wrapper_descriptor", "classmethod_descriptor"):
+                owner = obj.__objclass__  # a type's C method that is no longer in the type's dict
+                if vars(owner).get(obj.__name__) is not obj:
+                    found.setdefault(owner.__name__ + "." + obj.__name__, where)
+            elif type(obj) is types.FunctionType and id(obj) not in boxes:
+                cells = tuple(cell.cell_contents for cell in obj.__closure__ or ())
+                for label, part in (("__kwdefaults__", obj.__kwdefaults__), ("__defaults__", obj.__defaults__),
+                                    ("__closure__", cells)):
+                    walk(part, where + "." + label, depth + 1, seen)
+            elif type(obj) in (tuple, list, set, frozenset):
+                for at, item in enumerate(obj):
+                    walk(item, where + "[" + str(at) + "]", depth + 1, seen)
+            elif type(obj) is dict:
+                for key, item in obj.items():
+                    walk(item, where + "[" + repr(key) + "]", depth + 1, seen)
+
+        for gate in gates:
+            walk(gate, gate.__qualname__, 0, set())
+        print(repr((ran, failed, len(gates), found)))
+    """
+    root = Path(__file__).resolve().parents[1]
+    confine, child = root / "coworkenv" / "sandbox" / "_confine.py", root / "coworkenv" / "sandbox" / "_child.py"
+    # -S: no site, so `collections` is not imported before `seal_ordered_dict` (the child imports it nowhere either).
+    done = subprocess.run([sys.executable, "-S", "-c", code, str(confine), str(child)], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    ran, failed, gates, found = ast.literal_eval(done.stdout)
+    assert ran >= 40 and not failed and gates >= 100, (ran, failed, gates)
+    held = {name: where for name, where in found.items() if name not in HELD_REPLACED_C_FUNCTIONS}
+    assert not held, f"gates hold C functions their seals replaced (name: where): {held}"
+
+
+def test_gates_read_their_boxes_onto_the_value_stack_only() -> None:
+    """The locals half of the lint above, read in the source: a gate (a function of `_confine` taking
+    `_sealed_tools`) may read what a box holds (`X.__kwdefaults__[k]`, `X.__defaults__[i]`) only to call it at once
+    (`box.__kwdefaults__["signal"](...)`) or call a method of it (`....__set__(...)`): bound to a name, passed as an
+    argument or returned, the C object would stand in a frame's locals, which a traceback or a callback of the code's
+    own hands over (`f_locals`, the eighty-third round's route)."""
+    source = (Path(__file__).resolve().parents[1] / "coworkenv" / "sandbox" / "_confine.py").read_text()
+    gates = [node for node in ast.parse(source).body if isinstance(node, ast.FunctionDef)
+             and "_sealed_tools" in [arg.arg for arg in node.args.kwonlyargs]]  # every gate is at the top level
+    reads, wrong = 0, []
+    for gate in gates:
+        parents = {child: node for node in ast.walk(gate) for child in ast.iter_child_nodes(node)}
+        for node in ast.walk(gate):
+            if not (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute)
+                    and node.value.attr in ("__kwdefaults__", "__defaults__")):
+                continue
+            reads += 1
+            up = parents[node]
+            if isinstance(up, ast.Attribute):
+                node, up = up, parents[up]
+            if not (isinstance(up, ast.Call) and up.func is node):
+                wrong.append(f"{gate.name} (line {node.lineno})")
+    assert len(gates) >= 50 and reads >= 10, (len(gates), reads)
+    assert not wrong, f"gates that hold what a box keeps beyond the call they make of it: {wrong}"
 
 
 def test_sealed_chain_takes_no_state_to_free_what_it_steps() -> None:

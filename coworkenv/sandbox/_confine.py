@@ -4660,7 +4660,6 @@ def sealed_codes() -> tuple[Any, ...]:
 def seal_buffered_io() -> str | None:
     """Make `_io`'s buffered types hand their buffer to C raw streams only (above). Returns why it could not, or None."""
     import _io
-    import builtins
 
     function_t: Any = type(_own_method_get)
     modified = ctypes.pythonapi.PyType_Modified
@@ -4686,9 +4685,14 @@ def seal_buffered_io() -> str | None:
             flags.value |= _TPFLAGS_IMMUTABLETYPE  # its methods and an instance's class stay as made
             held[0][name] = descriptor()
         modified(cls)
+    # importlib's Python `__import__`, not `builtins.__import__`: this seal runs before `seal_import`, and C's function
+    # held here was the code's to read (a function's `__defaults__`: eighty-fourth round).
+    twin: Any = getattr(sys.modules.get("_frozen_importlib"), "__import__", None)
+    if type(twin) is not function_t:
+        return "importlib's own __import__ is missing"
     gate = function_t(_buffered_new.__code__, {}, "__new__", (
         _ABSENT, _ABSENT, _ABSENT, own, made, _io.BufferedRWPair, _io._BufferedIOBase.__new__, _ABSENT, type, getattr,
-        builtins.__import__, TypeError))
+        twin, TypeError))
     for cls in made:
         held = gc.get_referents(cls.__dict__)
         flags = ctypes.c_ulong.from_address(id(cls) + _TP_FLAGS)
