@@ -197,6 +197,9 @@ NARROW_CLASSES = {
     "batch_write_overreach": ({"todo_track_mail_requests"}, "only its references make a batch write (a required list "
                               "of existing records' ids: `mail_label`; no generator or example calls `mail_mark_read` "
                               "or `contacts_export_report`)"),
+    "reply_ask_noun_question": ({"delegate_and_follow_up"}, "only its later turn asks whether a colleague answered "
+                                "(seeds 1-30 of every generator and the examples: no other turn asks a question on "
+                                "someone's reply, message or mail)"),
 }
 
 DEFECTS = all_defects()

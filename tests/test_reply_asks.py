@@ -62,6 +62,20 @@ from coworkenv.validate._reply_asks import asks_for_reply
     "I'd appreciate knowing what you moved.",
     "Curious when each one last ran.",
     "It'd be good to know the count.",
+    # (defects158) the answer handed over with no "me" as the object; an imperative of naming or listing; an
+    # elliptical question whose noun is also a verb of addressing
+    "Then send the count my way.",
+    "Let me have the time you picked.",
+    "Get the list of what you moved to me.",
+    "Identify the service at fault.",
+    "Name the service that caused it.",
+    "List the tasks you added.",
+    "Then report the number of broken pages.",
+    "Confirm the time you picked.",
+    "Point out when each of them last ran.",
+    "Any reply from Diego?",
+    "No message from Mei yet?",
+    "A reply from Andrei yet?",
 ])
 def test_asks_for_reply(request_: str) -> None:
     assert asks_for_reply(request_)
@@ -106,6 +120,22 @@ def test_asks_for_reply(request_: str) -> None:
     "If the page is down, give me a call on the phone bridge via the calendar invite.",
     "The curious case of the failing job needs a ticket.",
     "It would help to keep the list short.",
+    # (defects158) a pronoun or a thing that is sent, handed over; a write named or listed, or a step of the work;
+    # a reply as the verb of a question put to someone else
+    "Send it my way when you are done.",
+    "Send the file my way.",
+    "Get the ticket to me by Friday.",
+    "Let me have a look at it first.",
+    "Don't send anything; leave that to me.",
+    "Report the bug.",
+    "Confirm the booking.",
+    "Name the file notes.md.",
+    "List the item at $20 in the store.",
+    "Identify the failing jobs and pause them.",
+    "Report the bug you found to Dev.",
+    "List the tasks you added in the channel #ops.",
+    "Ask Mei: any reply?",
+    "Reply to Mei: is it done?",
 ])
 def test_asks_nothing_of_the_reply(request_: str) -> None:
     assert not asks_for_reply(request_)
@@ -124,6 +154,13 @@ def test_asks_nothing_of_the_reply(request_: str) -> None:
     "then, " * 25000 + "zz",
     "once you are done, " * 8000 + "tell me",
     "and then " * 16000 + "what?",
+    # (defects158) each verb of handing or naming reads at most `_TELL_SPAN` characters past it
+    "send " * 20000 + "my way",
+    "let me have " * 20000,
+    "Name " + "the one that " * 20000 + "x.",
+    "List " * 20000 + "you added.",
+    "any reply " * 20000 + "?",
+    "Identify " + "x and " * 20000,
 ])
 def test_long_turns_are_read_in_linear_time(shape: str) -> None:
     # a scan from each clause to the sentence's end would be quadratic: minutes on these 140-160 KB turns (defects155

@@ -43,6 +43,17 @@ whose checks never read the answer passed the agent that answers "Done.".
   user a party to a write ("invite me", "cc me", "add me") are not a request to be told;
 - (defects155) a wish to know in other words: "I'd appreciate knowing", "It would help to know", "It'd be good to
   know", and "Curious when ..." at a sentence's start.
+- (defects158) the answer handed over to the user with no "me" as the object: "Send the count my way.", "Let me have
+  the time you picked.", "Get the count to me." (not a pronoun's, "Send it to me.", or a thing's that is sent, a
+  file, a log, a report; nor where the sentence names another place or person), and an imperative of naming or
+  listing at a sentence's start: "Identify the service at fault.", "Name the service that caused it.", "List the
+  tasks you added.", and "report", "confirm", "provide", "note down" where what is asked is what the agent did or
+  found ("Report the number of broken pages.", "Confirm the time you picked."): "Report the bug." and "Confirm the
+  booking." are writes. (`_mutation_core._ASKS` read only "list what/which", "report/confirm which ...", "report
+  back", and "and report"/"then confirm" with no object after them.)
+- (defects158) an elliptical question whose noun is also a verb of addressing: "Any reply from Mei?", "No message
+  from Diego yet?" put a question to the agent, as "Any word from Diego?" did; the clause reader took "reply" for
+  the question being put to someone else.
 """
 
 from __future__ import annotations
@@ -102,7 +113,8 @@ _MORE_WORK = re.compile(r"\b(?:and|then|so)\b", re.IGNORECASE)
 _TAG = re.compile(r"(?:(?:can|could|would|will|won't|wouldn't)\s+you|ok(?:ay)?|please|thanks|alright|all\s+right)\s*\?",
                   re.IGNORECASE)
 # The clause before a question put to someone else: "Ask Mei:", "ping Dev and ask", "Mei wrote:".
-_ADDRESSED = re.compile(r"\b(?:ask|asking|tell|telling|message|ping|e-?mail|mail|dm|text|write|reply|respond|post|say|"
+_ADDRESSED = re.compile(r"(?<!\bany\s)(?<!\bno\s)(?<!\ba\s)(?<!\bthe\s)(?<!\byour\s)(?<!\bher\s)(?<!\bhis\s)"  # a noun: "Any reply"
+                        r"(?<!\btheir\s)\b(?:ask|asking|tell|telling|message|ping|e-?mail|mail|dm|text|write|reply|respond|post|say|"
                         r"check\s+with|quote|forward|asked|asks|wrote|writes|said|says|wonders|wondered)\b(?!\s+me\b)",
                         re.IGNORECASE)
 # An imperative of explaining, or the answer passed on to the user; not to another person ("to Dev", "for them").
@@ -112,6 +124,35 @@ _TELL_SPAN = 160
 _EXPLAIN = re.compile(rf"^{_OPEN}(?:explain|describe|recap|outline|relay)\b|\b(?:report|explain|describe|relay|pass|"
                       rf"read)\b[^.!?]{{0,{_TELL_SPAN}}}?\b(?:(?:on|back|over|out)\s+)?to\s+me\b", re.IGNORECASE)
 _OTHER_PERSON = re.compile(r"\b(?:[Tt]o|[Ff]or|[Ww]ith)\s+(?:[A-Z][a-z]+\b|him\b|her\b|them\b|everyone\b|the\s+team\b|@)")
+# (defects158) The answer handed over to the user: "send the count my way", "let me have the count", "get the count to
+# me"; not a pronoun ("send it to me": what is sent may be a mail or a file), not a thing that is sent (`_SENT`).
+_PRONOUN = r"(?!(?:it|them|this|that|those|these|me|one|some|all|any|anything|nothing|something|everything)\b)"
+# Read from the words that end it ("my way", "to me"; one scan of the sentence) back to a verb of handing in the
+# `_TELL_SPAN` characters before them, in the same clause: a lazy scan forward from each verb cost `_TELL_SPAN` steps
+# of an alternation per verb (a turn repeating "send " took seconds).
+_LET_ME_HAVE = re.compile(rf"\blet\s+me\s+have\s+{_PRONOUN}(?!(?:a|an|another)\s+(?:look|go|try|think|minute|moment|"
+                          r"second|word|chat|crack|shot|stab|peek|glance|break|rest)\b)", re.IGNORECASE)
+_HAND_END = re.compile(r"\b(?:my\s+way|(?:over\s+|back\s+)?to\s+me)\b", re.IGNORECASE)
+_HAND_VERB = re.compile(rf"\b(?:send|get|bring|hand|shoot|drop|pass)\s+{_PRONOUN}", re.IGNORECASE)
+_CLAUSE_END = re.compile(r"[.!?;:]")
+_SENT = re.compile(r"\b(?:files?|docs?|documents?|attachments?|pdfs?|spreadsheets?|sheets?|csvs?|logs?|invites?|"
+                   r"invitations?|links?|e-?mails?|mails?|messages?|drafts?|reports?|screenshots?|cop(?:y|ies)|"
+                   r"notes?|minutes|slides?|decks?|exports?|backups?|keys?|passwords?|tokens?|"
+                   # or handed over by a write: a ticket, a task, a shift, a role assigned to the user
+                   r"tickets?|tasks?|cases?|issues?|jobs?|shifts?|on-call|pager|rota|ownership|access|roles?|"
+                   r"permissions?|licen[cs]es?|seats?|rooms?|devices?|laptops?|packages?|orders?|parcels?)\b",
+                   re.IGNORECASE)
+# (defects158) An imperative of naming or listing at a sentence's start, with no other work after it ("Identify the
+# failing jobs and pause them." names a step of the work): "identify" and its kin always, "name" and
+# "list" where a relative clause says what is named ("the service that caused it", "the tasks you added"); "report",
+# "confirm", "provide", "note down" where what is asked is what the agent did or found ("the time you picked", "the
+# number of broken pages"): "Report the bug.", "Confirm the booking.", "Name the file notes.md." are writes.
+_NAMING = re.compile(rf"^{_OPEN}(?:identify|enumerate|itemi[sz]e|pinpoint|point\s+out)\b|"
+                     rf"^{_OPEN}(?:name|list)\s+{_PRONOUN}[^.!?;:]{{0,{_TELL_SPAN}}}?\b(?:that|which|who|whose)\s+"
+                     rf"(?!you\b)[a-z]+(?:ed|s)\b|"
+                     rf"^{_OPEN}(?:name|list|report|confirm|provide|note\s+down)\s+{_PRONOUN}"
+                     rf"[^.!?;:]{{0,{_TELL_SPAN}}}?\b(?:you(?:'ve|'d|\s+have|\s+had|\s+just)?\s+[a-z]+|"
+                     r"(?:number|count|total|tally)\s+of)\b", re.IGNORECASE)
 _SENTENCES = re.compile(r"(?<=[.!?])\s+|\n+")
 
 
@@ -126,6 +167,8 @@ def asks_for_reply(request: str) -> bool:
         if (_TO_ME.search(sentence) or _SAY.search(sentence)) and not _ELSEWHERE.search(sentence):
             return True
         if _EXPLAIN.search(sentence) and not _ELSEWHERE.search(sentence) and not _OTHER_PERSON.search(sentence):
+            return True
+        if _handed_or_named(sentence):
             return True
     return False
 
@@ -151,3 +194,30 @@ def _asks_question(sentence: str) -> bool:
     if (found := _FIND_OUT.match(body, start)) is not None:
         return _MORE_WORK.search(body, found.end()) is None
     return _POLITE.match(body, start) is None
+
+
+def _handed_or_named(sentence: str) -> bool:
+    """Whether a sentence hands the answer over to the user ("send the count my way", "let me have the count") or
+    names or lists what the agent found at its start ("Identify the service at fault.", "List the tasks you added.";
+    no other work after it) (defects158), with no other place or person the words go to. Linear in the sentence:
+    each pattern reads it once, or at most `_TELL_SPAN` characters before each "my way" or "to me"."""
+    named = _NAMING.search(sentence)
+    if named is not None:
+        # not a step of the work: "Identify the failing jobs and pause them."
+        return _MORE_WORK.search(sentence, named.end()) is None and _goes_to_user(sentence)
+    handed = _LET_ME_HAVE.search(sentence) is not None or any(_handed_before(sentence, end.start())
+                                                              for end in _HAND_END.finditer(sentence))
+    return handed and _SENT.search(sentence) is None and _goes_to_user(sentence)
+
+
+def _handed_before(sentence: str, end: int) -> bool:
+    """Whether a verb of handing opens the words before `end` ("send the count" before "my way"), within `_TELL_SPAN`
+    characters and the same clause."""
+    start = max(0, end - _TELL_SPAN)
+    breaks = [m.end() for m in _CLAUSE_END.finditer(sentence, start, end)]
+    return _HAND_VERB.search(sentence, breaks[-1] if breaks else start, end) is not None
+
+
+def _goes_to_user(sentence: str) -> bool:
+    """Whether a sentence names no other place (a DM, a post, a ticket) or person its words go to."""
+    return _ELSEWHERE.search(sentence) is None and _OTHER_PERSON.search(sentence) is None

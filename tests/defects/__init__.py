@@ -218,6 +218,9 @@ from tests.defects import (
     relative_date_pinned,
     reply_ask_embedded,
     reply_ask_fronted,
+    reply_ask_handed_over,
+    reply_ask_naming,
+    reply_ask_noun_question,
     reply_ask_question,
     reply_ask_unphrased,
     reply_number_alternative,
@@ -570,6 +573,9 @@ MODULES = (
     reply_ask_embedded,
     reply_ask_fronted,
     value_admitted_empty,
+    reply_ask_handed_over,
+    reply_ask_naming,
+    reply_ask_noun_question,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
