@@ -71,6 +71,11 @@ def _answer(reply):
     channel.sendall(json.dumps(reply).encode() + b"\n")
 _answer({"ready": True})
 while True:
+    try:  # the waiters of children started side by side (see `status` below) that have ended
+        while os.waitpid(-1, os.WNOHANG)[0]:
+            pass
+    except ChildProcessError:
+        pass
     message, fds, _flags, _addr = socket.recv_fds(channel, 1 << 20, 2)
     if not message:
         break
@@ -103,8 +108,17 @@ while True:
     # header and so copying nearly every page of the heap. Thawed again here once forked: `fork_plan` looks for
     # holders with gc.get_referrers, which does not search frozen objects.
     gc.freeze()
+    # A child started side by side with others (`status`: the file its exit code goes to): forked by a waiter of its
+    # own, a fork of this server that answers with the child's pid, waits for it and writes the file, so that this
+    # server takes the next request at once. The waiter answers nothing else on the channel.
+    status_file = request.get("status")
+    if status_file and os.fork():
+        gc.unfreeze()
+        for fd in fds:
+            os.close(fd)
+        continue
     pid = os.fork()
-    if pid != 0:
+    if pid != 0 and not status_file:
         gc.unfreeze()
     if pid == 0:
         channel.close()
@@ -123,6 +137,13 @@ while True:
     for fd in fds:
         os.close(fd)
     _answer({"pid": pid})
+    if status_file:
+        channel.close()
+        _, status = os.waitpid(pid, 0)
+        with open(status_file + ".part", "w") as written:
+            written.write(str(os.waitstatus_to_exitcode(status)))
+        os.rename(status_file + ".part", status_file)
+        os._exit(0)
     _, status = os.waitpid(pid, 0)
     _answer({"returncode": os.waitstatus_to_exitcode(status)})
 """
@@ -383,6 +404,32 @@ class FaultChildServer:
             raise RuntimeError(f"the fault child server ended while its child {pid} ran (exit {self.process.poll()})")
         return int(str(ended["returncode"])), _text(stdout), _text(stderr)
 
+    def start_beside(self, argv: list[str], env: dict[str, str], status: Path) -> Beside | None:
+        """`tests.faults.child.main(argv)` in a forked child, started and returned at once, as `subprocess.Popen(...,
+        stdout=PIPE, stderr=PIPE, text=True)` starts one: several side by side. Its exit code is written into
+        `status` when it ends (by a waiter of its own, the child's parent). None where `run` would answer None."""
+        if not self.fits(env):
+            return None
+        with contextlib.suppress(BlockingIOError):
+            while os.read(self.own_output, 65536):
+                pass
+        out_r, out_w = os.pipe()
+        err_r, err_w = os.pipe()
+        try:
+            socket.send_fds(self.channel, [json.dumps({"argv": argv, "env": env, "cwd": str(ROOT),
+                                                       "status": str(status)}).encode()], [out_w, err_w])
+        finally:
+            os.close(out_w)
+            os.close(err_w)
+        started = self._reply()
+        if "pid" not in started:
+            self.refused.append(str(started.get("refused")))
+            os.close(out_r)
+            os.close(err_r)
+            return None
+        self.forked += 1
+        return Beside(int(str(started["pid"])), out_r, err_r, status)
+
     def close(self) -> None:
         self.channel.close()
         with contextlib.suppress(subprocess.TimeoutExpired):
@@ -391,6 +438,43 @@ class FaultChildServer:
             self.process.kill()
             self.process.wait()
         os.close(self.own_output)
+
+
+class Beside:
+    """A child of `FaultChildServer.start_beside`, answering as much of `subprocess.Popen` as a test that runs
+    children side by side asks: `pid`, `returncode`, `poll()`, `send_signal()`, `communicate(timeout)` (stdout and
+    stderr read to their end, then the exit code; `subprocess.TimeoutExpired` past the timeout, the child going on,
+    its output lost) and `stderr`, None (read by `communicate`). Its output pipes are read only by `communicate`, as Popen's are."""
+
+    stderr = None
+
+    def __init__(self, pid: int, out_r: int, err_r: int, status: Path) -> None:
+        self.pid = pid
+        self.pipes = (out_r, err_r)
+        self.status = status
+        self.returncode: int | None = None
+
+    def poll(self) -> int | None:
+        if self.returncode is None and self.status.exists():
+            self.returncode = int(self.status.read_text())
+            self.status.unlink()
+        return self.returncode
+
+    def send_signal(self, signo: int) -> None:
+        if self.poll() is None:
+            with contextlib.suppress(ProcessLookupError):  # it ended just now
+                os.kill(self.pid, signo)
+
+    def communicate(self, timeout: float | None = None) -> tuple[str, str]:
+        import time
+
+        deadline = time.monotonic() + (timeout if timeout is not None else 1e9)
+        stdout, stderr = _read_both(*self.pipes, deadline - time.monotonic())
+        while self.poll() is None:  # the pipes closed as the child ended: its waiter writes the file just after
+            if time.monotonic() > deadline:
+                raise subprocess.TimeoutExpired(["python", "-m", "tests.faults.child"], timeout or 0.0)
+            time.sleep(0.01)
+        return _text(stdout), _text(stderr)
 
 
 def _startup(env: dict[str, str]) -> dict[str, str]:
