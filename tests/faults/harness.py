@@ -68,13 +68,13 @@ def run_child(args: list[str], *, fsize: int | None = None, nofile: str | None =
     return ChildResult(done.returncode, done.stdout, done.stderr)
 
 
-def start_child(args: list[str], *, kill: tuple[str, ...] = (), call: str | None = None,
+def start_child(args: list[str], *, kill: tuple[str, ...] = (), ignore: tuple[str, ...] = (), call: str | None = None,
                 env: dict[str, str] | None = None) -> subprocess.Popen[str] | fault_child_server.Beside:
-    """`run_child(args, kill=..., call=..., env=..., preloaded=True)` started and returned at once, as
+    """`run_child(args, kill=..., ignore=..., call=..., env=..., preloaded=True)` started and returned at once, as
     `subprocess.Popen(..., stdout=PIPE, stderr=PIPE, text=True)` starts it, for children run side by side (two
     writers into one folder): forked from the preloaded server where it can make one a fresh interpreter would
     equal, else a fresh interpreter (a Popen)."""
-    command, child_env = _child_command(args, kill=kill, call=call, env=env)
+    command, child_env = _child_command(args, kill=kill, ignore=ignore, call=call, env=env)
     handle, name = tempfile.mkstemp(prefix="fault-child-exit-")  # a name of its own, for the exit code
     os.close(handle)
     os.unlink(name)

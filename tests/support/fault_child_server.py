@@ -22,7 +22,10 @@ OpenBLAS's pool, polars' spill cleaner) are not carried into a child, as in the 
 fork (pthread_atfork) and start them again when used. The server's children share its hash secret and address
 layout, which fresh ones draw each; no fault case reads either. The cases that count their open files (`--nofile`)
 or change the standard streams or the locale are never sent here (see `tests.faults.harness.run_child`).
-Modules that read the environment when imported (`pipelines.definitions`) are not preloaded. Where what this
+Children a test runs side by side (two writers of one folder) come from `start_beside`: the same checks and fork,
+by a waiter of the child's own (a fork of the server that writes the child's exit code into a file), so that the
+server takes the next request at once. Modules that read the environment when imported (`pipelines.definitions`) are
+not preloaded. Where what this
 process passes on through exec (ignored signals, blocked mask, umask, resource limits, its own environment's start-up
 variables) changed since the server started (an earlier test's doing), a new server is started first.
 """
