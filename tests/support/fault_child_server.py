@@ -43,6 +43,8 @@ import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from tests.support import preloaded_python
+
 ROOT = Path(__file__).resolve().parents[2]
 
 # What a pipeline case's child imports, less `pipelines.definitions` (its settings are read from the environment when
@@ -374,27 +376,10 @@ class FaultChildServer:
     def run(self, argv: list[str], env: dict[str, str], timeout: float) -> tuple[int, str, str] | None:
         """(exit code, stdout, stderr) of `tests.faults.child.main(argv)` in a forked child, or None where the server
         cannot make one that a fresh interpreter would equal (the caller then starts one)."""
-        if not self.fits(env):
+        started = self._fork(argv, env)
+        if started is None:
             return None
-        with contextlib.suppress(BlockingIOError):
-            while os.read(self.own_output, 65536):
-                pass
-        out_r, out_w = os.pipe()
-        err_r, err_w = os.pipe()
-        try:
-            socket.send_fds(self.channel, [json.dumps({"argv": argv, "env": env, "cwd": str(ROOT)}).encode()],
-                            [out_w, err_w])
-        finally:
-            os.close(out_w)
-            os.close(err_w)
-        started = self._reply()
-        if "pid" not in started:
-            self.refused.append(str(started.get("refused")))
-            os.close(out_r)
-            os.close(err_r)
-            return None
-        pid = int(str(started["pid"]))
-        self.forked += 1
+        pid, out_r, err_r = started
         try:
             stdout, stderr = _read_both(out_r, err_r, timeout)
         except subprocess.TimeoutExpired:
@@ -411,6 +396,12 @@ class FaultChildServer:
         """`tests.faults.child.main(argv)` in a forked child, started and returned at once, as `subprocess.Popen(...,
         stdout=PIPE, stderr=PIPE, text=True)` starts one: several side by side. Its exit code is written into
         `status` when it ends (by a waiter of its own, the child's parent). None where `run` would answer None."""
+        started = self._fork(argv, env, status=str(status))
+        return None if started is None else Beside(*started, status)
+
+    def _fork(self, argv: list[str], env: dict[str, str], **extra: str) -> tuple[int, int, int] | None:
+        """Ask for a child (its stdout and stderr the write ends of two new pipes): its pid and the read ends, or
+        None where the server cannot make one a fresh interpreter would equal (why, in `refused`)."""
         if not self.fits(env):
             return None
         with contextlib.suppress(BlockingIOError):
@@ -419,8 +410,8 @@ class FaultChildServer:
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()
         try:
-            socket.send_fds(self.channel, [json.dumps({"argv": argv, "env": env, "cwd": str(ROOT),
-                                                       "status": str(status)}).encode()], [out_w, err_w])
+            request = {"argv": argv, "env": env, "cwd": str(ROOT), **extra}
+            socket.send_fds(self.channel, [json.dumps(request).encode()], [out_w, err_w])
         finally:
             os.close(out_w)
             os.close(err_w)
@@ -431,7 +422,7 @@ class FaultChildServer:
             os.close(err_r)
             return None
         self.forked += 1
-        return Beside(int(str(started["pid"])), out_r, err_r, status)
+        return int(str(started["pid"])), out_r, err_r
 
     def close(self) -> None:
         self.channel.close()
@@ -443,40 +434,22 @@ class FaultChildServer:
         os.close(self.own_output)
 
 
-class Beside:
-    """A child of `FaultChildServer.start_beside`, answering as much of `subprocess.Popen` as a test that runs
-    children side by side asks: `pid`, `returncode`, `poll()`, `send_signal()`, `communicate(timeout)` (stdout and
-    stderr read to their end, then the exit code; `subprocess.TimeoutExpired` past the timeout, the child going on,
-    its output lost) and `stderr`, None (read by `communicate`). Its output pipes are read only by `communicate`, as Popen's are."""
-
-    stderr = None
+class Beside(preloaded_python.Beside):
+    """A child of `FaultChildServer.start_beside`, answering what a `subprocess.Popen` started with stdout=PIPE,
+    stderr=PIPE, text=True answers a test that runs children side by side (`preloaded_python.Beside`), but read from
+    pipes: `communicate` reads stdout and stderr to their end (only it reads them, as Popen's), then the exit code;
+    `subprocess.TimeoutExpired` past the timeout, the child going on, its output lost."""
 
     def __init__(self, pid: int, out_r: int, err_r: int, status: Path) -> None:
-        self.pid = pid
+        super().__init__(pid, status)
         self.pipes = (out_r, err_r)
-        self.status = status
-        self.returncode: int | None = None
-
-    def poll(self) -> int | None:
-        if self.returncode is None and self.status.exists():
-            self.returncode = int(self.status.read_text())
-            self.status.unlink()
-        return self.returncode
-
-    def send_signal(self, signo: int) -> None:
-        if self.poll() is None:
-            with contextlib.suppress(ProcessLookupError):  # it ended just now
-                os.kill(self.pid, signo)
 
     def communicate(self, timeout: float | None = None) -> tuple[str, str]:
         import time
 
         deadline = time.monotonic() + (timeout if timeout is not None else 1e9)
         stdout, stderr = _read_both(*self.pipes, deadline - time.monotonic())
-        while self.poll() is None:  # the pipes closed as the child ended: its waiter writes the file just after
-            if time.monotonic() > deadline:
-                raise subprocess.TimeoutExpired(["python", "-m", "tests.faults.child"], timeout or 0.0)
-            time.sleep(0.01)
+        self.wait_ended(deadline, timeout)  # the pipes closed as the child ended: its waiter writes the file just after
         return _text(stdout), _text(stderr)
 
 

@@ -108,7 +108,7 @@ class PreloadedPython:
         self.runs += 1
         paths = {name: self.folder / f"{self.runs}.{name}" for name in ("stdin", "out", "err", "status")}
         paths["stdin"].write_text(stdin)
-        return Beside(self._request(code, paths), paths)
+        return Beside(self._request(code, paths), paths["status"], paths)
 
     def _request(self, code: str, paths: dict[str, Path]) -> int:
         """Send one request; the child's pid."""
@@ -190,18 +190,21 @@ class Beside:
     """A child of `PreloadedPython.start_beside`, answering as much of `subprocess.Popen` as a test that runs children
     side by side asks: `pid`, `returncode`, `poll()`, `send_signal()`, `communicate(timeout)` (stdout and stderr, read
     once it ended; `subprocess.TimeoutExpired` past the timeout, the child going on), and `stderr`, None (what the
-    child wrote is read by `communicate`). Its end is seen by the file its waiter writes, looked for every 20 ms."""
+    child wrote is read by `communicate`). Its end is seen by the file `status` its waiter writes (read, then
+    removed), looked for every 20 ms."""
 
     stderr = None
 
-    def __init__(self, pid: int, paths: dict[str, Path]) -> None:
+    def __init__(self, pid: int, status: Path, paths: dict[str, Path] | None = None) -> None:
         self.pid = pid
-        self.paths = paths
+        self.status = status
+        self.paths = paths or {}
         self.returncode: int | None = None
 
     def poll(self) -> int | None:
-        if self.returncode is None and self.paths["status"].exists():
-            self.returncode = int(self.paths["status"].read_text())
+        if self.returncode is None and self.status.exists():
+            self.returncode = int(self.status.read_text())
+            self.status.unlink()
         return self.returncode
 
     def send_signal(self, signo: int) -> None:
@@ -209,10 +212,14 @@ class Beside:
             with contextlib.suppress(ProcessLookupError):  # it ended just now
                 os.kill(self.pid, signo)
 
-    def communicate(self, timeout: float | None = None) -> tuple[str, str]:
-        deadline = None if timeout is None else time.monotonic() + timeout
-        while self.poll() is None:
-            if deadline is not None and time.monotonic() > deadline:
+    def wait_ended(self, deadline: float, timeout: float | None) -> int:
+        """The exit code, once the status file is there; `subprocess.TimeoutExpired` past `deadline`."""
+        while (code := self.poll()) is None:
+            if time.monotonic() > deadline:
                 raise subprocess.TimeoutExpired(["python", "-c", "..."], timeout or 0.0)
             time.sleep(0.02)
+        return code
+
+    def communicate(self, timeout: float | None = None) -> tuple[str, str]:
+        self.wait_ended(time.monotonic() + (timeout if timeout is not None else 1e9), timeout)
         return self.paths["out"].read_text(), self.paths["err"].read_text()
