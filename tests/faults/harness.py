@@ -10,6 +10,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable
@@ -56,6 +57,40 @@ def run_child(args: list[str], *, fsize: int | None = None, nofile: str | None =
     case counts open files) nor for cases that change the standard streams or the locale, and a fresh interpreter
     wherever the fork could differ from one (the server says so).
     """
+    command, child_env = _child_command(args, fsize=fsize, nofile=nofile, kill=kill, fail=fail, ignore=ignore,
+                                        call=call, env=env, unset=unset)
+    if preloaded and nofile is None:
+        forked = fault_child_server.server().run(command[3:], child_env, timeout)
+        if forked is not None:
+            return ChildResult(*forked)
+    done = subprocess.run(command, cwd=ROOT, env=child_env, capture_output=True, text=True,
+                          timeout=timeout, check=False)
+    return ChildResult(done.returncode, done.stdout, done.stderr)
+
+
+def start_child(args: list[str], *, kill: tuple[str, ...] = (), ignore: tuple[str, ...] = (), call: str | None = None,
+                env: dict[str, str] | None = None) -> subprocess.Popen[str] | fault_child_server.Beside:
+    """`run_child(args, kill=..., ignore=..., call=..., env=..., preloaded=True)` started and returned at once, as
+    `subprocess.Popen(..., stdout=PIPE, stderr=PIPE, text=True)` starts it, for children run side by side (two
+    writers into one folder): forked from the preloaded server where it can make one a fresh interpreter would
+    equal, else a fresh interpreter (a Popen)."""
+    command, child_env = _child_command(args, kill=kill, ignore=ignore, call=call, env=env)
+    handle, name = tempfile.mkstemp(prefix="fault-child-exit-")  # a name of its own, for the exit code
+    os.close(handle)
+    os.unlink(name)
+    status = Path(name)
+    forked = fault_child_server.server().start_beside(command[3:], child_env, status)
+    if forked is not None:
+        return forked
+    return subprocess.Popen(command, cwd=ROOT, env=child_env, text=True, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+
+
+def _child_command(args: list[str], *, fsize: int | None = None, nofile: str | None = None,
+                   kill: tuple[str, ...] = (), fail: tuple[str, ...] = (), ignore: tuple[str, ...] = (),
+                   call: str | None = None, env: dict[str, str] | None = None,
+                   unset: tuple[str, ...] = ()) -> tuple[list[str], dict[str, str]]:
+    """The command line `python -m tests.faults.child ... -- ARGS` and its environment (see `run_child`)."""
     command = [sys.executable, "-m", "tests.faults.child"]
     if fsize is not None:
         command += ["--fsize", str(fsize)]
@@ -71,13 +106,7 @@ def run_child(args: list[str], *, fsize: int | None = None, nofile: str | None =
         command += ["--call", call]
     child_env = {key: value for key, value in {**os.environ, **(env or {})}.items() if key not in unset}
     child_env["PYTHONPATH"] = str(ROOT)
-    if preloaded and nofile is None:
-        forked = fault_child_server.server().run([*command[3:], "--", *args], child_env, timeout)
-        if forked is not None:
-            return ChildResult(*forked)
-    done = subprocess.run([*command, "--", *args], cwd=ROOT, env=child_env, capture_output=True, text=True,
-                          timeout=timeout, check=False)
-    return ChildResult(done.returncode, done.stdout, done.stderr)
+    return [*command, "--", *args], child_env
 
 
 def snapshot(folder: Path) -> dict[str, str]:

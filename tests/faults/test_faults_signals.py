@@ -5,10 +5,8 @@ one whole output, never a mix of both."""
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -19,7 +17,8 @@ from typer.testing import CliRunner
 from coworkenv.cli import app
 from coworkenv.store.stages import read_sft, sft_files
 from tests.faults.child import FAULT_NOT_MET
-from tests.faults.harness import CAPABILITY, ROOT, run_child, snapshot, spec_folder, temp_files
+from tests.faults.harness import CAPABILITY, run_child, snapshot, spec_folder, start_child, temp_files
+from tests.support.fault_child_server import Beside
 from tests.support.pipeline_child import make_workspace
 
 runner = CliRunner()
@@ -119,12 +118,8 @@ def test_a_fault_point_the_command_never_reaches_fails_the_child_loudly(tmp_path
         in result.stderr
 
 
-def _child(args: list[str], *kill: str) -> subprocess.Popen[str]:
-    command = [sys.executable, "-m", "tests.faults.child"]
-    for spec in kill:
-        command += ["--kill", spec]
-    return subprocess.Popen([*command, "--", *args], cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+def _child(args: list[str], *kill: str) -> subprocess.Popen[str] | Beside:
+    return start_child(args, kill=kill)  # forked side by side from the preloaded server where it can
 
 
 def _waits_for_a_lock(pid: int, deadline_s: float = 120) -> bool:
@@ -192,11 +187,8 @@ def test_two_pipeline_runs_in_one_folder_take_turns_and_leave_it_consistent(tmp_
 
     ws = make_workspace(tmp_path, (PIPELINE_CAPABILITY,))
 
-    def start(*kill: str) -> subprocess.Popen[str]:
-        command = [sys.executable, "-m", "tests.faults.child", *(f"--kill={spec}" for spec in kill)]
-        return subprocess.Popen([*command, "--call", PIPELINE, "--", "--no-train"], cwd=ROOT, text=True,
-                                env={**os.environ, **ws.env(), "PYTHONPATH": str(ROOT)},
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    def start(*kill: str) -> subprocess.Popen[str] | Beside:
+        return start_child(["--no-train"], kill=kill, call=PIPELINE, env=ws.env())
 
     # The first stops itself inside its capability run (SIGSTOP); the second must wait for it, not run beside it.
     first = start("coworkenv.rollout:rollout_specs:1:before:SIGSTOP")

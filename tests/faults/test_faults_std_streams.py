@@ -97,6 +97,6 @@ def test_a_pipeline_run_into_a_failed_standard_output_stops_cleanly_and_the_next
                                                       if line.startswith("error:")], done.stderr
     else:
         assert_clean_failure(done, NO_SPACE, code=1)
-    again = run_child(["--no-train"], call=PIPELINE, env=ws.env())
+    again = run_child(["--no-train"], call=PIPELINE, env=ws.env(), preloaded=True)  # its streams are the usual ones
     assert again.returncode == 0 and "hub_dataset              ok" in again.stdout, again.stdout + again.stderr
     assert temp_files(ws.data) == []

@@ -15,7 +15,7 @@ import dagster as dg
 import pytest
 
 from tests.faults.child import FAULT_NOT_MET
-from tests.faults.harness import run_child, temp_files
+from tests.faults.harness import run_child, start_child, temp_files
 from tests.support import fault_child_server
 from tests.support.pipeline_child import make_workspace
 
@@ -77,6 +77,10 @@ def test_a_preloaded_child_starts_as_a_fresh_one_would() -> None:
     assert server.forked == before + 1, "the preloaded child was started fresh: the server refused or is broken"
     assert (forked.returncode, forked.stderr) == (fresh.returncode, fresh.stderr) == (0, "to stderr\n")
     assert json.loads(forked.stdout) == json.loads(fresh.stdout)
+    beside = start_child(args, call=DESCRIBE, env=env, ignore=("SIGHUP",))  # one of children run side by side
+    assert isinstance(beside, fault_child_server.Beside), server.refused[-1:]
+    out, err = beside.communicate(timeout=600)
+    assert (beside.returncode, err) == (0, "to stderr\n") and json.loads(out) == json.loads(fresh.stdout)
 
 
 def test_a_child_whose_environment_differs_where_the_preload_read_it_starts_fresh() -> None:

@@ -22,7 +22,10 @@ OpenBLAS's pool, polars' spill cleaner) are not carried into a child, as in the 
 fork (pthread_atfork) and start them again when used. The server's children share its hash secret and address
 layout, which fresh ones draw each; no fault case reads either. The cases that count their open files (`--nofile`)
 or change the standard streams or the locale are never sent here (see `tests.faults.harness.run_child`).
-Modules that read the environment when imported (`pipelines.definitions`) are not preloaded. Where what this
+Children a test runs side by side (two writers of one folder) come from `start_beside`: the same checks and fork,
+by a waiter of the child's own (a fork of the server that writes the child's exit code into a file), so that the
+server takes the next request at once. Modules that read the environment when imported (`pipelines.definitions`) are
+not preloaded. Where what this
 process passes on through exec (ignored signals, blocked mask, umask, resource limits, its own environment's start-up
 variables) changed since the server started (an earlier test's doing), a new server is started first.
 """
@@ -39,6 +42,8 @@ import subprocess
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
+
+from tests.support import preloaded_python
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -71,6 +76,11 @@ def _answer(reply):
     channel.sendall(json.dumps(reply).encode() + b"\n")
 _answer({"ready": True})
 while True:
+    try:  # the waiters of children started side by side (see `status` below) that have ended
+        while os.waitpid(-1, os.WNOHANG)[0]:
+            pass
+    except ChildProcessError:
+        pass
     message, fds, _flags, _addr = socket.recv_fds(channel, 1 << 20, 2)
     if not message:
         break
@@ -103,8 +113,17 @@ while True:
     # header and so copying nearly every page of the heap. Thawed again here once forked: `fork_plan` looks for
     # holders with gc.get_referrers, which does not search frozen objects.
     gc.freeze()
+    # A child started side by side with others (`status`: the file its exit code goes to): forked by a waiter of its
+    # own, a fork of this server that answers with the child's pid, waits for it and writes the file, so that this
+    # server takes the next request at once. The waiter answers nothing else on the channel.
+    status_file = request.get("status")
+    if status_file and os.fork():
+        gc.unfreeze()
+        for fd in fds:
+            os.close(fd)
+        continue
     pid = os.fork()
-    if pid != 0:
+    if pid != 0 and not status_file:
         gc.unfreeze()
     if pid == 0:
         channel.close()
@@ -123,6 +142,13 @@ while True:
     for fd in fds:
         os.close(fd)
     _answer({"pid": pid})
+    if status_file:
+        channel.close()
+        _, status = os.waitpid(pid, 0)
+        with open(status_file + ".part", "w") as written:
+            written.write(str(os.waitstatus_to_exitcode(status)))
+        os.rename(status_file + ".part", status_file)
+        os._exit(0)
     _, status = os.waitpid(pid, 0)
     _answer({"returncode": os.waitstatus_to_exitcode(status)})
 """
@@ -350,27 +376,10 @@ class FaultChildServer:
     def run(self, argv: list[str], env: dict[str, str], timeout: float) -> tuple[int, str, str] | None:
         """(exit code, stdout, stderr) of `tests.faults.child.main(argv)` in a forked child, or None where the server
         cannot make one that a fresh interpreter would equal (the caller then starts one)."""
-        if not self.fits(env):
+        started = self._fork(argv, env)
+        if started is None:
             return None
-        with contextlib.suppress(BlockingIOError):
-            while os.read(self.own_output, 65536):
-                pass
-        out_r, out_w = os.pipe()
-        err_r, err_w = os.pipe()
-        try:
-            socket.send_fds(self.channel, [json.dumps({"argv": argv, "env": env, "cwd": str(ROOT)}).encode()],
-                            [out_w, err_w])
-        finally:
-            os.close(out_w)
-            os.close(err_w)
-        started = self._reply()
-        if "pid" not in started:
-            self.refused.append(str(started.get("refused")))
-            os.close(out_r)
-            os.close(err_r)
-            return None
-        pid = int(str(started["pid"]))
-        self.forked += 1
+        pid, out_r, err_r = started
         try:
             stdout, stderr = _read_both(out_r, err_r, timeout)
         except subprocess.TimeoutExpired:
@@ -383,6 +392,38 @@ class FaultChildServer:
             raise RuntimeError(f"the fault child server ended while its child {pid} ran (exit {self.process.poll()})")
         return int(str(ended["returncode"])), _text(stdout), _text(stderr)
 
+    def start_beside(self, argv: list[str], env: dict[str, str], status: Path) -> Beside | None:
+        """`tests.faults.child.main(argv)` in a forked child, started and returned at once, as `subprocess.Popen(...,
+        stdout=PIPE, stderr=PIPE, text=True)` starts one: several side by side. Its exit code is written into
+        `status` when it ends (by a waiter of its own, the child's parent). None where `run` would answer None."""
+        started = self._fork(argv, env, status=str(status))
+        return None if started is None else Beside(*started, status)
+
+    def _fork(self, argv: list[str], env: dict[str, str], **extra: str) -> tuple[int, int, int] | None:
+        """Ask for a child (its stdout and stderr the write ends of two new pipes): its pid and the read ends, or
+        None where the server cannot make one a fresh interpreter would equal (why, in `refused`)."""
+        if not self.fits(env):
+            return None
+        with contextlib.suppress(BlockingIOError):
+            while os.read(self.own_output, 65536):
+                pass
+        out_r, out_w = os.pipe()
+        err_r, err_w = os.pipe()
+        try:
+            request = {"argv": argv, "env": env, "cwd": str(ROOT), **extra}
+            socket.send_fds(self.channel, [json.dumps(request).encode()], [out_w, err_w])
+        finally:
+            os.close(out_w)
+            os.close(err_w)
+        started = self._reply()
+        if "pid" not in started:
+            self.refused.append(str(started.get("refused")))
+            os.close(out_r)
+            os.close(err_r)
+            return None
+        self.forked += 1
+        return int(str(started["pid"])), out_r, err_r
+
     def close(self) -> None:
         self.channel.close()
         with contextlib.suppress(subprocess.TimeoutExpired):
@@ -391,6 +432,25 @@ class FaultChildServer:
             self.process.kill()
             self.process.wait()
         os.close(self.own_output)
+
+
+class Beside(preloaded_python.Beside):
+    """A child of `FaultChildServer.start_beside`, answering what a `subprocess.Popen` started with stdout=PIPE,
+    stderr=PIPE, text=True answers a test that runs children side by side (`preloaded_python.Beside`), but read from
+    pipes: `communicate` reads stdout and stderr to their end (only it reads them, as Popen's), then the exit code;
+    `subprocess.TimeoutExpired` past the timeout, the child going on, its output lost."""
+
+    def __init__(self, pid: int, out_r: int, err_r: int, status: Path) -> None:
+        super().__init__(pid, status)
+        self.pipes = (out_r, err_r)
+
+    def communicate(self, timeout: float | None = None) -> tuple[str, str]:
+        import time
+
+        deadline = time.monotonic() + (timeout if timeout is not None else 1e9)
+        stdout, stderr = _read_both(*self.pipes, deadline - time.monotonic())
+        self.wait_ended(deadline, timeout)  # the pipes closed as the child ended: its waiter writes the file just after
+        return _text(stdout), _text(stderr)
 
 
 def _startup(env: dict[str, str]) -> dict[str, str]:

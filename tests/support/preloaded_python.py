@@ -19,16 +19,23 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 _SERVE = r"""
-import importlib, json, os, sys, traceback
+import contextlib, importlib, json, os, sys, traceback
 for name in sys.argv[1:]:
     importlib.import_module(name)
 for line in sys.stdin:
+    with contextlib.suppress(ChildProcessError):  # the waiters of children started side by side that have ended
+        while os.waitpid(-1, os.WNOHANG)[0]:
+            pass
     request = json.loads(line)
     sys.stdout.flush()
     sys.stderr.flush()
+    status_file = request.get("status")
+    if status_file and os.fork():
+        continue  # a waiter answers with the child's pid and writes its exit code into `status_file`
     pid = os.fork()
     if pid == 0:
         code = 1
@@ -62,6 +69,11 @@ for line in sys.stdin:
             os._exit(code)
     print(json.dumps({"pid": pid}), flush=True)
     _, status = os.waitpid(pid, 0)
+    if status_file:  # the waiter: the exit code written whole, then gone
+        with open(status_file + ".part", "w") as written:
+            written.write(str(os.waitstatus_to_exitcode(status)))
+        os.rename(status_file + ".part", status_file)
+        os._exit(0)
     print(json.dumps({"returncode": os.waitstatus_to_exitcode(status)}), flush=True)
 """
 
@@ -88,6 +100,15 @@ class PreloadedPython:
         stdin_path = self.folder / f"{self.runs}.stdin"
         stdin_path.write_text(stdin)
         return Started(self, self._request(code, {"stdin": stdin_path, "out": output, "err": output}))
+
+    def start_beside(self, code: str, stdin: str = "") -> Beside:
+        """Start `code` in a forked child and return at once, as `subprocess.Popen(..., stdout=PIPE, stderr=PIPE,
+        text=True)` does; any number of them side by side. Each is forked by a waiter of its own (itself a fork of
+        the server), which writes the child's exit code into a file when it ends: the server is free again at once."""
+        self.runs += 1
+        paths = {name: self.folder / f"{self.runs}.{name}" for name in ("stdin", "out", "err", "status")}
+        paths["stdin"].write_text(stdin)
+        return Beside(self._request(code, paths), paths["status"], paths)
 
     def _request(self, code: str, paths: dict[str, Path]) -> int:
         """Send one request; the child's pid."""
@@ -163,3 +184,42 @@ class Started:
         assert stdout is not None
         ready, _, _ = select.select([stdout], [], [], timeout)
         return bool(ready)
+
+
+class Beside:
+    """A child of `PreloadedPython.start_beside`, answering as much of `subprocess.Popen` as a test that runs children
+    side by side asks: `pid`, `returncode`, `poll()`, `send_signal()`, `communicate(timeout)` (stdout and stderr, read
+    once it ended; `subprocess.TimeoutExpired` past the timeout, the child going on), and `stderr`, None (what the
+    child wrote is read by `communicate`). Its end is seen by the file `status` its waiter writes (read, then
+    removed), looked for every 20 ms."""
+
+    stderr = None
+
+    def __init__(self, pid: int, status: Path, paths: dict[str, Path] | None = None) -> None:
+        self.pid = pid
+        self.status = status
+        self.paths = paths or {}
+        self.returncode: int | None = None
+
+    def poll(self) -> int | None:
+        if self.returncode is None and self.status.exists():
+            self.returncode = int(self.status.read_text())
+            self.status.unlink()
+        return self.returncode
+
+    def send_signal(self, signo: int) -> None:
+        if self.poll() is None:
+            with contextlib.suppress(ProcessLookupError):  # it ended just now
+                os.kill(self.pid, signo)
+
+    def wait_ended(self, deadline: float, timeout: float | None) -> int:
+        """The exit code, once the status file is there; `subprocess.TimeoutExpired` past `deadline`."""
+        while (code := self.poll()) is None:
+            if time.monotonic() > deadline:
+                raise subprocess.TimeoutExpired(["python", "-c", "..."], timeout or 0.0)
+            time.sleep(0.02)
+        return code
+
+    def communicate(self, timeout: float | None = None) -> tuple[str, str]:
+        self.wait_ended(time.monotonic() + (timeout if timeout is not None else 1e9), timeout)
+        return self.paths["out"].read_text(), self.paths["err"].read_text()
