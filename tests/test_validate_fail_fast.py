@@ -17,23 +17,14 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-import typer
 from typer.testing import CliRunner
 
-from coworkenv.cli.validate import validate_command
 from coworkenv.examples import load_example
 from coworkenv.validate import AcceptedEnv, SpecValidation, validate_spec
 from coworkenv.validate import gates as gates_module
 from coworkenv.validate.gates import GateError
 from tests.defects import Defect, all_defects
-
-app = typer.Typer()
-app.command("validate")(validate_command)
-app.command("unused")(lambda: None)  # two commands keep `validate` a named sub-command, as in the real CLI
-
-
-def _python(spec: dict[str, Any]) -> bool:
-    return any(c["rule"]["kind"] == "python" for c in spec["checks"])
+from tests.test_validate_gate_selection import _python, app  # the validate command as the CLI has it
 
 
 def _sample() -> list[Defect]:
