@@ -210,13 +210,16 @@ def _key(spec: dict[str, Any]) -> bytes:
 
 
 @cache
-def _verdict(spec_json: bytes, policy: str, gates: tuple[str, ...] | None = None) -> Any:
-    return judge(orjson.loads(spec_json), policy, gates)
+def _verdict(spec_json: bytes, policy: str, gates: tuple[str, ...] | None = None,
+             until: tuple[str, str] | None = None) -> Any:
+    return judge(orjson.loads(spec_json), policy, gates, until)
 
 
-def verdict(spec: dict[str, Any], policy: str = "strict", gates: tuple[str, ...] | None = None) -> Any:
-    """The gates' verdict on a spec, computed once per distinct spec, policy and gate selection (None: all ten)."""
-    return _verdict(_key(spec), policy, gates)
+def verdict(spec: dict[str, Any], policy: str = "strict", gates: tuple[str, ...] | None = None,
+            until: tuple[str, str] | None = None) -> Any:
+    """The gates' verdict on a spec, computed once per distinct spec, policy, gate selection (None: all ten) and
+    error it may stop at (`judge`'s `until`; None: run to the end)."""
+    return _verdict(_key(spec), policy, gates, until)
 
 
 def _judging_gates(defect: Defect) -> tuple[str, ...] | None:
@@ -224,6 +227,15 @@ def _judging_gates(defect: Defect) -> tuple[str, ...] | None:
     validation runs before it; its errors are a full validation's, tests/test_validate_gate_selection.py), all ten
     for one that names none, and for funnel_attribution, whose gate must be the first failed of all ten."""
     return None if defect.gate is None or defect.cls == "funnel_attribution" else (defect.gate,)
+
+
+def _judged_error(defect: Defect) -> tuple[str, str] | None:
+    """The error a defect's rejection needs, where it names a gate and code (funnel_attribution aside: its gate must be
+    the first failed of all ten): the validation stops once that gate reports an error with that code in its own
+    (`judge`'s `until`), each error it reports a full validation's (tests/test_validate_fail_fast.py)."""
+    if defect.gate is None or defect.code is None or defect.cls == "funnel_attribution":
+        return None
+    return defect.gate, defect.code
 
 
 def _python_checks(spec: dict[str, Any]) -> bool:
@@ -289,7 +301,7 @@ def test_defect_reference_passes_its_own_checks(defect: Defect) -> None:
 
 @pytest.mark.parametrize("defect", [_marked(d) for d in DEFECTS])
 def test_gates_reject_defect(defect: Defect) -> None:
-    v = verdict(defect.defect_spec(), gates=_judging_gates(defect))
+    v = verdict(defect.defect_spec(), gates=_judging_gates(defect), until=_judged_error(defect))
     assert not v.selection_passed, f"{defect.id}: the gates accept a spec where an agent {defect.gets_away_with}"
     if defect.gate is not None:
         # The funnel attributes a rejection to the first failed gate; elsewhere the expected gate must fail too.

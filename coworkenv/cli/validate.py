@@ -61,6 +61,10 @@ def validate_command(
         "--gates", help="Run only these gates (comma-separated, e.g. sandbox,references), for iterating on their "
                         "findings: prints each spec's errors and writes OUT/gates.json; no repair, no tables, nothing "
                         "accepted (only all ten gates accept a spec).")] = None,
+    fail_fast: Annotated[bool, typer.Option(
+        "--fail-fast", help="Stop each spec's validation at its first blocking error (any error under strict, a spec "
+                            "that cannot run under report), leaving the rest of the gates and mutants unplayed: prints "
+                            "what was found and writes OUT/gates.json, as --gates; no repair, nothing accepted.")] = False,
 ) -> None:
     """Validate specs (all ten gates), repair failures with an LLM if one is configured, write the results."""
     from coworkenv.llm import NoLLMBackend
@@ -73,8 +77,9 @@ def validate_command(
         chosen = check_policy(policy)
     except ValueError as exc:
         fail(str(exc))
-    if gates is not None:
-        validate_gates(spec_dir, out, gates, chosen, repairing=(llm or "none").strip().lower() != "none")
+    if gates is not None or fail_fast:
+        validate_gates(spec_dir, out, gates, chosen, repairing=(llm or "none").strip().lower() != "none",
+                       fail_fast=fail_fast)
         return
     check_out_dir(out, spec_dir, suffix="validated")
     if cache_dir is not None:
@@ -100,20 +105,24 @@ def validate_command(
     report_requests(backend, "repair")  # every repair request failed: exit 3, after the tables are written
 
 
-def validate_gates(spec_dir: Path, out: Path, gates: str, policy: Policy, *, repairing: bool) -> None:
-    """`--gates`: each spec judged by the chosen gates alone; their errors printed and written to OUT/gates.json (one
-    report a spec, as a reviser gets it, saying which gates ran and which were skipped). A usage error (exit 2) for
-    an unknown gate or a repair asked for."""
+def validate_gates(spec_dir: Path, out: Path, gates: str | None, policy: Policy, *, repairing: bool,
+                   fail_fast: bool = False) -> None:
+    """`--gates`: each spec judged by the chosen gates alone; `--fail-fast`: each validation stopped at its first
+    blocking error (`validate_spec(until=...)`). Their errors printed and written to OUT/gates.json (one report a
+    spec, as a reviser gets it, saying which gates ran and which were skipped, and whether it stopped). A usage
+    error (exit 2) for an unknown gate or a repair asked for."""
     from coworkenv.validate import validate_spec
     from coworkenv.validate.gates import check_gates
+    from coworkenv.validate.validation import first_blocking
 
     try:
         selection = check_gates(gates)
     except ValueError as exc:
         fail(f"--gates {gates}: {exc}")
+    option = "--fail-fast" if gates is None else "--gates"
     if repairing:
-        fail("--gates runs only the chosen gates and repairs nothing (a repair is judged by all ten); leave out --llm, "
-             "or leave out --gates to validate and repair")
+        fail(f"{option} runs only part of the validation and repairs nothing (a repair is judged by all ten gates, "
+             f"run to the end); leave out --llm, or leave out {option} to validate and repair")
     check_out_dir(out, spec_dir, suffix="validated")
     reports: list[dict[str, Any]] = []
     for candidate in read_candidates(spec_dir):
@@ -123,15 +132,18 @@ def validate_gates(spec_dir: Path, out: Path, gates: str, policy: Policy, *, rep
                             "generation_error": f"{candidate.error}: {candidate.error_message}"})
             say(f"{where}: generation failed ({candidate.error}), nothing to validate")
             continue
-        verdict = validate_spec(candidate.payload, policy=policy, gates=selection)
+        verdict = validate_spec(candidate.payload, policy=policy, gates=selection,
+                                until=first_blocking(policy) if fail_fast else None)
         reports.append({"origin": candidate.origin, "capability": candidate.capability, **verdict.report()})
         ran = ", ".join(g.gate for g in verdict.gates)
-        say(f"{where}: {'passed' if verdict.selection_passed else 'failed'} the gates that ran ({ran})")
+        stopped = ", stopped at its first blocking error" if verdict.stopped else ""
+        say(f"{where}: {'passed' if verdict.selection_passed else 'failed'} the gates that ran ({ran}{stopped})")
         for error in verdict.errors():
             say(f"  {error}")
     with output_lock(out, "validate"):
         atomic_write_bytes(out / "gates.json", orjson.dumps(reports, option=orjson.OPT_INDENT_2))
-    say(f"wrote {out / 'gates.json'} (gates {', '.join(selection)} only: a partial validation accepts nothing)")
+    what = f"gates {', '.join(selection)} only" if gates is not None else "stopped at the first blocking error"
+    say(f"wrote {out / 'gates.json'} ({what}: a partial validation accepts nothing)")
 
 
 def check_cache_dir(cache_dir: Path) -> None:

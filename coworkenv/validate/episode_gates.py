@@ -226,23 +226,44 @@ def sandbox_gate(ctx: GateContext) -> GateResult:
     # A check whose cost is near the sandbox's limits is rejected for it: playing every mutant with it (seconds each)
     # would say nothing more, so only the three episodes every spec plays are looked at for crashes.
     costly = any(p.code == "cost_near_limit" for found in probes.values() for p in found)
-    runs = [("the initial state", episodes.initial), ("the reference episode", episodes.oracle().result),
-            ("the noop episode", episodes.noop().result),
-            *((f"the mutant {m.description}", o.result) for m, o in ([] if costly else ctx.mutation_outcomes()))]
     crashed: set[str] = set()
-    for where, result in runs:
-        for check in result.checks if result is not None else []:
-            if check.error and check.id not in crashed:
-                crashed.add(check.id)
-                errors.append(GateError("sandbox", sandbox_code(check.reason), f"checks[{index[check.id]}].rule.code",
-                                        f"on {where}: {check.reason}"))
-    for check_id, found in probes.items():
-        for probe in found:
-            if probe.code == "python_crash" and check_id in crashed:
-                continue
-            errors.append(GateError("sandbox", probe.code, f"checks[{index[check_id]}].rule.code",
-                                    f"python check {check_id!r}: {probe.message}"))
-    return gate_result("sandbox", errors, python_checks=len(python))
+
+    def crashes(runs: list[tuple[str, Any]]) -> list[GateError]:
+        """The first crash of each check not crashed yet, in the order of `runs`."""
+        found = []
+        for where, result in runs:
+            for check in result.checks if result is not None else []:
+                if check.error and check.id not in crashed:
+                    crashed.add(check.id)
+                    found.append(GateError("sandbox", sandbox_code(check.reason),
+                                           f"checks[{index[check.id]}].rule.code", f"on {where}: {check.reason}"))
+        return found
+
+    def probed(sure: bool) -> list[GateError]:
+        """The probes' findings; `sure`: only those a play of every mutant cannot take back (a probe's crash is
+        not reported for a check an episode saw crash, and a mutant may be the first to)."""
+        return [GateError("sandbox", probe.code, f"checks[{index[check_id]}].rule.code",
+                          f"python check {check_id!r}: {probe.message}")
+                for check_id, found in probes.items() for probe in found
+                if not (probe.code == "python_crash" and (check_id in crashed or sure))]
+
+    errors += crashes([("the initial state", episodes.initial), ("the reference episode", episodes.oracle().result),
+                       ("the noop episode", episodes.noop().result)])
+    stop = ctx.stop
+    if stop is not None and not costly:  # fail-fast (`validate_spec(until=...)`): the mutants only until it is found
+        if any(map(stop, errors + probed(sure=True))):
+            return gate_result("sandbox", errors + probed(sure=True), python_checks=len(python), stopped=True)
+
+        def gives_it(chunk: list[tuple[Any, EpisodeOutcome]]) -> bool:
+            errors.extend(crashes([(f"the mutant {m.description}", o.result) for m, o in chunk]))
+            return any(map(stop, errors))
+
+        ctx.mutation_outcomes(gives_it)
+        if ctx.mutations is None:  # a chunk gave it: the mutants after it are left unplayed
+            return gate_result("sandbox", errors + probed(sure=True), python_checks=len(python), stopped=True)
+    elif not costly:
+        errors += crashes([(f"the mutant {m.description}", o.result) for m, o in ctx.mutation_outcomes()])
+    return gate_result("sandbox", errors + probed(sure=False), python_checks=len(python))
 
 
 # -- 5 noop --------------------------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ episodes (4, 5, 6, 7, 9, 10) are in `episode_gates`.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -66,6 +66,9 @@ STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("sound", ("noop", "mutations", "reads_state")),
 )
 _MAX_ERRORS_PER_GATE = 50
+# Mutants played (and played ahead) at a time where a validation may stop at an error (`GateContext.stop`): a chunk
+# that gives it spares the rest, and each keeps the few threads that play ahead (`_run_memo.AHEAD_WIDTH`) busy.
+MUTANT_CHUNK = 12
 
 
 # The gates that read the spec alone. Every other gate judges episodes played on the one Env a validation shares, and
@@ -144,32 +147,52 @@ class GateContext:
     """A parsed spec and the episodes its gates share (built lazily, run once)."""
 
     def __init__(self, spec: EnvSpec, max_steps: int = DEFAULT_MAX_STEPS, policy: Policy = "strict",
-                 config: ValidationConfig | None = None) -> None:
+                 config: ValidationConfig | None = None, stop: Callable[[GateError], bool] | None = None) -> None:
         self.spec = spec
+        # The errors the validation stops at (`validate_spec(until=...)`): a gate that finds one may return the errors
+        # found so far, each as it would report it had it run to the end, and leave the rest unplayed.
+        self.stop = stop
         self.max_steps = max_steps if spec.max_steps is None else min(max_steps, spec.max_steps)  # as the Env's
         self.policy = policy
         self.config = config or ValidationConfig()
         self._episodes: SpecEpisodes | None = None
         self.env_error: str | None = None
         self.mutations: list[tuple[Mutation, EpisodeOutcome]] | None = None
+        self._mutants: list[Mutation] | None = None  # every mutant, built once; `_played` the first ones' episodes
+        self._played: list[tuple[Mutation, EpisodeOutcome]] = []
         self.python_probes: dict[str, list[Probe]] | None = None
 
-    def mutation_outcomes(self) -> list[tuple[Mutation, EpisodeOutcome]]:
-        """Every near-miss and task mutant with its episode (played once, shared by the gates)."""
-        if self.mutations is None:
-            episodes = self.episodes()
-            if episodes is None or episodes.oracle().result is None or episodes.oracle_entities is None:
-                self.mutations = []
-            else:
-                mutants = near_miss_mutations(self.spec, episodes.oracle_entities,
-                                              max_alternatives=self.config.max_alternatives,
-                                              values=episodes.oracle_value)
-                mutants += episodes.task_mutants
-                episodes.play_ahead([m.reference for m in mutants])  # their sandboxed runs started, a few at once
-                try:
-                    self.mutations = [(m, episodes.mutant(m.reference)) for m in mutants]
-                finally:
-                    episodes.python_runs.drop_ahead()
+    def mutation_outcomes(self, enough: Callable[[list[tuple[Mutation, EpisodeOutcome]]], bool] | None = None,
+                          ) -> list[tuple[Mutation, EpisodeOutcome]]:
+        """Every near-miss and task mutant with its episode (played once, shared by the gates).
+
+        `enough`: the mutants are played in chunks (`MUTANT_CHUNK`), each chunk's episodes handed to `enough` as they
+        are played; once it answers True the episodes played so far are returned, the rest left unplayed (a later
+        call plays them on, in the same order: the episodes, and the world the last one leaves, are a full play's).
+        """
+        if self.mutations is not None:
+            return self.mutations
+        episodes = self.episodes()
+        if episodes is None or episodes.oracle().result is None or episodes.oracle_entities is None:
+            self.mutations = []
+            return self.mutations
+        if self._mutants is None:
+            self._mutants = near_miss_mutations(self.spec, episodes.oracle_entities,
+                                                max_alternatives=self.config.max_alternatives,
+                                                values=episodes.oracle_value)
+            self._mutants += episodes.task_mutants
+        while len(self._played) < len(self._mutants):
+            at = len(self._played)
+            chunk = self._mutants[at:at + MUTANT_CHUNK] if enough is not None else self._mutants[at:]
+            episodes.play_ahead([m.reference for m in chunk])  # their sandboxed runs started, a few at once
+            try:
+                played = [(m, episodes.mutant(m.reference)) for m in chunk]
+            finally:
+                episodes.python_runs.drop_ahead()
+            self._played += played
+            if enough is not None and enough(played) and len(self._played) < len(self._mutants):
+                return list(self._played)
+        self.mutations = self._played
         return self.mutations
 
     def episodes(self) -> SpecEpisodes | None:

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from itertools import chain
 from typing import Any
 
@@ -199,56 +199,71 @@ def mutations_gate(ctx: GateContext) -> GateResult:
     like = like_writes_unchecked(ctx.spec, incidental, killed_drops)  # one of like writes left unchecked
     errors += like
     incidental = [p for p in incidental if p not in {e.path for e in like}]
-    errors += _unread_items({g: ms for g, ms in probes.items()
-                             if not g.startswith((ASKED_GROUP, SUBJECT_GROUP, NOTE_GROUP, PADDED_GROUP, EMPTIED_GROUP))})
-    errors += [GateError("mutations", m.code, m.path, why)  # a body's facts admitted from the subject (hunt146)
-               for m, why in subject_read({g: ms for g, ms in probes.items() if g.startswith(SUBJECT_GROUP)})]
-    errors += [GateError("mutations", m.code, m.path, why)  # a written value read from the call's note (hunt149)
-               for m, why in moved_reads({g: ms for g, ms in probes.items() if g.startswith(NOTE_GROUP)})]
-    errors += [GateError("mutations", m.code, m.path, why)  # a written value read as a substring (defects151)
-               for m, why in padded_reads({g: ms for g, ms in probes.items() if g.startswith(PADDED_GROUP)})]
-    errors += [GateError("mutations", m.code, m.path, why)  # a written value admitted or empty (hunt157)
-               for m, why in emptied_reads({g: ms for g, ms in probes.items() if g.startswith(EMPTIED_GROUP)})]
     answered = {m.path for m, o in results if m.kind == "text_drop" and not m.group and m.path.endswith(".say")
                 and o.result is not None and not o.passed}  # the `no answer` near misses that fail a check
-    errors += _unread_asked({g: ms for g, ms in probes.items() if g.startswith(ASKED_GROUP)}, answered)
-    errors += _silent_frames(ctx, results, oracle)
-    errors += pinned_created_ids(ctx.spec, episodes.created)
-    errors += _pinned_spellings(ctx, view)
     initial = base_world(ctx.spec)  # the world before the episode, for the rewrites below
-    errors += _pinned_cases(ctx, initial)
-    errors += _pinned_formats(ctx, initial)
-    errors += _pinned_zones(ctx, initial)
-    errors += _pinned_seasons(ctx, initial)
-    errors += _pinned_pace(ctx)
-    errors += _pinned_lists(ctx, initial)
-    errors += _pinned_numerals(ctx)
-    errors += _pinned_digits(ctx)
-    errors += _pinned_units(ctx)
-    # the guards' routes judged on the calls alone, on the spec seen through its bindings (a declared write's guard as
-    # its op's; `declared_respellings` reads a declared guard's own spellings)
-    routes = _once([*bypassed_guards(seen, episodes.env.state), *declared_respellings(ctx.spec, episodes.env.state),
-                    *evaded_guards(seen, initial)])  # the world before any episode: its active configs, not a mutant's
-    errors += routes + same_effect_guards(seen, routes)
-    errors += respelled_phrases(seen)
-    errors += deleted_guards(ctx.spec, initial, episodes.touched, episodes.created)  # a check a deletion meets
-    errors += other_value_guards(ctx.spec, initial, episodes.oracle_entities.changed if episodes.oracle_entities
-                                 else {}, episodes.touched, episodes.created)  # a kept field's check naming one value
-    errors += scope_exits(ctx.spec, initial, episodes.touched, episodes.created)  # a none-count left by a write
-    errors += _early_acts(ctx)
-    errors += _late_acts(ctx)
-    errors += _undone(ctx, initial, dropped_passes, view)
-    errors += credited_attempts(ctx.spec, episodes, results)  # a refused call credited (`_refused_calls`)
-    errors += credited_elsewhere(ctx.spec, episodes)  # a read of another record credited as the source's
-    errors += credited_drafts(ctx.spec, episodes, results)  # a message saved as a draft credited as sent
-    errors += made_edits_unchecked(ctx.spec, episodes)  # a made record checked only by the call that made it
-    errors += sent_drafts_unchecked(ctx.spec, episodes)  # a draft's words credited as the sent mail's
-    errors += python_admitted_numbers(ctx.spec, episodes)  # a Python check's tolerance admits another number
+
+    def routes() -> list[GateError]:
+        # the guards' routes judged on the calls alone, on the spec seen through its bindings (a declared write's
+        # guard as its op's; `declared_respellings` reads a declared guard's own spellings)
+        found = _once([*bypassed_guards(seen, episodes.env.state), *declared_respellings(ctx.spec, episodes.env.state),
+                       *evaded_guards(seen, initial)])  # the world before any episode: its active configs, not a mutant's
+        return found + same_effect_guards(seen, found)
+
+    # The rest of the gate's findings, each part played (its own replays) in turn: a validation that stops at an error
+    # (`GateContext.stop`) leaves the parts after the one that gives it, and reports what the parts before gave.
+    parts: list[Callable[[], Iterable[GateError]]] = [
+        lambda: _unread_items({g: ms for g, ms in probes.items()
+                               if not g.startswith((ASKED_GROUP, SUBJECT_GROUP, NOTE_GROUP, PADDED_GROUP, EMPTIED_GROUP))}),
+        lambda: [GateError("mutations", m.code, m.path, why)  # a body's facts admitted from the subject (hunt146)
+                 for m, why in subject_read({g: ms for g, ms in probes.items() if g.startswith(SUBJECT_GROUP)})],
+        lambda: [GateError("mutations", m.code, m.path, why)  # a written value read from the call's note (hunt149)
+                 for m, why in moved_reads({g: ms for g, ms in probes.items() if g.startswith(NOTE_GROUP)})],
+        lambda: [GateError("mutations", m.code, m.path, why)  # a written value read as a substring (defects151)
+                 for m, why in padded_reads({g: ms for g, ms in probes.items() if g.startswith(PADDED_GROUP)})],
+        lambda: [GateError("mutations", m.code, m.path, why)  # a written value admitted or empty (hunt157)
+                 for m, why in emptied_reads({g: ms for g, ms in probes.items() if g.startswith(EMPTIED_GROUP)})],
+        lambda: _unread_asked({g: ms for g, ms in probes.items() if g.startswith(ASKED_GROUP)}, answered),
+        lambda: _silent_frames(ctx, results, oracle),
+        lambda: pinned_created_ids(ctx.spec, episodes.created),
+        lambda: _pinned_spellings(ctx, view),
+        lambda: _pinned_cases(ctx, initial),
+        lambda: _pinned_formats(ctx, initial),
+        lambda: _pinned_zones(ctx, initial),
+        lambda: _pinned_seasons(ctx, initial),
+        lambda: _pinned_pace(ctx),
+        lambda: _pinned_lists(ctx, initial),
+        lambda: _pinned_numerals(ctx),
+        lambda: _pinned_digits(ctx),
+        lambda: _pinned_units(ctx),
+        routes,
+        lambda: respelled_phrases(seen),
+        lambda: deleted_guards(ctx.spec, initial, episodes.touched, episodes.created),  # a check a deletion meets
+        lambda: other_value_guards(ctx.spec, initial, episodes.oracle_entities.changed if episodes.oracle_entities
+                                   else {}, episodes.touched, episodes.created),  # a kept field's check naming one value
+        lambda: scope_exits(ctx.spec, initial, episodes.touched, episodes.created),  # a none-count left by a write
+        lambda: _early_acts(ctx),
+        lambda: _late_acts(ctx),
+        lambda: _undone(ctx, initial, dropped_passes, view),
+        lambda: credited_attempts(ctx.spec, episodes, results),  # a refused call credited (`_refused_calls`)
+        lambda: credited_elsewhere(ctx.spec, episodes),  # a read of another record credited as the source's
+        lambda: credited_drafts(ctx.spec, episodes, results),  # a message saved as a draft credited as sent
+        lambda: made_edits_unchecked(ctx.spec, episodes),  # a made record checked only by the call that made it
+        lambda: sent_drafts_unchecked(ctx.spec, episodes),  # a draft's words credited as the sent mail's
+        lambda: python_admitted_numbers(ctx.spec, episodes),  # a Python check's tolerance admits another number
+    ]
+    stopped = ctx.stop is not None and any(map(ctx.stop, errors))
+    for k, part in enumerate(parts):
+        if stopped:
+            break
+        errors += part()
+        stopped = ctx.stop is not None and any(map(ctx.stop, errors)) and k + 1 < len(parts)
     total = sum(t[1] for t in by_kind.values())
     score = killed / total if total else 1.0
+    stop = {"stopped": True} if stopped else {}
     return gate_result("mutations", errors, score=round(score, 6), total=total, killed=killed,
                         by_kind={k: {"killed": v[0], "total": v[1]} for k, v in by_kind.items()},
-                        equivalent=equivalent, unchecked_context=unchecked_context, incidental=incidental)
+                        equivalent=equivalent, unchecked_context=unchecked_context, incidental=incidental, **stop)
 
 
 def _unread_items(probes: dict[str, list[tuple[Mutation, bool]]]) -> list[GateError]:

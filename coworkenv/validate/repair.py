@@ -64,6 +64,9 @@ class AcceptedEnv:
 
 def refuse_partial(validation: SpecValidation, what: str) -> None:
     """A ValueError where `validation` ran only some gates: no dataset row, funnel count or repair is made of one."""
+    if validation.stopped:
+        raise ValueError(f"{what} has a validation stopped at the error asked for; the funnel and the datasets take "
+                         "only validations run to the end: call validate_spec without `until`")
     if validation.partial:
         raise ValueError(f"{what} has a partial validation (only the gates {', '.join(validation.selection)}); "
                          "the funnel and the datasets take only validations by all ten gates: call validate_spec "

@@ -75,18 +75,21 @@ class SpecValidation:
     findings: list[GateError] = field(default_factory=list)
     selection: tuple[str, ...] = GATES
     selection_passed: bool | None = None  # None: `passed` (a full validation)
+    stopped: bool = False  # `validate_spec(until=...)` stopped at the error asked for: the rest was not looked at
 
     def __post_init__(self) -> None:
         if self.partial and self.passed:
-            raise ValueError(f"a validation of only the gates {', '.join(self.selection)} cannot pass: a spec is "
-                             "accepted only by all ten gates")
+            what = ("a validation stopped at the error asked for" if self.stopped else
+                    f"a validation of only the gates {', '.join(self.selection)}")
+            raise ValueError(f"{what} cannot pass: a spec is accepted only by all ten gates, run to the end")
         if self.selection_passed is None:
             self.selection_passed = self.passed
 
     @property
     def partial(self) -> bool:
-        """Whether only some gates were asked for (`validate_spec(gates=...)`)."""
-        return self.selection != GATES
+        """Whether only some gates were asked for (`validate_spec(gates=...)`), or the validation stopped at the
+        error asked for (`validate_spec(until=...)`)."""
+        return self.selection != GATES or self.stopped
 
     def errors(self) -> list[GateError]:
         """Every error of every failed gate, in gate order."""
@@ -108,7 +111,8 @@ class SpecValidation:
         """What a partial validation asked for and left out (nothing for a full one: its report is unchanged)."""
         if not self.partial:
             return {}
-        return {"partial": True, "gates_selected": list(self.selection),
+        stopped = {"stopped": True} if self.stopped else {}
+        return {"partial": True, **stopped, "gates_selected": list(self.selection),
                 "gates_skipped": [g for g in GATES if g not in self.selection],
                 "selection_passed": self.selection_passed}
 
@@ -139,6 +143,7 @@ def validate_spec(
     spec: EnvSpec | str | bytes | dict[str, Any], *, policy: Policy | str = "strict",
     config: ValidationConfig | None = None, max_steps: int = DEFAULT_MAX_STEPS,
     timings: dict[str, float] | None = None, gates: Iterable[str] | str | None = None,
+    until: Until | None = None,
 ) -> SpecValidation:
     """Run the gates on a spec (object, JSON text or dict) under a policy (`strict` or `report`).
 
@@ -155,9 +160,18 @@ def validate_spec(
     partial validation does not trim the reference (the incidental writes the mutations gate found are listed in
     `findings`) and never passes: see `SpecValidation.partial` and `selection_passed`. An unknown gate name is a
     ValueError listing the gates.
+    `until`, when given, stops the validation as soon as a gate reports an error it picks (a predicate on GateError,
+    or a `(gate, code)` pair): for a caller that needs only whether the spec is rejected, or whether a gate reports
+    a code (`coworkenv validate --fail-fast`, the corpus's reject test). The gates after it do not run, and the
+    gates that play the mutants (sandbox, mutations) stop inside (`GateContext.stop`): the mutants are played in
+    chunks, and the rest are not played once a chunk gives the error. Each error a stopped validation reports is the
+    one a validation run to the end reports (gate, code, path, message; tests/test_validate_fail_fast.py); it may
+    report fewer. A stopped validation (`stopped`) is partial: it never passes, and `selection_passed` is False.
+    Where no error is picked, the validation runs to the end and is the full one.
     """
     chosen = check_policy(policy)
     selection = check_gates(gates)
+    stop = stop_at(until)
     config = config or ValidationConfig()
     started = time.process_time() if timings is not None else 0.0  # the CPU clock costs a system call: only if asked
     schema, parsed = schema_gate(spec)
@@ -165,11 +179,11 @@ def validate_spec(
         timings["schema"] = timings.get("schema", 0.0) + time.process_time() - started
     if parsed is None:
         return SpecValidation(False, "generated", [schema], None, None, chosen, selection=selection,
-                              selection_passed=False)
+                              selection_passed=False, stopped=stop is not None and any(map(stop, schema.errors)))
     if chosen == "report":
-        return _run_stages(parsed, chosen, config, max_steps, timings, [schema], selection)
+        return _run_stages(parsed, chosen, config, max_steps, timings, [schema], selection, stop)
     with requiring_layers(config.sandbox_layers):  # spec code never runs with fewer layers than configured
-        result = _run_stages(parsed, chosen, config, max_steps, timings, [schema], selection)
+        result = _run_stages(parsed, chosen, config, max_steps, timings, [schema], selection, stop)
         if result.partial:
             return _incidental_listed(result)
         if config.minimise_reference:
@@ -179,17 +193,24 @@ def validate_spec(
 
 def _run_stages(spec: EnvSpec, policy: Policy, config: ValidationConfig, max_steps: int,
                 timings: dict[str, float] | None, results: list[GateResult],
-                selection: tuple[str, ...] = GATES) -> SpecValidation:
-    """The gates of `selection` stage by stage; `stage` is the last stage whose every gate ran and passed."""
-    ctx = GateContext(spec, max_steps, policy, config)
+                selection: tuple[str, ...] = GATES, stop: Callable[[GateError], bool] | None = None) -> SpecValidation:
+    """The gates of `selection` stage by stage; `stage` is the last stage whose every gate ran and passed; with
+    `stop`, none after the gate that reports an error it picks."""
+    ctx = GateContext(spec, max_steps, policy, config, stop=stop)
     stage = STAGES[0][0]
     reached = True  # schema passed: the spec is parsed
+    stopped = False
     for name, gates in STAGES[1:]:
         chosen = [gate for gate in gates if gate in selection]
-        stage_results = [_run_gate(gate, ctx, timings) for gate in chosen]
+        stage_results = []
+        for gate in chosen:
+            stage_results.append(_run_gate(gate, ctx, timings))
+            stopped = stop is not None and any(map(stop, stage_results[-1].errors))
+            if stopped:
+                break
         results.extend(stage_results)
         failed = not all(r.passed for r in stage_results)
-        if failed and policy == "strict":
+        if stopped or (failed and policy == "strict"):
             break
         reached = reached and not failed and len(chosen) == len(gates)
         if reached:
@@ -198,14 +219,37 @@ def _run_stages(spec: EnvSpec, policy: Policy, config: ValidationConfig, max_ste
     mutations = next((r for r in results if r.gate == "mutations"), None)
     score = mutations.details.get("score") if mutations is not None else None
     errors = [e for r in results for e in r.errors]
-    partial = selection != GATES
+    partial = selection != GATES or stopped
     if policy == "report":
-        runnable = not any(e.code in BLOCKING_CODES for e in errors)
+        runnable = not any(e.code in BLOCKING_CODES for e in errors) and not stopped
         return SpecValidation(runnable and not partial, stage, results, score, spec, policy, errors, selection,
-                              runnable)
-    ran = {r.gate for r in results} >= set(selection) and all(r.passed for r in results)
+                              runnable, stopped)
+    ran = {r.gate for r in results} >= set(selection) and all(r.passed for r in results) and not stopped
     return SpecValidation(ran and not partial, stage, results, score, spec, policy, selection=selection,
-                          selection_passed=ran)
+                          selection_passed=ran, stopped=stopped)
+
+
+Until = Callable[[GateError], bool] | tuple[str, str]
+
+
+def stop_at(until: Until | None) -> Callable[[GateError], bool] | None:
+    """The predicate `validate_spec(until=...)` stops at: `until` itself, or for a `(gate, code)` pair an error of
+    that gate with that code; a ValueError for anything else (an unknown gate named)."""
+    if until is None or callable(until):
+        return until
+    if not (isinstance(until, tuple) and len(until) == 2 and all(isinstance(x, str) for x in until)):
+        raise ValueError(f"until={until!r}: pass a predicate on GateError or a (gate, code) pair, e.g. "
+                         "('sandbox', 'python_crash')")
+    gate, code = until
+    if gate not in GATES:
+        raise ValueError(f"until={until!r}: unknown gate {gate!r}; the gates are {', '.join(GATES)}")
+    return lambda e: e.gate == gate and e.code == code
+
+
+def first_blocking(policy: Policy) -> Callable[[GateError], bool]:
+    """The error `coworkenv validate --fail-fast` stops at: any under strict (every error rejects), one of
+    BLOCKING_CODES under report (the only errors that keep a spec out there)."""
+    return (lambda e: True) if policy == "strict" else (lambda e: e.code in BLOCKING_CODES)
 
 
 def _incidental(result: SpecValidation) -> list[str]:

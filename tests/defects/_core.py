@@ -123,9 +123,15 @@ def has_policy() -> bool:
     return "policy" in inspect.signature(validate_spec).parameters
 
 
-def judge(spec: Spec, policy: str = "strict", gates: tuple[str, ...] | None = None) -> Any:
+def judge(spec: Spec, policy: str = "strict", gates: tuple[str, ...] | None = None,
+          until: tuple[str, str] | None = None) -> Any:
     """Validate a spec under `policy` when the gates support policies, else with the default gates; by the gates
-    named in `gates` alone where given (None: all ten)."""
+    named in `gates` alone where given (None: all ten); with `until` (a gate and a part of an error code), stopping
+    as soon as that gate reports an error whose code holds it (`validate_spec(until=...)`: a partial verdict)."""
+    if until is not None:
+        gate, code = until
+        return validate_spec(spec, policy=policy, gates=gates,
+                             until=lambda e: e.gate == gate and code in e.code)
     if gates is not None:
         return validate_spec(spec, policy=policy, gates=gates)
     if has_policy():
