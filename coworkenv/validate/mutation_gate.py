@@ -57,6 +57,7 @@ from coworkenv.validate._list_order import reordered_lists
 from coworkenv.validate._made_edits import made_edits_unchecked
 from coworkenv.validate._named_writes import named_write
 from coworkenv.validate._note_values import NOTE_GROUP, moved_reads
+from coworkenv.validate._nulled_values import NULLED_GROUP, nulled_reads
 from coworkenv.validate._numerals import digit_counts, spelled_numbers
 from coworkenv.validate._open_scopes import lands_in_scope
 from coworkenv.validate._other_values import other_value_guards
@@ -200,7 +201,8 @@ def mutations_gate(ctx: GateContext) -> GateResult:
     errors += like
     incidental = [p for p in incidental if p not in {e.path for e in like}]
     errors += _unread_items({g: ms for g, ms in probes.items()
-                             if not g.startswith((ASKED_GROUP, SUBJECT_GROUP, NOTE_GROUP, PADDED_GROUP, EMPTIED_GROUP))})
+                             if not g.startswith((ASKED_GROUP, SUBJECT_GROUP, NOTE_GROUP, PADDED_GROUP, EMPTIED_GROUP,
+                                                   NULLED_GROUP))})
     errors += [GateError("mutations", m.code, m.path, why)  # a body's facts admitted from the subject (hunt146)
                for m, why in subject_read({g: ms for g, ms in probes.items() if g.startswith(SUBJECT_GROUP)})]
     errors += [GateError("mutations", m.code, m.path, why)  # a written value read from the call's note (hunt149)
@@ -209,6 +211,8 @@ def mutations_gate(ctx: GateContext) -> GateResult:
                for m, why in padded_reads({g: ms for g, ms in probes.items() if g.startswith(PADDED_GROUP)})]
     errors += [GateError("mutations", m.code, m.path, why)  # a written value admitted or empty (hunt157)
                for m, why in emptied_reads({g: ms for g, ms in probes.items() if g.startswith(EMPTIED_GROUP)})]
+    errors += [GateError("mutations", m.code, m.path, why)  # a written value admitted or null (hunt159)
+               for m, why in nulled_reads(results, oracle)]
     answered = {m.path for m, o in results if m.kind == "text_drop" and not m.group and m.path.endswith(".say")
                 and o.result is not None and not o.passed}  # the `no answer` near misses that fail a check
     errors += _unread_asked({g: ms for g, ms in probes.items() if g.startswith(ASKED_GROUP)}, answered)
