@@ -4527,23 +4527,7 @@ _PER_BASE157 = 3  # mutants of one kind per base (the first ones, check by check
 
 
 def mutants157(spec: Spec) -> Iterator[Mutant]:
-    made: dict[str, int] = defaultdict(int)
-    for ci, c in enumerate(spec["checks"]):
-        role = c.get("role") or ("guard" if c["rule"]["kind"] in ("frame", "forbidden") else "completion")
-        found = [(name, r, None) for name, r in rule_kinds157(c["rule"], spec, role)]
-        if c["rule"]["kind"] == "tiers" and role == "completion":
-            found += [(name, r, ti) for ti, tier in enumerate(c["rule"].get("tiers") or [])
-                      for name, r in rule_kinds157(tier["rule"], spec, role)]
-        for name, r, ti in found:
-            if made[name] >= _PER_BASE157:
-                continue
-            made[name] += 1
-            s2 = copy.deepcopy(spec)
-            if ti is None:
-                s2["checks"][ci] = {**c, "rule": r}
-            else:
-                s2["checks"][ci]["rule"]["tiers"][ti] = {**s2["checks"][ci]["rule"]["tiers"][ti], "rule": r}
-            yield Mutant(name, ci, s2, "" if ti is None else f"tier {ti}")
+    yield from _capped_mutants(spec, lambda rule, role: rule_kinds157(rule, spec, role), _PER_BASE157)
 
 
 def episodes157(spec: Spec) -> Iterator[tuple[str, Episode]]:
@@ -4699,16 +4683,23 @@ _PER_BASE159 = 4  # mutants of one kind per base (the first ones, check by check
 
 
 def mutants159(spec: Spec) -> Iterator[Mutant]:
-    made: dict[str, int] = defaultdict(int)
     opt, ids = _optional_written159(spec), _world_ids159(spec)
+    yield from _capped_mutants(spec, lambda rule, role: rule_kinds159(rule, spec, role, opt, ids), _PER_BASE159)
+
+
+def _capped_mutants(spec: Spec, kinds: Callable[[Rule, str], Iterable[tuple[str, Rule]]], cap: int
+                    ) -> Iterator[Mutant]:
+    """The mutants `kinds` makes of each check's rule (and each tier's, for a completion tiers check), at most `cap`
+    of a kind per base (the first ones, check by check): hunt157's and hunt159's runs stay short."""
+    made: dict[str, int] = defaultdict(int)
     for ci, c in enumerate(spec["checks"]):
         role = c.get("role") or ("guard" if c["rule"]["kind"] in ("frame", "forbidden") else "completion")
-        found = [(name, r, None) for name, r in rule_kinds159(c["rule"], spec, role, opt, ids)]
+        found = [(name, r, None) for name, r in kinds(c["rule"], role)]
         if c["rule"]["kind"] == "tiers" and role == "completion":
             found += [(name, r, ti) for ti, tier in enumerate(c["rule"].get("tiers") or [])
-                      for name, r in rule_kinds159(tier["rule"], spec, role, opt, ids)]
+                      for name, r in kinds(tier["rule"], role)]
         for name, r, ti in found:
-            if made[name] >= _PER_BASE159:
+            if made[name] >= cap:
                 continue
             made[name] += 1
             s2 = copy.deepcopy(spec)
