@@ -198,6 +198,14 @@ Families of mutation kinds, kept apart in the registry (`KINDS`, name -> family,
   `dt_date_or_time` (a date-time as its date or its time of day). Its witness search (for every family) adds each
   text argument of a write emptied and cut to its first or last word, a date-time argument a day later and at 23:45
   the same day, a list argument of two or three items reversed, and every reply a refusal (the writes kept).
+- `d159` (hunt159, 4 kinds, bare names; its block sits after d157's; at most 4 mutants of a kind per base):
+  `value_or_null` (a value an optional argument writes as `in [v, null]`, in a records check or a call matcher: the
+  argument left out passes), `arg_ne_old` (a call matcher's optional argument as `not_equals` the record's old value:
+  a call leaving it out meets it), `optional_link_any` (a record an optional argument names, `in_reply_to`,
+  `service`, `assignee`, as any record of its kind, `matches ^msg-`), `id_neighbour_in` (an id as `in` it and its
+  numeric neighbours the world holds, `in [evt-1041, evt-1042]`). Its witness search (for every family) adds each
+  optional argument of a write left out and passed as null, each optional argument naming a record replaced by two
+  other records of its kind, and each id argument replaced by its numeric neighbours.
 
 Kinds whose name starts with `py_` or `python.` are sandboxed (slow) and run only with `--python`; as in
 defects69, `py_*` mutants (of `d69`, `d73`, `d77`, `d83` and `d149`) are made on the examples and seed 1 only, one per base, kind and rule kind.
@@ -235,6 +243,7 @@ for files already written.
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples hunt:1-5 --family d149 --python --out d149.jsonl --summary
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples hunt:1-2 access_request_approval,adapt_announced_change,adapt_silent_change,clarify_ambiguous_request,delegate_and_follow_up,inbox_triage_reply,incident_investigate_fix,mail_ticket_chat_coordination,oncall_handoff,reschedule_conflict,todo_track_mail_requests:1 --family d154 --out d154.jsonl --summary
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples hunt:1 access_request_approval,adapt_announced_change,adapt_silent_change,clarify_ambiguous_request,delegate_and_follow_up,inbox_triage_reply,incident_investigate_fix,mail_ticket_chat_coordination,oncall_handoff,reschedule_conflict,todo_track_mail_requests:1 --family d157 --out d157.jsonl --summary
+    PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples hunt:2 access_request_approval,adapt_announced_change,adapt_silent_change,clarify_ambiguous_request,delegate_and_follow_up,inbox_triage_reply,incident_investigate_fix,mail_ticket_chat_coordination,oncall_handoff,reschedule_conflict,todo_track_mail_requests:2 --family d159 --out d159.jsonl --summary
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --bases examples --kinds state_to_log 'records.*drop_cond' --out o.jsonl
     PYTHONPATH=$PWD .venv/bin/python benchmarks/hunt_mutants.py --tally d65.jsonl d69.jsonl
 """
@@ -278,7 +287,7 @@ Rule = dict[str, Any]
 
 class Kind(NamedTuple):
     family: str  # "d65", "d69", "d73", "d77", "d83", "d92", "d94", "d99", "d111", "d117", "d119", "d123", "d129",
-    # "d132", "d135", "d141", "d146", "d149", "d154" or "d157"
+    # "d132", "d135", "d141", "d146", "d149", "d154", "d157" or "d159"
     rule: str  # the rule kind it mutates ("check"/"scoring" for the check's or spec's own settings)
     python: bool  # the mutant runs a Python check in the sandbox
 
@@ -379,6 +388,7 @@ KINDS: dict[str, Kind] = {
              "scope_id_prefix guard_scope_writable body_in_file_content"),
     **_kinds("d157", "any", "value_as_text value_or_empty list_order_free reply_negatives_only "
              "dt_window_from_initial phrase_any_word dt_date_or_time"),
+    **_kinds("d159", "any", "value_or_null arg_ne_old optional_link_any id_neighbour_in"),
 }
 
 
@@ -4517,23 +4527,7 @@ _PER_BASE157 = 3  # mutants of one kind per base (the first ones, check by check
 
 
 def mutants157(spec: Spec) -> Iterator[Mutant]:
-    made: dict[str, int] = defaultdict(int)
-    for ci, c in enumerate(spec["checks"]):
-        role = c.get("role") or ("guard" if c["rule"]["kind"] in ("frame", "forbidden") else "completion")
-        found = [(name, r, None) for name, r in rule_kinds157(c["rule"], spec, role)]
-        if c["rule"]["kind"] == "tiers" and role == "completion":
-            found += [(name, r, ti) for ti, tier in enumerate(c["rule"].get("tiers") or [])
-                      for name, r in rule_kinds157(tier["rule"], spec, role)]
-        for name, r, ti in found:
-            if made[name] >= _PER_BASE157:
-                continue
-            made[name] += 1
-            s2 = copy.deepcopy(spec)
-            if ti is None:
-                s2["checks"][ci] = {**c, "rule": r}
-            else:
-                s2["checks"][ci]["rule"]["tiers"][ti] = {**s2["checks"][ci]["rule"]["tiers"][ti], "rule": r}
-            yield Mutant(name, ci, s2, "" if ti is None else f"tier {ti}")
+    yield from _capped_mutants(spec, lambda rule, role: rule_kinds157(rule, spec, role), _PER_BASE157)
 
 
 def episodes157(spec: Spec) -> Iterator[tuple[str, Episode]]:
@@ -4574,6 +4568,179 @@ def episodes157(spec: Spec) -> Iterator[tuple[str, Episode]]:
 FAMILIES["d157"] = mutants157
 
 
+# -- hunt159: the family d159 ------------------------------------------------------------------------------------
+# Hand-written verifier mistakes about arguments left out: a written value admitted "or null" (`in [v, null]`: an
+# optional argument left out passes), a call's argument read as "not the old value" (`not_equals old`: a call that
+# leaves the argument out passes, the field it does not set reads as missing), a record named by an optional
+# argument (`in_reply_to`, `list_id`) read as any record of its kind, and an id admitting its numeric neighbours
+# (`in [tkt-41, tkt-42, tkt-43]`: the write on the record next to it).
+def _world_ids159(spec: Spec) -> set[str]:
+    return {str(r["id"]) for app in spec["world"]["apps"].values() if isinstance(app, dict)
+            for table in app.values() for r in _rows(table) if r.get("id") is not None}
+
+
+def _neighbours159(spec: Spec, rid: Any) -> list[str]:
+    """The ids one up and one down of `rid` (`tkt-42`: `tkt-41`, `tkt-43`) the world holds."""
+    if not isinstance(rid, str):
+        return []
+    head = rid.rstrip("0123456789")  # its trailing digits split off without a pattern (linear on any text)
+    digits = rid[len(head):]
+    if not digits or len(digits) > 12:
+        return []
+    n, w = int(digits), len(digits)
+    ids = _world_ids159(spec)
+    return [x for x in (f"{head}{n + d:0{w}d}" for d in (-1, 1)) if x in ids and x != rid]
+
+
+def _optional_written159(spec: Spec) -> dict[Any, str]:
+    """Each value the reference writes through an optional argument of a write tool -> the argument."""
+    out: dict[Any, str] = {}
+    for _t, _s, c, td in ref_writes(spec["reference"]):
+        fields = td.params.model_fields
+        for a, v in c["arguments"].items():
+            f = fields.get(a)
+            if f is not None and not f.is_required() and isinstance(v, (str, int, float)) and not isinstance(v, bool):
+                out.setdefault(v, a)
+    return out
+
+
+def _cond_kinds159(conds: list[dict[str, Any]], spec: Spec, role: str, opt: dict[Any, str], ids: set[str]
+                   ) -> Iterator[tuple[str, list[dict[str, Any]]]]:
+    if role != "completion":
+        return
+    for i, w in enumerate(conds):
+        op, v, f = w.get("op", "equals"), w.get("value"), str(w.get("field"))
+        if op != "equals" or isinstance(v, (bool, list, dict)) or v is None:
+            continue
+        if f == "id" or f.endswith("_id"):
+            near = _neighbours159(spec, v)
+            if near:
+                yield "id_neighbour_in", _at129(conds, i, [{**w, "op": "in", "value": [v, *near]}])
+        if f != "id" and v in opt:
+            yield "value_or_null", _at129(conds, i, [{**w, "op": "in", "value": [v, None]}])
+            if isinstance(v, str) and v in ids and (px := re.match(r"^[A-Za-z]+[-_]", v)):
+                yield "optional_link_any", _at129(conds, i, [{**w, "op": "matches", "value": "^" + re.escape(px.group())}])
+
+
+def _old_value159(spec: Spec, m: dict[str, Any], a: str) -> Any:
+    """The value the record the matcher names held before, in the field argument `a` sets."""
+    ids = [x for k, x in (m.get("args") or {}).items() if k != a and isinstance(x, str)]
+    for app in spec["world"]["apps"].values():
+        for table in (app.values() if isinstance(app, dict) else []):
+            for r in _rows(table):
+                if r.get("id") in ids and a in r and r[a] is not None:
+                    return r[a]
+    return None
+
+
+def _matcher_kinds159(m: dict[str, Any], spec: Spec, opt: dict[Any, str], ids: set[str]
+                      ) -> Iterator[tuple[str, dict[str, Any]]]:
+    args = m.get("args") or {}
+    td = TOOLS.get(m.get("tool", ""))
+    for a, v in args.items():
+        if isinstance(v, (bool, list, dict)) or v is None:
+            continue
+        rest = {k: x for k, x in args.items() if k != a}
+        optional = td is not None and a in td.params.model_fields and not td.params.model_fields[a].is_required()
+        if optional:
+            yield "value_or_null", {**m, "args": rest, "where": [*(m.get("where") or []),
+                                                                  {"field": a, "op": "in", "value": [v, None]}]}
+            old = _old_value159(spec, m, a)
+            if old is not None and old != v:
+                yield "arg_ne_old", {**m, "args": rest, "where": [*(m.get("where") or []),
+                                                                   {"field": a, "op": "not_equals", "value": old}]}
+            if isinstance(v, str) and v in ids and (px := re.match(r"^[A-Za-z]+[-_]", v)):
+                yield "optional_link_any", {**m, "args": rest, "where": [
+                    *(m.get("where") or []), {"field": a, "op": "matches", "value": "^" + re.escape(px.group())}]}
+        elif re.search(r"(^|_)id$", a):
+            near = _neighbours159(spec, v)
+            if near:
+                yield "id_neighbour_in", {**m, "args": rest, "where": [*(m.get("where") or []),
+                                                                        {"field": a, "op": "in", "value": [v, *near]}]}
+
+
+def rule_kinds159(rule: Rule, spec: Spec, role: str, opt: dict[Any, str], ids: set[str]
+                  ) -> Iterator[tuple[str, Rule]]:
+    """(kind, new rule): hunt159's mutations of one rule."""
+    k = rule["kind"]
+    if k == "field" and role == "completion":
+        t = rule["target"]
+        conds = [{"field": "id", "op": "equals", "value": t["id"]},
+                 {"field": t["field"], "op": rule.get("op", "equals"), "value": rule.get("value")}]
+        for name, new in _cond_kinds159(conds, spec, role, opt, ids):
+            yield name, {"kind": "records", "app": t["app"], "table": t["table"], "where": new,
+                         "count_op": "gte", "count": 1}
+    elif k == "records" and role == "completion":
+        for name, new in _cond_kinds159(rule.get("where") or [], spec, role, opt, ids):
+            yield name, {**rule, "where": new}
+    elif k in ("called", "order") and role == "completion":
+        for key in (["first", "then"] if k == "order" else ["call"]):
+            for name, new in _matcher_kinds159(rule[key], spec, opt, ids):
+                yield name, {**rule, key: new}
+
+
+_PER_BASE159 = 4  # mutants of one kind per base (the first ones, check by check): the run stays short
+
+
+def mutants159(spec: Spec) -> Iterator[Mutant]:
+    opt, ids = _optional_written159(spec), _world_ids159(spec)
+    yield from _capped_mutants(spec, lambda rule, role: rule_kinds159(rule, spec, role, opt, ids), _PER_BASE159)
+
+
+def _capped_mutants(spec: Spec, kinds: Callable[[Rule, str], Iterable[tuple[str, Rule]]], cap: int
+                    ) -> Iterator[Mutant]:
+    """The mutants `kinds` makes of each check's rule (and each tier's, for a completion tiers check), at most `cap`
+    of a kind per base (the first ones, check by check): hunt157's and hunt159's runs stay short."""
+    made: dict[str, int] = defaultdict(int)
+    for ci, c in enumerate(spec["checks"]):
+        role = c.get("role") or ("guard" if c["rule"]["kind"] in ("frame", "forbidden") else "completion")
+        found = [(name, r, None) for name, r in kinds(c["rule"], role)]
+        if c["rule"]["kind"] == "tiers" and role == "completion":
+            found += [(name, r, ti) for ti, tier in enumerate(c["rule"].get("tiers") or [])
+                      for name, r in kinds(tier["rule"], role)]
+        for name, r, ti in found:
+            if made[name] >= cap:
+                continue
+            made[name] += 1
+            s2 = copy.deepcopy(spec)
+            if ti is None:
+                s2["checks"][ci] = {**c, "rule": r}
+            else:
+                s2["checks"][ci]["rule"]["tiers"][ti] = {**s2["checks"][ci]["rule"]["tiers"][ti], "rule": r}
+            yield Mutant(name, ci, s2, "" if ti is None else f"tier {ti}")
+
+
+def episodes159(spec: Spec) -> Iterator[tuple[str, Episode]]:
+    """hunt159's episodes: each optional argument of a write left out and set to null, each id-like argument
+    replaced by its numeric neighbours the world holds, and each optional argument naming a record replaced by
+    another record of its kind."""
+    ref = spec["reference"]
+    if not ref:
+        return
+    ids = sorted(_world_ids159(spec))
+    for t, s, c, td in ref_writes(ref):
+        fields = td.params.model_fields
+        for a, v in c["arguments"].items():
+            f = fields.get(a)
+            news: list[tuple[str, Any]] = []
+            if f is not None and not f.is_required():
+                r = copy.deepcopy(ref)
+                del r[t]["steps"][s]["call"]["arguments"][a]
+                yield f"{c['name']}.{a} left out", r
+                news.append(("null", None))
+                if isinstance(v, str) and v in ids and (px := re.match(r"^[A-Za-z]+[-_]", v)):
+                    news += [("another", x) for x in ids if x.startswith(px.group()) and x != v][:2]
+            if re.search(r"(^|_)id$", a) or a == "list_id":
+                news += [("neighbour", x) for x in _neighbours159(spec, v)]
+            for lab, x in news:
+                r = copy.deepcopy(ref)
+                r[t]["steps"][s]["call"]["arguments"][a] = x
+                yield f"{c['name']}.{a} {lab} {x!r}"[:80], r
+
+
+FAMILIES["d159"] = mutants159
+
+
 
 class Witnesses:
     """Per base, the near-reference episodes the shipped spec fails; the first one a mutant passes is its witness."""
@@ -4597,7 +4764,8 @@ class Witnesses:
                                             episodes117(spec), episodes119(spec), episodes123(spec),
                                             episodes129(spec), episodes132(spec), episodes135(spec),
                                             episodes135_kept(spec), episodes135_after(spec), episodes141(spec),
-                                            episodes146(spec), episodes154(spec), episodes157(spec)):
+                                            episodes146(spec), episodes154(spec), episodes157(spec),
+                                            episodes159(spec)):
                 try:
                     if not play(spec, ep).passed:
                         self._failing[base].append((lab, ep))

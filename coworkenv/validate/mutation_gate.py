@@ -57,6 +57,7 @@ from coworkenv.validate._list_order import reordered_lists
 from coworkenv.validate._made_edits import made_edits_unchecked
 from coworkenv.validate._named_writes import named_write
 from coworkenv.validate._note_values import NOTE_GROUP, moved_reads
+from coworkenv.validate._nulled_values import NULLED_GROUP, nulled_reads
 from coworkenv.validate._numerals import digit_counts, spelled_numbers
 from coworkenv.validate._open_scopes import lands_in_scope
 from coworkenv.validate._other_values import other_value_guards
@@ -214,7 +215,8 @@ def mutations_gate(ctx: GateContext) -> GateResult:
     # (`GateContext.stop`) leaves the parts after the one that gives it, and reports what the parts before gave.
     parts: list[Callable[[], Iterable[GateError]]] = [
         lambda: _unread_items({g: ms for g, ms in probes.items()
-                               if not g.startswith((ASKED_GROUP, SUBJECT_GROUP, NOTE_GROUP, PADDED_GROUP, EMPTIED_GROUP))}),
+                               if not g.startswith((ASKED_GROUP, SUBJECT_GROUP, NOTE_GROUP, PADDED_GROUP, EMPTIED_GROUP,
+                                                     NULLED_GROUP))}),
         lambda: [GateError("mutations", m.code, m.path, why)  # a body's facts admitted from the subject (hunt146)
                  for m, why in subject_read({g: ms for g, ms in probes.items() if g.startswith(SUBJECT_GROUP)})],
         lambda: [GateError("mutations", m.code, m.path, why)  # a written value read from the call's note (hunt149)
@@ -223,6 +225,8 @@ def mutations_gate(ctx: GateContext) -> GateResult:
                  for m, why in padded_reads({g: ms for g, ms in probes.items() if g.startswith(PADDED_GROUP)})],
         lambda: [GateError("mutations", m.code, m.path, why)  # a written value admitted or empty (hunt157)
                  for m, why in emptied_reads({g: ms for g, ms in probes.items() if g.startswith(EMPTIED_GROUP)})],
+        lambda: [GateError("mutations", m.code, m.path, why)  # a written value admitted or null (hunt159)
+                 for m, why in nulled_reads(results, oracle)],
         lambda: _unread_asked({g: ms for g, ms in probes.items() if g.startswith(ASKED_GROUP)}, answered),
         lambda: _silent_frames(ctx, results, oracle),
         lambda: pinned_created_ids(ctx.spec, episodes.created),

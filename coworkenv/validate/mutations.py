@@ -87,6 +87,7 @@ from coworkenv.validate._mutation_core import (
 from coworkenv.validate._named_terms import named_term_mutations
 from coworkenv.validate._negated_links import negated_link_mutations
 from coworkenv.validate._note_values import note_probes
+from coworkenv.validate._nulled_values import nulled_probes
 from coworkenv.validate._open_scopes import made_by, open_scope, open_scope_mutations
 from coworkenv.validate._padded_values import padded_probes
 from coworkenv.validate._partial_facts import partial_fact_mutations
@@ -189,6 +190,7 @@ def near_miss_mutations(spec: EnvSpec, world: World | EntityIndex, *, max_altern
     out += note_probes(spec, writes, tools)  # a written value moved into the call's note (hunt149)
     out += padded_probes(spec, writes, tools)  # a written value one character longer (defects151)
     out += emptied_probes(spec, writes, tools)  # a written value emptied (hunt157)
+    out += nulled_probes(spec, writes, tools)  # an optional written value left out as null (hunt159)
     moves: set[tuple[tuple[int, int], tuple[int, int]]] = set()  # two order checks may ask for the same swap
     for i, check, _, rule in spec_rules(spec.checks):  # a tier's order rule too
         if isinstance(rule, OrderRule):

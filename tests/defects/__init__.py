@@ -276,6 +276,7 @@ from tests.defects import (
     unthreaded_answer_unchecked,
     vacuous,
     value_admitted_empty,
+    value_admitted_null,
     value_never_held,
     value_pattern_loose,
     value_read_as_substring,
@@ -576,6 +577,7 @@ MODULES = (
     reply_ask_handed_over,
     reply_ask_naming,
     reply_ask_noun_question,
+    value_admitted_null,
 )
 CLASSES: dict[str, list[Defect]] = {m.CLASS: m.DEFECTS for m in MODULES}
 # How a program can detect each class: what the gates are expected to do.
