@@ -3410,10 +3410,8 @@ def _atexit_clear(*, _sealed_tools: Any = ()) -> None:
 def _atexit_run(*, _sealed_tools: Any = ()) -> None:
     kept, clear, list_, base, type_, getattr_, sys_, report_t = _sealed_tools
     entries = list_(kept)  # held by this frame: no callback frees what is called
-    at = len(entries)
-    while at:
-        at -= 1
-        entry = entries[at]
+    entries.reverse()  # C's order: the last registered first
+    for entry in entries:
         for held in kept:
             if held is entry:
                 break
