@@ -1103,6 +1103,9 @@ HELD_REPLACED_C_FUNCTIONS = {
     "FileIO.write": "C's method, which `_own_method_get` hands any reader on the class",
     "BytesIO.readinto": "C's method, which `_own_method_get` hands any reader on the class",
     "BytesIO.write": "C's method, which `_own_method_get` hands any reader on the class",
+    "atexit.register": "adds to C's records of exit functions, which nothing runs any more: C's `_run_exitfuncs` is "
+                       "dropped, its gate runs the gates' own record (eighty-fifth round); the child ends by `_exit`",
+    "atexit._clear": "empties C's records (frees what they hold, which nothing of C's is using: none is ever run)",
 }
 
 
@@ -1121,7 +1124,9 @@ def test_no_gate_holds_a_c_function_its_seal_replaced() -> None:
         from importlib.machinery import SourceFileLoader
 
         confine = SourceFileLoader("_confine", sys.argv[1]).load_module()
+        # The child's list, then the seals it calls by name outside it (`seal_atexit`, on the module it serves).
         order = [part.split('"', 1)[0] for part in open(sys.argv[2]).read().split('("seal_')[1:]]
+        order += [part.split('"', 1)[0] for part in open(sys.argv[2]).read().split('["seal_')[1:]]
         failed, ran = {}, 0
         for name in order:
             seal = getattr(confine, "seal_" + name, None)
@@ -1139,7 +1144,7 @@ def test_no_gate_holds_a_c_function_its_seal_replaced() -> None:
         def walk(obj, where, depth, seen):
             if id(obj) in seen or depth > 6:
                 return
-            seen.add(id(obj))
+            seen[id(obj)] = obj  # held: a temporary (the tuple of a closure's cells) freed gives its id away
             kind = type(obj).__name__
             if type(obj) is types.BuiltinFunctionType:
                 owner = obj.__self__
@@ -1162,7 +1167,7 @@ def test_no_gate_holds_a_c_function_its_seal_replaced() -> None:
                     walk(item, where + "[" + repr(key) + "]", depth + 1, seen)
 
         for gate in gates:
-            walk(gate, gate.__qualname__, 0, set())
+            walk(gate, gate.__qualname__, 0, {})
         print(repr((ran, failed, len(gates), found)))
     """
     root = Path(__file__).resolve().parents[1]
@@ -1175,6 +1180,97 @@ def test_no_gate_holds_a_c_function_its_seal_replaced() -> None:
     assert ran >= 40 and not failed and gates >= 100, (ran, failed, gates)
     held = {name: where for name, where in found.items() if name not in HELD_REPLACED_C_FUNCTIONS}
     assert not held, f"gates hold C functions their seals replaced (name: where): {held}"
+
+
+# C functions the child's own replacements (`_child.py`: the tracing wrappers, the neutral answers, signal's mask)
+# hold, and why each is safe to hold.
+CHILD_HELD_C_FUNCTIONS = {
+    "sys.settrace": "the hook refuses C's `settrace` called from any frame but its wrapper's, for None only",
+    "sys.setprofile": "the hook refuses C's `setprofile` called from any frame but its wrapper's, for None only",
+    "_signal.pthread_sigmask": "blocking SIGSYS natively has the kernel kill the run at its next trapped call: its "
+                               "own crash (eighty-third round)",
+    "posix.getpriority": "seccomp refuses the call (ENOSYS); the wrapper answers the run's own",
+    "posix.setpriority": "seccomp refuses the call (ENOSYS); the wrapper answers the run's own",
+    "posix.sched_getaffinity": "seccomp refuses the call (ENOSYS); the wrapper answers the run's own",
+}
+
+REPLACED_C_FUNCTION_WALK = '''
+import asyncio, concurrent.futures, cProfile, csv, faulthandler, gc, mimetypes, os, platform, pyexpat, shutil, signal, socket, sys, time, uuid  # noqa
+import collections, functools, itertools, io, json, warnings, codecs, threading, resource, decimal, zoneinfo, datetime  # noqa
+
+BUILTIN = type(len)
+FUNCTION = type(lambda: None)
+MODULE = type(sys)
+DESCRIPTORS = (type(str.join), type(str.__add__), type(dict.__dict__["fromkeys"]))
+
+
+def check(**p):
+    found, seen = {}, {}
+
+    def walk(obj, where, depth):
+        if id(obj) in seen or depth > 6:
+            return
+        seen[id(obj)] = obj  # held: a temporary (a tuple of cells) freed would give its id to another object
+        kind = type(obj)
+        if kind is BUILTIN:
+            owner = obj.__self__
+            if type(owner) is MODULE and vars(owner).get(obj.__name__) is not obj:
+                found.setdefault(owner.__name__ + "." + obj.__name__, where)
+        elif kind in DESCRIPTORS:
+            owner = obj.__objclass__
+            if vars(owner).get(obj.__name__) is not obj:
+                found.setdefault(owner.__name__ + "." + obj.__name__, where)
+        elif kind is FUNCTION:
+            if obj.__qualname__.endswith("_box"):
+                return
+            cells = []
+            for cell in obj.__closure__ or ():
+                try:
+                    cells.append(cell.cell_contents)
+                except ValueError:
+                    pass
+            for label, part in (("__kwdefaults__", obj.__kwdefaults__), ("__defaults__", obj.__defaults__),
+                                ("__closure__", tuple(cells))):
+                walk(part, where + "." + label, depth + 1)
+        elif kind in (classmethod, staticmethod):
+            walk(obj.__func__, where, depth + 1)
+        elif kind is property:
+            for label in ("fget", "fset", "fdel"):
+                walk(getattr(obj, label), where + "." + label, depth + 1)
+        elif kind is functools.partial:
+            walk(obj.func, where + ".func", depth + 1)
+            walk(obj.args, where + ".args", depth + 1)
+        elif kind in (tuple, list, set, frozenset):
+            for at, item in enumerate(obj):
+                walk(item, where + "[" + str(at) + "]", depth + 1)
+        elif kind is dict:
+            for key, item in list(obj.items()):
+                walk(item, where + "[" + repr(key)[:40] + "]", depth + 1)
+        elif isinstance(obj, type) and depth < 3:
+            for key, item in list(vars(obj).items()):
+                walk(item, where + "." + str(key), depth + 1)
+
+    for name, module in list(sys.modules.items()):
+        if type(module) is MODULE:
+            for key, item in list(vars(module).items()):
+                walk(item, name + "." + str(key), 1)
+    return sorted(found.items())
+'''
+
+
+def test_no_replaced_c_function_is_reachable_from_the_modules_in_the_sandbox() -> None:
+    """The lint above runs `_confine`'s seals alone; the child replaces more (`_child.py`'s tracing wrappers, neutral
+    answers, module settings) and serves modules once. Inside the sandbox (the full set, after importing the modules
+    the settings and seals touch), a walk from every module's dict (classes' dicts, functions' defaults, keyword
+    defaults and closures, properties, partials, containers; six levels down, the boxes left out) for a C function of a
+    module, or a C method of a type, that is no longer its owner's attribute of that name finds only those held on
+    purpose (the lint's list and `CHILD_HELD_C_FUNCTIONS`). Main held C's `atexit._run_exitfuncs` in its gate, which
+    with C's `register` (held too) ran a record whose arguments a callback freed (eighty-fifth round)."""
+    result = run_sandboxed(REPLACED_C_FUNCTION_WALK, "check", {})
+    assert result.ok, result
+    held = {name: where for name, where in result.value
+            if name not in HELD_REPLACED_C_FUNCTIONS and name not in CHILD_HELD_C_FUNCTIONS}
+    assert not held, f"replaced C functions reachable from the modules (name: where): {held}"
 
 
 def test_gates_read_their_boxes_onto_the_value_stack_only() -> None:
@@ -2204,6 +2300,76 @@ def test_sealed_atexit_unregister_compares_functions_it_holds() -> None:
     confine = Path(__file__).resolve().parents[1] / "coworkenv" / "sandbox" / "_confine.py"
     done = subprocess.run([sys.executable, "-c", code, str(confine)], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and done.stdout.strip() == "[True] 0", (done.stdout, done.stderr)
+
+
+def test_sealed_atexit_runs_its_callbacks_holding_their_arguments() -> None:
+    """After `seal_atexit`, `_run_exitfuncs` runs the record the gates keep in Python, each function with its arguments
+    held by the gate's frame: a `functools.reduce` step that clears the registry is not freed under `reduce` (C freed
+    the record's argument tuple and the step with it, and called the freed step: a function of the code's took its
+    block; eighty-fifth round). The order, errors (the unraisable hook's arguments), a clear, an unregister and a
+    registration from inside a callback, and the counts after, answer as C's. In an interpreter of its own."""
+    code = """if True:
+        import atexit, functools, importlib.util, sys
+        spec = importlib.util.spec_from_file_location("_confine", sys.argv[1])
+        confine = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(confine)
+
+        def battery():
+            calls, reports = [], []
+            sys.unraisablehook = lambda u: reports.append((u.exc_type.__name__, str(u.exc_value), u.err_msg,
+                                                             getattr(u.object, "__name__", None)))
+            def f(*args, **named):
+                calls.append(("f", args, sorted(named.items())))
+            def boom():
+                calls.append("boom")
+                raise ValueError("from boom")
+            def clears():
+                calls.append("clears")
+                atexit._clear()
+            def adds():
+                calls.append("adds")
+                atexit.register(f, "added")
+            def drops():
+                calls.append("drops")
+                atexit.unregister(boom)
+            out = []
+            for shape in ((f, boom, f), (f, clears, f), (boom, drops, f), (f, adds, f)):
+                for at, func in enumerate(shape):
+                    atexit.register(func, at, k=at) if func is f else atexit.register(func)
+                atexit._run_exitfuncs()
+                out.append((calls[:], reports[:], atexit._ncallbacks()))
+                calls.clear(), reports.clear()
+            sys.unraisablehook = sys.__unraisablehook__
+            return out
+
+        made, planted = [], []
+        def make_step():
+            def step(total, item):
+                atexit._clear()  # frees the record, whose argument tuple held the step
+                return total + item
+            return step
+        def source():
+            yield 1
+            yield 2
+            for n in range(200):
+                def refill(total, item, n=n):
+                    planted.append(n)
+                    return total
+                made.append(refill)
+            yield 3
+
+        before = battery()
+        assert confine.seal_atexit() is None
+        after = battery()
+        assert after == before, (after, before)
+        atexit.register(functools.reduce, make_step(), source())
+        atexit._run_exitfuncs()
+        print(planted, len(before), before[0][1])
+    """
+    confine = Path(__file__).resolve().parents[1] / "coworkenv" / "sandbox" / "_confine.py"
+    done = subprocess.run([sys.executable, "-c", code, str(confine)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.strip() == (
+        "[] 4 [('ValueError', 'from boom', 'Exception ignored in atexit callback', 'boom')]"), (done.stdout, done.stderr)
 
 
 def test_sealed_context_compares_copies_of_its_mappings() -> None:

@@ -3363,8 +3363,19 @@ def seal_count() -> str | None:
 # `unregister` is a gate that compares in Python, on a record of the registrations the gates keep (`register`, `_clear`
 # and `_run_exitfuncs` are gates that keep it), and where a function matched clears C's registry and registers the
 # others again in their order; C's unregister is dropped (the module is served once: `serve_builtins_once`), and C
-# compares nothing any more. The interpreter's exit runs C's registry as before. Changed for honest code: the private
-# `_ncallbacks()` counts no holes after an unregister (C's left them, skipped when run).
+# compares nothing any more. The interpreter's exit runs C's registry as before (the child never exits so: it ends by
+# `_exit`). Changed for honest code: the private `_ncallbacks()` counts no holes after an unregister (C's left them,
+# skipped when run).
+#
+# C's `_run_exitfuncs` (`atexit_callfuncs`) called each record's function with the record's own argument tuple and
+# keywords, which a C function taking a tuple (`functools.reduce`) reads by borrowed references: a step that cleared
+# the registry freed the tuple and with it the step, and `reduce` called the freed step, refilled by a function of the
+# code's (eighty-fifth round). Its gate runs the record the gates keep in Python instead, each function with its
+# arguments and keywords held by the gate's frame, in C's order (the last registered first; one cleared or
+# unregistered meanwhile skipped, one registered meanwhile not run) and with C's report of an error (the unraisable
+# hook, "Exception ignored in atexit callback"); then it clears both registries, as C does. C's `_run_exitfuncs` is
+# dropped too, so C's loop over its records runs nowhere; C's `register`, which the `register` gate still calls (its
+# checks, its errors, `_ncallbacks()`), only adds to records nothing runs.
 def _atexit_register(*args: Any, _sealed_tools: Any = (), **named: Any) -> Any:
     kept, register = _sealed_tools
     func = register(*args, **named)  # C's checks and errors
@@ -3384,15 +3395,50 @@ def _atexit_unregister(func: Any, /, *, _sealed_tools: Any = ()) -> None:
     if found:
         clear()
         kept.clear()
-        for registered, args, named in survivors:
+        for entry in survivors:  # the same records: a run of the exit functions under way still runs them
+            registered, args, named = entry
             register(registered, *args, **named)
-            kept.append((registered, args, named))
+            kept.append(entry)
 
 
 def _atexit_clear(*, _sealed_tools: Any = ()) -> None:
     kept, clear = _sealed_tools
     clear()
     kept.clear()
+
+
+def _atexit_run(*, _sealed_tools: Any = ()) -> None:
+    kept, clear, list_, base, type_, getattr_, sys_, report_t = _sealed_tools
+    entries = list_(kept)  # held by this frame: no callback frees what is called
+    entries.reverse()  # C's order: the last registered first
+    for entry in entries:
+        for held in kept:
+            if held is entry:
+                break
+        else:  # cleared or unregistered by a callback run before it
+            continue
+        func, args, named = entry
+        try:
+            func(*args, **named)
+        except base as error:
+            hook = getattr_(sys_, "unraisablehook", None)
+            report = sys_.__unraisablehook__ if hook is None else hook
+            try:
+                report(report_t((type_(error), error, error.__traceback__, "Exception ignored in atexit callback",
+                                 func)))
+            except base as failed:
+                sys_.__unraisablehook__(report_t((type_(failed), failed, failed.__traceback__,
+                                                  "Exception ignored in sys.unraisablehook", report)))
+            del error
+    clear()
+    kept.clear()
+
+
+class _UnraisableProbe:
+    """Dropped, it hands the unraisable hook what C hands it (`seal_atexit` takes its type)."""
+
+    def __del__(self) -> None:
+        raise RuntimeError("seal_atexit's probe of the unraisable hook's argument")
 
 
 def seal_atexit(module: Any = None) -> str | None:
@@ -3408,12 +3454,23 @@ def seal_atexit(module: Any = None) -> str | None:
     if any(type(own.get(name)).__name__ != "builtin_function_or_method" for name in names):
         return "atexit is not the built-in module this bootstrap knows"
     function_t: Any = type(_atexit_clear)
+    seen: list[Any] = []
+    saved = sys.unraisablehook
+    sys.unraisablehook = seen.append
+    try:
+        _UnraisableProbe()
+    finally:
+        sys.unraisablehook = saved
+    if len(seen) != 1:
+        return "the unraisable hook's argument could not be made"
+    report_t = type(seen.pop())
     kept: list[Any] = []
     gates: dict[str, Any] = {}
+    run_tools = (kept, own["_clear"], list, BaseException, type, getattr, sys, report_t)
     for name, code, tools in (("register", _atexit_register.__code__, (kept, own["register"])),
                               ("unregister", _atexit_unregister.__code__, (kept, own["_clear"], own["register"], list)),
                               ("_clear", _atexit_clear.__code__, (kept, own["_clear"])),
-                              ("_run_exitfuncs", _atexit_clear.__code__, (kept, own["_run_exitfuncs"]))):
+                              ("_run_exitfuncs", _atexit_run.__code__, run_tools)):
         gate = function_t(code, {}, name, None, None)
         gate.__kwdefaults__ = {"_sealed_tools": tools}
         gate.__doc__ = own[name].__doc__
@@ -4636,7 +4693,7 @@ def sealed_codes() -> tuple[Any, ...]:
             _groupby_new.__code__, _groupby_classes.__code__, _groupby_step.__code__,
             _groupby_next.__code__, _grouper_next.__code__, _own_iter.__code__, _accumulate_new.__code__,
             _accumulate_steps.__code__, _count_init.__code__, _atexit_register.__code__,
-            _atexit_unregister.__code__, _atexit_clear.__code__, _context_compare.__code__, _cell_compare.__code__, _proxy_compare.__code__,
+            _atexit_unregister.__code__, _atexit_clear.__code__, _atexit_run.__code__, _context_compare.__code__, _cell_compare.__code__, _proxy_compare.__code__,
             _mapping_proxy_compare.__code__, _mapping_proxy_or.__code__, _list_order.__code__,
             _defaultdict_missing.__code__, _staticmethod_call.__code__,
             _property_get.__code__, _property_set.__code__, _property_delete.__code__,

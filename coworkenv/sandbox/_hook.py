@@ -440,7 +440,11 @@ def _bind(
                     folder, _, package = rpartition(folder, "/")
                     if package == "__pycache__":
                         package = rpartition(folder, "/")[2]
-                    refused_file = partition(leaf, ".")[0] in blocked_modules or package in blocked_modules
+                    # The prefixes too (`unittest/test/_test_warnings.py`, refused as `import
+                    # unittest.test._test_warnings`, was loaded by path: eighty-fifth round).
+                    stem = partition(leaf, ".")[0]
+                    refused_file = (stem in blocked_modules or package in blocked_modules
+                                    or startswith(stem, module_prefixes) or startswith(package, module_prefixes))
                 if access == 5 and not in_scratch:
                     reason = event + " naming " + shown + " outside the scratch directory"
                 elif access == 1 and not in_scratch:
