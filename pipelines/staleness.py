@@ -236,7 +236,7 @@ def partition_state(instance: dg.DagsterInstance, capability: Capability, settin
                 moved_from, path = moved  # checked below as any recorded file: its bytes and its pointer
         if not path.is_file():
             return PartitionState(cid, f"{asset}: its file {path} is gone")
-        failed = failed_blocking_checks(instance, asset, cid, record.event_log_entry)  # the record fetched above
+        failed = failed_blocking_checks(instance, asset, cid, record.event_log_entry if record else None)  # the record fetched above
         if failed:  # the run stopped there; a later run of the steps after it alone took it as any other
             return PartitionState(cid, f"{asset}: its blocking checks failed ({'; '.join(failed)})")
         version = str(meta["dataset_version"].value)
