@@ -7,7 +7,14 @@ import dagster as dg
 import pyarrow as pa
 
 from assets.envs import ENVS, validated_envs
-from assets.sft import complete_partitions, current_sft_files, refuse_sft_of_other_partitions, sft_shards, sft_version
+from assets.sft import (
+    complete_partitions,
+    current_sft_files,
+    refuse_sft_of_other_partitions,
+    sft_shards,
+    sft_version,
+    train_envs,
+)
 from assets.specs import SPECS, task_specs
 from assets.trajectories import TRAJECTORIES, teacher_trajectories
 from coworkenv import store, validate
@@ -19,6 +26,7 @@ from pipelines.staleness import PartitionState, data_folder_metadata, latest_mat
 
 ROWS_PER_SHARD = 5000
 SFT_VERSION = "sft_version"  # metadata of hub_dataset and pocketworker_checkpoint: the sft_shards version released
+SFT_TRAIN_ENVS = "sft_train_envs"  # metadata of both: the hash of that version's train split env ids (assets.sft)
 _ALL = dg.AllPartitionMapping()
 
 
@@ -81,6 +89,7 @@ def hub_dataset(context: dg.AssetExecutionContext, settings: CoworkenvSettings) 
             "version": version,
             "input_hash": hub_input_hash(states, sft_version(sft_meta), settings),
             SFT_VERSION: sft_version(sft_meta),  # the SFT splits a checkpoint trained on this release learned from
+            **({SFT_TRAIN_ENVS: train} if (train := train_envs(sft_meta)) else {}),  # which envs: refuse_other_sft
             "capabilities": len(states),
             "location": result.location,
             **data_folder_metadata(settings),

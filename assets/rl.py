@@ -7,7 +7,7 @@ functions pick the envs, record what was made from what (`input_hash`, data vers
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import dagster as dg
 import pyarrow as pa
@@ -23,6 +23,9 @@ from pipelines.freshness import rl_config_hash, rl_input_hash, train_env_ids
 from pipelines.resources import CoworkenvSettings
 from pipelines.staleness import data_folder_metadata
 from trainers.checkpoint_files import restore_interrupted_replace
+
+if TYPE_CHECKING:
+    from trainers.rl import RLResult
 
 RL_ROLLOUTS, RL_CHECKPOINT, RL_COMPARISON = "rl_rollouts", "rl_checkpoint", "rl_comparison"
 
@@ -82,16 +85,18 @@ def _progress(context: dg.AssetExecutionContext, label: str) -> Any:
     ],
 )
 def rl_training(context: dg.AssetExecutionContext, settings: CoworkenvSettings) -> Iterator[dg.MaterializeResult]:
-    from coworkenv.rollout import trajectories_table
-    from coworkenv.store.stages import read_trajectories
-    from trainers.rl import train_rl
     from trainers.rl_config import load_rl_config
-    from trainers.rl_report import reward_slope, slope_summary, summarize_run, zero_variance_fraction
 
     checkpoint, tag, record = _sft_checkpoint(context, settings)
     specs, ids = _train_envs(context, settings)
     config = load_rl_config(settings.rl_config)  # read once: the version names the config trained with
     input_hash = rl_input_hash(RL_CHECKPOINT, tag, ids, settings, config)
+    # Imported once the inputs are checked: torch takes seconds (tens on a loaded machine), a refusal none.
+    from coworkenv.rollout import trajectories_table
+    from coworkenv.store.stages import read_trajectories
+    from trainers.rl import train_rl
+    from trainers.rl_report import reward_slope, slope_summary, summarize_run, zero_variance_fraction
+
     version = f"{Path(settings.rl_config).stem}-{rl_config_hash(config)[:8]}-{input_hash[:12]}"
     out_dir = settings.root / "checkpoints" / f"rl-{version}"
     context.log.info(f"GRPO ({settings.rl_config}) from {checkpoint.name} in {len(specs)} train envs")
@@ -152,17 +157,17 @@ def rl_training(context: dg.AssetExecutionContext, settings: CoworkenvSettings) 
                 "table, reward curves, reward slope per variant with a t-interval over seeds.",
 )
 def rl_comparison(context: dg.AssetExecutionContext, settings: CoworkenvSettings) -> dg.MaterializeResult:
-    from trainers.rl import RLResult
-    from trainers.rl_compare import compare_rl_variants
     from trainers.rl_config import load_rl_config
 
     checkpoint, tag, record = _sft_checkpoint(context, settings)
     specs, ids = _train_envs(context, settings)
     config = load_rl_config(settings.rl_config)  # read once: the input hash names the config the runs train with
     input_hash = rl_input_hash(RL_COMPARISON, tag, ids, settings, config)
+    from trainers.rl_compare import compare_rl_variants  # once the inputs are checked (torch: seconds)
+
     out_dir = settings.root / "rl-comparisons" / f"{Path(settings.rl_config).stem}-{input_hash[:12]}"
 
-    def done(result: RLResult) -> None:
+    def done(result: "RLResult") -> None:
         context.log.info(f"{result.reward}/{result.credit} seed {result.config['training']['seed']}: "
                          f"{result.steps} steps in {result.wall_s:.0f} s")
 

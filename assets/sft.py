@@ -25,6 +25,7 @@ from pipelines.staleness import PartitionState, data_folder_metadata
 
 SFT = "sft_shards"
 SFT_TRAJECTORIES = "trajectory_versions"  # metadata: the trajectories version curated, by capability
+SPLIT_ENVS = "split_envs"  # metadata: the hash of each split's env ids (which envs, whatever their rows)
 
 
 def complete_partitions(context: dg.AssetExecutionContext, settings: CoworkenvSettings) -> list[PartitionState]:
@@ -80,6 +81,7 @@ def sft_shards(context: dg.AssetExecutionContext, settings: CoworkenvSettings) -
             **data_folder_metadata(settings),
             "input_hash": sft_input_hash(states, settings),
             SFT_TRAJECTORIES: {s.capability: s.versions[TRAJECTORIES] for s in states},
+            SPLIT_ENVS: {split: envs_hash(table) for split, table in sorted(result.splits.items())},
             "capabilities": len(states),
             "rows_per_split": counts,
             "curation_report": result.report,
@@ -180,6 +182,21 @@ def refuse_sft_of_other_partitions(sft_event: dg.EventLogEntry | None, states: l
 
 def _listed(capabilities: list[str]) -> str:
     return ", ".join(capabilities[:5]) + (f" and {len(capabilities) - 5} others" if len(capabilities) > 5 else "")
+
+
+def envs_hash(split: pa.Table) -> str:
+    """The hash of the env ids of an SFT split (sorted, each once): equal for two curations that put the same envs
+    in it, whatever rows they made of them (episodes made again, other filters)."""
+    return content_hash(sorted(set(split.column("env_id").to_pylist())))[:32]
+
+
+def train_envs(sft_event: dg.EventLogEntry | None) -> str | None:
+    """The hash of the train split's env ids an sft_shards materialization recorded (None: recorded before they
+    were, or no train split)."""
+    meta = sft_event.asset_materialization.metadata if sft_event and sft_event.asset_materialization else {}
+    recorded = meta[SPLIT_ENVS].value if SPLIT_ENVS in meta else {}
+    train = recorded.get("train") if isinstance(recorded, dict) else None
+    return str(train) if train else None
 
 
 def sft_version(sft_event: dg.EventLogEntry | None) -> str:

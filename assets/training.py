@@ -11,8 +11,15 @@ import dagster as dg
 
 from assets._metadata import png_markdown
 from assets.envs import ENVS
-from assets.hub import SFT_VERSION, hub_dataset
-from assets.sft import complete_partitions, curated_sft_files, current_sft_files, sft_shards, sft_version
+from assets.hub import SFT_TRAIN_ENVS, SFT_VERSION, hub_dataset
+from assets.sft import (
+    complete_partitions,
+    curated_sft_files,
+    current_sft_files,
+    sft_shards,
+    sft_version,
+    train_envs,
+)
 from coworkenv import store
 from coworkenv.atomic import TEMP_PREFIX
 from coworkenv.checkpoint_manifest import (
@@ -56,7 +63,7 @@ TOY_NOTE = (
     description="PocketWorker checkpoint: TRL SFT (assistant-only loss) on the published sft config.",
 )
 def pocketworker_checkpoint(context: dg.AssetExecutionContext, settings: CoworkenvSettings) -> dg.MaterializeResult:
-    from trainers import load_sft_config, train_sft
+    from trainers import load_sft_config
 
     release = context.instance.get_latest_materialization_event(hub_dataset.key)
     if release is None or release.asset_materialization is None:
@@ -73,8 +80,9 @@ def pocketworker_checkpoint(context: dg.AssetExecutionContext, settings: Coworke
                          complete_partitions(context, settings), 1):
         raise dg.Failure(no_train_message(settings))
     released = str(meta[SFT_VERSION].value) if SFT_VERSION in meta else None  # None: recorded before releases
+    released_train = str(meta[SFT_TRAIN_ENVS].value) if SFT_TRAIN_ENVS in meta else None  # its train split's envs
     if released is not None:  # named it, taken as it is
-        refuse_other_sft(context, released,
+        refuse_other_sft(context, released, released_train,
                          f"hub_dataset's latest release (version {data_version}) publishes the SFT splits of "
                          "sft_shards version", "A checkpoint trained on it learns from that train split, and "
                          "eval_report scores it on the latest test splits: envs it learned from would be reported as "
@@ -93,6 +101,8 @@ def pocketworker_checkpoint(context: dg.AssetExecutionContext, settings: Coworke
         step, total, loss = getattr(p, "step", 0), getattr(p, "max_steps", 0), getattr(p, "loss", 0.0)
         if step == 1 or step == total or step % 10 == 0:
             context.log.info(f"SFT step {step}/{total} loss {loss:.3f}")
+
+    from trainers import train_sft  # once the inputs are checked: torch and trl take seconds, a refusal none
 
     result = train_sft(config, Path(data_location), out_dir, progress=progress)
     card = _model_card(settings, data_version, result.steps, result.train_loss_first, result.train_loss_last)
@@ -114,6 +124,7 @@ def pocketworker_checkpoint(context: dg.AssetExecutionContext, settings: Coworke
             "config": settings.train_config,
             "trained_on": data_version,
             **({SFT_VERSION: released} if released is not None else {}),
+            **({SFT_TRAIN_ENVS: released_train} if released_train is not None else {}),
             "steps": result.steps,
             "examples": result.examples,
             "train_loss_first": result.train_loss_first,
@@ -163,21 +174,26 @@ def held_out_specs(context: dg.AssetExecutionContext, settings: CoworkenvSetting
     return specs_by_id(states, held_out_env_ids(paths, states, settings.eval_max_envs))
 
 
-def refuse_other_sft(context: dg.AssetExecutionContext, recorded: str, what: str, harm: str, then: str) -> None:
+def refuse_other_sft(context: dg.AssetExecutionContext, recorded: str, recorded_train: str | None, what: str,
+                     harm: str, then: str) -> None:
     """dg.Failure when `recorded`, the sft_shards version a release publishes or a checkpoint was trained on, is not
-    the latest sft_shards materialization's: sft_shards was curated again since (the held-out capability or the test
-    fraction changed, a capability regenerated), and an env of the train split `recorded` may be in a test split now
-    (each env's split is drawn from its id and the settings). `what` ends naming that version; `harm`: what going on
-    would do and that nothing was done; `then`: what to materialize."""
-    now = sft_version(context.instance.get_latest_materialization_event(sft_shards.key))
-    if recorded == now:
+    the latest sft_shards materialization's and its train split held other envs (`recorded_train`, the hash of its
+    env ids; None when recorded before they were: then any other version): sft_shards was curated again since (the
+    held-out capability or the test fraction changed, a capability regenerated), and an env of the train split
+    `recorded` may be in a test split now (each env's split is drawn from its id and the settings). The same train
+    envs (only the test splits changed: the held-out capability regenerated; or other rows of the same envs) are
+    taken: the latest test splits hold none of them. `what` ends naming that version; `harm`: what going on would do
+    and that nothing was done; `then`: what to materialize."""
+    latest = context.instance.get_latest_materialization_event(sft_shards.key)
+    now = sft_version(latest)
+    if recorded == now or (recorded_train is not None and recorded_train == train_envs(latest)):
         return
+    other = " with other envs in its train split" if recorded_train is not None else ""
     raise dg.Failure(
         f"{what} {recorded[:16] or '?'}, not that of sft_shards' latest materialization (version {now[:16] or '?'}): "
-        "sft_shards "
-        "was curated again since (the held-out capability or the test fraction changed, or a capability was "
-        f"regenerated), so an env of that train split may be in a test split now. {harm}. Materialize {then} "
-        "(`python -m pipelines.run` does it in order)")
+        f"sft_shards was curated again since{other} (the held-out capability or the test fraction changed, or a "
+        "capability was regenerated), so an env of that train split may be in a test split now. "
+        f"{harm}. Materialize {then} (`python -m pipelines.run` does it in order)")
 
 
 def specs_by_id(states: list[PartitionState], env_ids: list[str]) -> list[EnvSpec]:
@@ -203,6 +219,7 @@ def eval_report(context: dg.AssetExecutionContext, settings: CoworkenvSettings) 
     trained = event.asset_materialization.metadata
     if SFT_VERSION in trained:  # a checkpoint recorded before checkpoints named it: taken as it is
         refuse_other_sft(context, str(trained[SFT_VERSION].value),
+                         str(trained[SFT_TRAIN_ENVS].value) if SFT_TRAIN_ENVS in trained else None,
                          f"the checkpoint pocketworker_checkpoint materialized ({trained['model_tag'].value}, trained "
                          f"on dataset version {trained['trained_on'].value}) learned from the train split of "
                          "sft_shards version", "Evaluating it on the latest test splits would report held-out scores "

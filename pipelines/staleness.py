@@ -151,14 +151,18 @@ def latest_materialization(instance: dg.DagsterInstance, key: dg.AssetKey, parti
     return records[0] if records else None
 
 
-def failed_blocking_checks(instance: dg.DagsterInstance, asset: str, partition: str | None = None) -> list[str]:
+def failed_blocking_checks(instance: dg.DagsterInstance, asset: str, partition: str | None = None,
+                           latest: dg.EventLogEntry | None = None) -> list[str]:
     """`name (key=value, ...)` of each blocking check that failed on the latest materialization of `asset` (of its
-    `partition`). Dagster records the materialization, then fails the step and skips the later steps of that run
-    only: on `main` a later run took the output the checks refused as any other, a second `python -m pipelines.run`
-    called an aggregate up to date, and an asset materialized alone (the UI's "Materialize") read it. [] when none
-    failed, or the materialization has no run (recorded by hand)."""
+    `partition`; `latest`: its event, when the caller has fetched it already). Dagster records the materialization,
+    then fails the step and skips the later steps of that run only: on `main` a later run took the output the checks
+    refused as any other, a second `python -m pipelines.run` called an aggregate up to date, and an asset
+    materialized alone (the UI's "Materialize") read it. [] when none failed, or the materialization has no run
+    (recorded by hand)."""
     key = dg.AssetKey(asset)
-    if partition is None:
+    if latest is not None:
+        event: dg.EventLogEntry | None = latest
+    elif partition is None:
         event = instance.get_latest_materialization_event(key)
     else:
         record = latest_materialization(instance, key, partition)
@@ -232,7 +236,7 @@ def partition_state(instance: dg.DagsterInstance, capability: Capability, settin
                 moved_from, path = moved  # checked below as any recorded file: its bytes and its pointer
         if not path.is_file():
             return PartitionState(cid, f"{asset}: its file {path} is gone")
-        failed = failed_blocking_checks(instance, asset, cid)
+        failed = failed_blocking_checks(instance, asset, cid, record.event_log_entry if record else None)  # the record fetched above
         if failed:  # the run stopped there; a later run of the steps after it alone took it as any other
             return PartitionState(cid, f"{asset}: its blocking checks failed ({'; '.join(failed)})")
         version = str(meta["dataset_version"].value)
