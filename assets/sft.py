@@ -148,7 +148,7 @@ def refuse_sft_of_other_partitions(sft_event: dg.EventLogEntry | None, states: l
     regenerated capability's out without a word (or reads other envs under their ids); a release pushes SFT rows of
     one generation beside the specs, envs and trajectories of another. `harm`: what reading them would do here and
     that nothing was done; `then`: what to materialize after sft_shards."""
-    meta = sft_event.asset_materialization.metadata if sft_event and sft_event.asset_materialization else {}
+    meta = _recorded(sft_event)
     if not meta:
         return  # never materialized: `current_sft_files` says so
     recorded = meta.get("input_hash")
@@ -190,10 +190,15 @@ def envs_hash(split: pa.Table) -> str:
     return content_hash(sorted(set(split.column("env_id").to_pylist())))[:32]
 
 
+def _recorded(sft_event: dg.EventLogEntry | None) -> Any:
+    """The metadata an sft_shards materialization recorded (empty when none)."""
+    return sft_event.asset_materialization.metadata if sft_event and sft_event.asset_materialization else {}
+
+
 def train_envs(sft_event: dg.EventLogEntry | None) -> str | None:
     """The hash of the train split's env ids an sft_shards materialization recorded (None: recorded before they
     were, or no train split)."""
-    meta = sft_event.asset_materialization.metadata if sft_event and sft_event.asset_materialization else {}
+    meta = _recorded(sft_event)
     recorded = meta[SPLIT_ENVS].value if SPLIT_ENVS in meta else {}
     train = recorded.get("train") if isinstance(recorded, dict) else None
     return str(train) if train else None
@@ -201,5 +206,5 @@ def train_envs(sft_event: dg.EventLogEntry | None) -> str | None:
 
 def sft_version(sft_event: dg.EventLogEntry | None) -> str:
     """The dataset_version an sft_shards materialization recorded ("" when none)."""
-    meta = sft_event.asset_materialization.metadata if sft_event and sft_event.asset_materialization else {}
+    meta = _recorded(sft_event)
     return str(meta["dataset_version"].value) if "dataset_version" in meta else ""

@@ -251,8 +251,8 @@ def sandbox_gate(ctx: GateContext) -> GateResult:
                        ("the noop episode", episodes.noop().result)])
     stop = ctx.stop
     if stop is not None and not costly:  # fail-fast (`validate_spec(until=...)`): the mutants only until it is found
-        if any(map(stop, errors + probed(sure=True))):
-            return gate_result("sandbox", errors + probed(sure=True), python_checks=len(python), stopped=True)
+        if any(map(stop, found := errors + probed(sure=True))):
+            return gate_result("sandbox", found, python_checks=len(python), stopped=True)
 
         def gives_it(chunk: list[tuple[Any, EpisodeOutcome]]) -> bool:
             errors.extend(crashes([(f"the mutant {m.description}", o.result) for m, o in chunk]))
